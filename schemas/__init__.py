@@ -1,0 +1,39 @@
+"""slmboard's record contracts (pydantic v2 only; imports nothing else of the project)."""
+from ._common import SCHEMA_VERSION, sha256_text
+from .leaderboard import POLICIES, POLICY_VALUE, LeaderboardRow
+from .records import (
+    LABEL_OF_SCORE,
+    SCORE_OF_LABEL,
+    GenerationConfig,
+    ItemRecord,
+    ModerationRecord,
+    ResponseRecord,
+)
+from .submission import Architecture, RecordFile, Submission
+
+#: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
+EXPORTED_MODELS = {
+    "ItemRecord": ItemRecord,
+    "ResponseRecord": ResponseRecord,
+    "ModerationRecord": ModerationRecord,
+    "Submission": Submission,
+    "LeaderboardRow": LeaderboardRow,
+}
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "POLICIES",
+    "POLICY_VALUE",
+    "LABEL_OF_SCORE",
+    "SCORE_OF_LABEL",
+    "Architecture",
+    "GenerationConfig",
+    "ItemRecord",
+    "LeaderboardRow",
+    "ModerationRecord",
+    "RecordFile",
+    "ResponseRecord",
+    "Submission",
+    "EXPORTED_MODELS",
+    "sha256_text",
+]

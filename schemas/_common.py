@@ -1,0 +1,59 @@
+"""Shared field types and validators for every record."""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+SCHEMA_VERSION = "1.0"
+SchemaVersion = Literal["1.0"]
+
+# Names that end up in file paths or HTML: no path separators beyond one org/name slash,
+# no "..", no whitespace or markup characters.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._+-]{0,95})?$")
+_SUITE = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _no_dotdot(value: str) -> str:
+    if ".." in value:
+        raise ValueError("must not contain '..'")
+    return value
+
+
+def _check(pattern: re.Pattern[str], what: str):
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(f"{what} {value[:80]!r} must match {pattern.pattern}")
+        return _no_dotdot(value)
+
+    return check
+
+
+SafeId = Annotated[str, AfterValidator(_check(_SAFE_ID, "identifier"))]
+ModelId = Annotated[str, AfterValidator(_check(_MODEL_ID, "model id"))]
+SuiteName = Annotated[str, AfterValidator(_check(_SUITE, "suite name"))]
+Sha256 = Annotated[str, AfterValidator(_check(_SHA256, "sha256 hex digest"))]
+
+
+def _nonblank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+NonEmptyStr = Annotated[str, AfterValidator(_nonblank)]
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex digest of the UTF-8 encoding of ``text``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Record(BaseModel):
+    """Base for every record: unknown fields are errors (a typo must not pass silently)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=False)

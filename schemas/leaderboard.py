@@ -1,0 +1,58 @@
+"""One leaderboard row per (suite, judge_id, model_id), recomputed from per-item records."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import Field
+
+from ._common import Record
+
+POLICIES: tuple[str, ...] = ("pessimistic", "partial_low", "midpoint", "partial_high", "optimistic", "excluded")
+#: value given to an ambiguous (0.5) item under each policy; None = drop the item.
+POLICY_VALUE: dict[str, Optional[float]] = {
+    "pessimistic": 0.0,
+    "partial_low": 0.25,
+    "midpoint": 0.5,
+    "partial_high": 0.75,
+    "optimistic": 1.0,
+    "excluded": None,
+}
+
+
+class LeaderboardRow(Record):
+    suite: str
+    judge_id: str
+    model_id: str
+    n_items: int = Field(ge=0)
+    n_scored: int = Field(ge=0)
+    n_failed: int = Field(ge=0)
+    hcr: Optional[float]
+    ar: Optional[float]
+    srr: Optional[float]
+    s_raw: Optional[float]
+    s_adj: Optional[float]
+    rank_raw: Optional[int]
+    rank_adj: Optional[int]
+    delta_adj: Optional[int]
+    rank_range: Optional[int]
+    score_pessimistic: Optional[float]
+    rank_pessimistic: Optional[int]
+    score_partial_low: Optional[float]
+    rank_partial_low: Optional[int]
+    score_midpoint: Optional[float]
+    rank_midpoint: Optional[int]
+    score_partial_high: Optional[float]
+    rank_partial_high: Optional[int]
+    score_optimistic: Optional[float]
+    rank_optimistic: Optional[int]
+    score_excluded: Optional[float]
+    rank_excluded: Optional[int]
+    s_raw_lo: Optional[float] = None
+    s_raw_hi: Optional[float] = None
+    s_adj_lo: Optional[float] = None
+    s_adj_hi: Optional[float] = None
+    rank_lo: Optional[int] = None
+    rank_hi: Optional[int] = None
+    rank_ub: Optional[int] = None
+    submission_id: Optional[str] = None
+    model_revision: Optional[str] = None

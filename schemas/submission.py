@@ -1,0 +1,56 @@
+"""The submission manifest: what was evaluated, how, by whom, and the hashes of its record files."""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import Field
+
+from ._common import ModelId, NonEmptyStr, Record, SafeId, SchemaVersion, Sha256
+
+
+class RecordFile(Record):
+    path: NonEmptyStr = Field(description="path relative to the dataset root")
+    sha256: Sha256
+    n_rows: int = Field(ge=0)
+    suite: Optional[str] = None
+    judge_id: Optional[str] = None
+
+
+class Architecture(Record):
+    """Model metadata as in paper 1, Table A2. Unknown values stay null."""
+
+    n_layers: Optional[int] = Field(None, ge=1)
+    n_heads: Optional[int] = Field(None, ge=1)
+    n_kv_heads: Optional[int] = Field(None, ge=1)
+    hidden_size: Optional[int] = Field(None, ge=1)
+    vocab_size: Optional[int] = Field(None, ge=1)
+    activation: Optional[str] = None
+    norm: Optional[str] = None
+    position_encoding: Optional[str] = None
+    gqa: Optional[bool] = None
+    rmsnorm: Optional[bool] = None
+    silu: Optional[bool] = None
+    swiglu: Optional[bool] = None
+    rope: Optional[bool] = None
+
+
+class Submission(Record):
+    schema_version: SchemaVersion = "1.0"
+    submission_id: SafeId
+    model_id: ModelId
+    model_revision: NonEmptyStr
+    family: Optional[str] = None
+    vendor: Optional[str] = None
+    year: Optional[int] = None
+    params: Optional[float] = Field(None, gt=0, description="parameter count")
+    context_length: Optional[int] = Field(None, ge=1)
+    architecture: Architecture = Field(default_factory=Architecture)
+    tuning: Literal["base", "instruct", "chat", "unknown"] = "unknown"
+    instruction_tuned: Optional[bool] = None
+    chat_tuned: Optional[bool] = None
+    license: Optional[str] = None
+    submitter: Optional[str] = None
+    run_config: dict[str, Any] = Field(default_factory=dict)
+    toolkit_version: NonEmptyStr
+    created_at: Optional[str] = None
+    record_files: list[RecordFile] = Field(default_factory=list)

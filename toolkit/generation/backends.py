@@ -1,0 +1,56 @@
+"""Generation backends behind one interface (the runner never knows which one it drives)."""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import SlmboardError
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    n_output_tokens: int | None
+    finish_reason: str | None  # "stop" | "length" | None when the backend cannot tell
+
+
+@dataclass
+class ModelDescription:
+    model_id: str
+    model_revision: str
+    dtype: str | None
+    device: str | None
+    chat_template_sha256: str | None  # None: no chat template, raw prompts were sent (recorded, not hidden)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(abc.ABC):
+    name: str
+
+    @abc.abstractmethod
+    def describe(self) -> ModelDescription: ...
+
+    @abc.abstractmethod
+    def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:
+        """Greedy completions of user prompts (the backend applies the chat template), same order."""
+
+    def default_batch_size(self) -> int:
+        return 8
+
+
+BACKENDS: dict[str, Callable[..., Backend]] = {}
+
+
+def register_backend(name: str):
+    def deco(factory: Callable[..., Backend]):
+        BACKENDS[name] = factory
+        return factory
+
+    return deco
+
+
+def make_backend(name: str, model_args: dict[str, str], batch_size: int | str | None = None) -> Backend:
+    if name not in BACKENDS:
+        raise SlmboardError(f"unknown model backend {name!r}; valid backends: {', '.join(sorted(BACKENDS))}")
+    return BACKENDS[name](model_args=model_args, batch_size=batch_size)

@@ -1,0 +1,140 @@
+"""The ``hf`` backend: lm-eval's HFLM (the loader lm-eval users know), greedy, chat template applied."""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import SlmboardError
+from . import embedded
+from .backends import Backend, Completion, ModelDescription, register_backend
+from .model_args import EMBEDDED_MODEL
+
+
+def _cpu_has_bf16() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def resolve_dtype(requested: str | None, device: str) -> str:
+    if requested and requested != "auto":
+        return requested
+    if device.startswith("cuda"):
+        import torch
+
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+    return "bfloat16" if _cpu_has_bf16() else "float32"
+
+
+def _local_revision(path: Path) -> str:
+    """Content hash of a local model folder (weights + config + tokenizer files)."""
+    digest = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(f.relative_to(path).as_posix().encode())
+        with open(f, "rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
+def _hub_revision(repo: str, revision: str | None) -> str:
+    from huggingface_hub import HfApi
+
+    try:
+        return HfApi().model_info(repo, revision=revision or "main").sha or (revision or "main")
+    except Exception as exc:  # offline or unknown repo: say so instead of recording a floating name
+        raise SlmboardError(f"cannot resolve revision {revision or 'main'!r} of {repo!r} on the Hub: {exc}") from exc
+
+
+@register_backend("hf")
+class HFBackend(Backend):
+    name = "hf"
+
+    def __init__(self, model_args: dict[str, str], batch_size: int | str | None = None):
+        import torch
+
+        pretrained = model_args.get("pretrained", EMBEDDED_MODEL)
+        self.device = model_args.get("device") or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.dtype = resolve_dtype(model_args.get("dtype"), self.device)
+        if pretrained == EMBEDDED_MODEL:
+            path, self.revision = embedded.dense_model_dir()
+            self.model_id = embedded.MODEL_ID
+            source = str(path)
+        elif Path(pretrained).is_dir():
+            source = pretrained
+            self.model_id = model_args.get("model_id") or Path(pretrained).name
+            self.revision = _local_revision(Path(pretrained))
+        else:
+            source = pretrained
+            self.model_id = pretrained
+            self.revision = _hub_revision(pretrained, model_args.get("revision"))
+        if batch_size in (None, "auto"):
+            # lm-eval's "auto" probes batch 64 at full length: minutes and >10 GB on CPU. Fixed there.
+            batch_size = "auto" if self.device.startswith("cuda") else 8
+        self.batch_size = batch_size
+        from lm_eval.models.huggingface import HFLM
+
+        kwargs: dict[str, Any] = dict(pretrained=source, device=self.device, batch_size=batch_size, dtype=self.dtype)
+        if model_args.get("max_length"):
+            kwargs["max_length"] = int(model_args["max_length"])
+        if model_args.get("trust_remote_code"):
+            kwargs["trust_remote_code"] = model_args["trust_remote_code"].lower() == "true"
+        if self.revision and not Path(source).is_dir():
+            kwargs["revision"] = self.revision
+        self.lm = HFLM(**kwargs)
+        self.tokenizer = self.lm.tokenizer
+        template = getattr(self.tokenizer, "chat_template", None)
+        self.chat_template_sha256 = hashlib.sha256(template.encode()).hexdigest() if template else None
+
+    def describe(self) -> ModelDescription:
+        config = self.lm.model.config
+        info = {
+            "n_layers": getattr(config, "num_hidden_layers", None),
+            "n_heads": getattr(config, "num_attention_heads", None),
+            "n_kv_heads": getattr(config, "num_key_value_heads", None),
+            "hidden_size": getattr(config, "hidden_size", None),
+            "vocab_size": getattr(config, "vocab_size", None),
+            "context_length": getattr(config, "max_position_embeddings", None),
+            "activation": getattr(config, "hidden_act", None),
+            "architecture": (getattr(config, "architectures", None) or [None])[0],
+            "params": sum(p.numel() for p in self.lm.model.parameters()),
+        }
+        return ModelDescription(self.model_id, self.revision, self.dtype, self.device, self.chat_template_sha256, info)
+
+    def default_batch_size(self) -> int:
+        return self.batch_size if isinstance(self.batch_size, int) else 16
+
+    def _context(self, prompt: str) -> str:
+        if self.chat_template_sha256 is None:
+            return prompt
+        return self.lm.apply_chat_template([{"role": "user", "content": prompt}])
+
+    def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:
+        from lm_eval.api.instance import Instance
+
+        if seed is not None:
+            import torch
+
+            torch.manual_seed(seed)
+        requests = [
+            Instance(
+                "generate_until",
+                doc={},
+                arguments=(self._context(p), {"until": [], "max_gen_toks": max_new_tokens, "do_sample": False}),
+                idx=i,
+            )
+            for i, p in enumerate(prompts)
+        ]
+        texts = self.lm.generate_until(requests, disable_tqdm=True)
+        out = []
+        for text in texts:
+            n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            out.append(Completion(text=text, n_output_tokens=n, finish_reason="length" if n >= max_new_tokens else "stop"))
+        return out
+
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -1,0 +1,183 @@
+"""Run a model on suites → ResponseRecords, resumably (re-running the same command skips done items)."""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from schemas import GenerationConfig, ResponseRecord, sha256_text
+
+from .. import __version__
+from ..errors import SlmboardError
+from ..progress import progress_bar
+from ..records_io import JsonlAppender, iter_jsonl
+from ..runs import RunConfig, RunDir
+from ..suites import SuiteItem, get_suite, load_items
+from .backends import Backend, make_backend
+from .model_args import parse_model_args
+
+DEFAULT_MAX_NEW_TOKENS = 512  # paper 1 §3.1: open-ended suites
+#: Per-suite decoding that differs from the default (paper 1 §3.1).
+SUITE_DECODING: dict[str, dict[str, int]] = {"salad": {"max_new_tokens": 256, "seed": 1337}}
+DEFAULT_SEED = 0
+
+
+@dataclass
+class GenerateResult:
+    run_dir: Path
+    config: RunConfig
+    n_new: int
+    n_skipped: int
+    seconds: float
+    n_output_tokens: int
+
+
+def default_submission_id(model_id: str, revision: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id.split("/")[-1]).strip("-.") or "model"
+    rev = re.sub(r"[^A-Za-z0-9]+", "", revision.split(":")[-1])[:8] or "rev"
+    return f"{name[:100]}-{rev}"
+
+
+def _done_ids(path: Path) -> set[str]:
+    done = set()
+    if path.exists():
+        for _, row in iter_jsonl(path):
+            if isinstance(row, dict) and "item_id" in row:
+                done.add(row["item_id"])
+    return done
+
+
+def generate(
+    out: str | Path,
+    suites: Sequence[str] | str = ("smoke",),
+    model: str = "hf",
+    model_args: str | dict[str, str] | None = None,
+    data_dir: str | Path | None = None,
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    submission_id: str | None = None,
+    backend: Backend | None = None,
+    show_progress: bool = True,
+) -> GenerateResult:
+    """Generate responses for every (pending) item of ``suites`` into the run folder ``out``."""
+    args = parse_model_args(model_args) if isinstance(model_args, str) or model_args is None else dict(model_args)
+    items = load_items(suites, data_dir=data_dir, limit=limit)  # fails fast on unknown suites / missing files
+    suite_names = sorted({i.suite for i in items}, key=lambda s: [i.suite for i in items].index(s))
+    run = RunDir(out)
+    backend = backend or make_backend(model, args, batch_size)
+    desc = backend.describe()
+    gen = GenerationConfig(
+        temperature=0.0,
+        max_new_tokens=max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+        seed=DEFAULT_SEED,
+        chat_template_sha256=desc.chat_template_sha256,
+        backend=backend.name,
+        dtype=desc.dtype,
+        batch_size=backend.default_batch_size() if batch_size in (None, "auto") else int(batch_size),
+        device=desc.device,
+        do_sample=False,
+    )
+    config = RunConfig(
+        submission_id=submission_id or default_submission_id(desc.model_id, desc.model_revision),
+        model_id=desc.model_id,
+        model_revision=desc.model_revision,
+        backend=backend.name,
+        model_args=args,
+        generation=gen,
+        suites=suite_names,
+        suite_revisions={s: get_suite(s).revision for s in suite_names},
+        limit=limit,
+        toolkit_version=__version__,
+        model_info=desc.info,
+        created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+    if run.exists():
+        previous = run.load_config()
+        if previous.identity() != config.identity():
+            raise SlmboardError(
+                f"{run.root} holds a run of {previous.model_id}@{previous.model_revision} with other settings; "
+                "use another --out folder (a run folder holds one model and one decoding config)"
+            )
+        config = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(suite_names))})
+        config.suite_revisions.update({s: get_suite(s).revision for s in suite_names})
+    run.save_config(config)
+
+    started = time.perf_counter()
+    n_new = n_skipped = n_tokens = 0
+    by_suite: dict[str, list[SuiteItem]] = {}
+    for item in items:
+        by_suite.setdefault(item.suite, []).append(item)
+    pending: list[tuple[SuiteItem, GenerationConfig]] = []
+    for suite, suite_items in by_suite.items():
+        done = _done_ids(run.response_file(suite))
+        decoding = SUITE_DECODING.get(suite, {})
+        suite_gen = gen.model_copy(
+            update={
+                "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", gen.max_new_tokens),
+                "seed": decoding.get("seed", gen.seed),
+            }
+        )
+        for item in suite_items:
+            if item.item_id in done:
+                n_skipped += 1
+            else:
+                pending.append((item, suite_gen))
+    # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
+    pending.sort(key=lambda p: (p[0].suite, p[1].max_new_tokens, len(p[0].prompt)))
+    size = gen.batch_size or 8
+    bar = progress_bar(total=len(pending), desc=f"generate {config.model_id}", unit="item", enabled=show_progress)
+    appenders: dict[str, JsonlAppender] = {}
+    try:
+        i = 0
+        while i < len(pending):
+            suite, suite_gen = pending[i][0].suite, pending[i][1]
+            batch = [pending[i]]
+            while len(batch) < size and i + len(batch) < len(pending):
+                nxt = pending[i + len(batch)]
+                if nxt[0].suite != suite or nxt[1] != suite_gen:
+                    break
+                batch.append(nxt)
+            i += len(batch)
+            completions = backend.generate([b[0].prompt for b in batch], suite_gen.max_new_tokens, suite_gen.seed)
+            records = [
+                _response_record(config, item, suite_gen, completion).model_dump(mode="json")
+                for (item, _), completion in zip(batch, completions)
+            ]
+            if suite not in appenders:
+                appenders[suite] = JsonlAppender(run.response_file(suite))
+            appenders[suite].append(records)  # one atomic batch: a kill loses at most this batch
+            n_new += len(records)
+            n_tokens += sum(c.n_output_tokens or 0 for c in completions)
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            bar.update(len(records))
+            bar.set_postfix_str(f"{n_tokens / elapsed:.0f} tok/s")
+    finally:
+        bar.close()
+        for appender in appenders.values():
+            appender.close()
+    return GenerateResult(run.root, config, n_new, n_skipped, time.perf_counter() - started, n_tokens)
+
+
+def _response_record(config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion) -> ResponseRecord:
+    return ResponseRecord(
+        submission_id=config.submission_id,
+        model_id=config.model_id,
+        model_revision=config.model_revision,
+        suite=item.suite,
+        item_id=item.item_id,
+        category=item.category,
+        prompt=item.prompt,
+        prompt_sha256=sha256_text(item.prompt),
+        response=completion.text,
+        response_sha256=sha256_text(completion.text),
+        generation=gen,
+        gold=item.gold,
+        suite_revision=config.suite_revisions.get(item.suite),
+        toolkit_version=__version__,
+        finish_reason=completion.finish_reason,
+        n_output_tokens=completion.n_output_tokens,
+    )

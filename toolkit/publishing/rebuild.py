@@ -1,0 +1,89 @@
+"""Shared files of a dataset, rebuilt from its per-item records and manifests (never from aggregates)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from schemas import Submission
+
+from ..scoring import compute_leaderboard
+from . import layout
+
+_LEADERBOARD_INPUT = ["suite", "judge_id", "model_id", "item_id", "score", "submission_id", "model_revision"]
+
+SUBMISSIONS_INDEX_SCHEMA = pa.schema(
+    [
+        ("submission_id", pa.string()),
+        ("model_id", pa.string()),
+        ("model_revision", pa.string()),
+        ("family", pa.string()),
+        ("vendor", pa.string()),
+        ("params", pa.float64()),
+        ("context_length", pa.int64()),
+        ("tuning", pa.string()),
+        ("instruction_tuned", pa.bool_()),
+        ("chat_tuned", pa.bool_()),
+        ("license", pa.string()),
+        ("submitter", pa.string()),
+        ("toolkit_version", pa.string()),
+        ("created_at", pa.string()),
+        ("suites", pa.string()),
+        ("judge_ids", pa.string()),
+        ("n_records", pa.int64()),
+    ]
+)
+
+
+def read_item_scores(root: Path) -> pd.DataFrame:
+    """The columns the leaderboard needs, from every per-item parquet file of the dataset."""
+    files = layout.item_files(root)
+    if not files:
+        return pd.DataFrame(columns=_LEADERBOARD_INPUT)
+    tables = [pq.read_table(f, columns=_LEADERBOARD_INPUT) for f in files]
+    return pa.concat_tables(tables).to_pandas()
+
+
+def leaderboard_table(root: Path, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+    return compute_leaderboard(read_item_scores(root), n_bootstrap=n_bootstrap, seed=seed)
+
+
+def read_manifests(root: Path) -> list[Submission]:
+    folder = root / layout.MANIFEST_DIR
+    if not folder.is_dir():
+        return []
+    return [Submission.model_validate_json(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def submissions_index(manifests: list[Submission]) -> pa.Table:
+    rows = []
+    for m in manifests:
+        rows.append(
+            {
+                "submission_id": m.submission_id,
+                "model_id": m.model_id,
+                "model_revision": m.model_revision,
+                "family": m.family,
+                "vendor": m.vendor,
+                "params": m.params,
+                "context_length": m.context_length,
+                "tuning": m.tuning,
+                "instruction_tuned": m.instruction_tuned,
+                "chat_tuned": m.chat_tuned,
+                "license": m.license,
+                "submitter": m.submitter,
+                "toolkit_version": m.toolkit_version,
+                "created_at": m.created_at,
+                "suites": ",".join(sorted({f.suite for f in m.record_files if f.suite})),
+                "judge_ids": ",".join(sorted({f.judge_id for f in m.record_files if f.judge_id})),
+                "n_records": sum(f.n_rows for f in m.record_files),
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=SUBMISSIONS_INDEX_SCHEMA)
+
+
+def manifest_json(manifest: Submission) -> str:
+    return json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"

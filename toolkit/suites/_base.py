@@ -1,0 +1,68 @@
+"""Suite items, the Suite base class and the errors every suite raises."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Mapping, Optional
+
+GOLDS = ("unsafe", "safe")
+
+
+class UnknownSuiteError(KeyError):
+    """A suite name that is not in the registry."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message, quotes and all
+        return str(self.args[0]) if self.args else ""
+
+
+class SuiteDataError(ValueError):
+    """A suite's data is missing, unreachable or malformed."""
+
+
+@dataclass(frozen=True)
+class SuiteItem:
+    """One prompt of a suite, exactly as it is sent to the model."""
+
+    suite: str
+    item_id: str
+    prompt: str
+    category: Optional[str]
+    gold: Optional[str]
+    # hash=False: a dict is unhashable, and the other fields already identify the item.
+    metadata: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+
+class Suite:
+    """A named set of items with a pinned public source. Subclass and decorate with @register_suite."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    source: ClassVar[str]  # public source: Hub dataset id or file URL
+    revision: ClassVar[str]  # pinned commit / revision of that source
+    license: ClassVar[str]
+
+    def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"
+
+
+def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:
+    """Reject empty prompts and duplicate ids; ``where[i]`` says where item i came from (file:line)."""
+    first_seen: dict[str, str] = {}
+    for item, loc in zip(items, where):
+        if not item.item_id.strip():
+            raise SuiteDataError(f"suite '{item.suite}': empty item id at {loc}")
+        if not item.prompt.strip():
+            raise SuiteDataError(f"suite '{item.suite}': item '{item.item_id}' has an empty prompt at {loc}")
+        if item.gold is not None and item.gold not in GOLDS:
+            raise SuiteDataError(
+                f"suite '{item.suite}': item '{item.item_id}' has gold {item.gold!r} at {loc}; expected one of {GOLDS}"
+            )
+        if item.item_id in first_seen:
+            raise SuiteDataError(
+                f"suite '{item.suite}': duplicate item id '{item.item_id}' at {first_seen[item.item_id]} and {loc}"
+            )
+        first_seen[item.item_id] = loc
+    return items
