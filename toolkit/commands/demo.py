@@ -1,0 +1,20 @@
+"""slmboard demo: everything on the embedded default."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from .. import api
+
+    api.demo(a.workdir, limit=a.limit, max_new_tokens=a.max_new_tokens, serve=not a.no_serve, port=a.port, fresh=a.fresh)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("demo", help="everything on the embedded default: generate → judge → validate → submit → rank → serve")
+    p.add_argument("--workdir", default="demo-output")
+    p.add_argument("--limit", type=int, default=None, help="first N smoke items (default: all 30)")
+    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--no-serve", action="store_true", help="stop after ranking")
+    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--fresh", action="store_true", help="start over instead of resuming the previous demo run")
+    p.set_defaults(func=run)

@@ -1,0 +1,24 @@
+"""slmboard rank: recompute the leaderboard from per-item records."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from .. import api
+    from ..terminal import print_leaderboard
+
+    table = api.rank(a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed)
+    if not a.quiet:
+        print_leaderboard(table)
+    if a.out:
+        print(f"wrote {a.out}/leaderboard.parquet and {a.out}/leaderboard.csv ({len(table)} rows)")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("rank", help="recompute the leaderboard from per-item records")
+    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("--out", default=None, help="write leaderboard.parquet and leaderboard.csv here")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (0 = no intervals)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quiet", action="store_true", help="do not print the table")
+    p.set_defaults(func=run)

@@ -1,0 +1,27 @@
+"""slmboard validate: check record files, run folders, datasets and manifests; exit 1 on any error."""
+from __future__ import annotations
+
+import sys
+
+
+def run(a) -> int:
+    from .. import api
+
+    rc = 0
+    for path in a.paths:
+        report = api.validate(path, kind=a.kind)
+        for err in report.errors:
+            print(err, file=sys.stderr)
+        kinds = ", ".join(f"{v} {k}" for k, v in sorted(report.counts.items())) or "no records"
+        status = "OK" if report.ok else f"{len(report.errors)} error(s)"
+        print(f"{path}: {report.n_files} file(s), {kinds}: {status}")
+        rc = rc or (0 if report.ok else 1)
+    return rc
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate", help="check record files, run folders, datasets and manifests; exit 1 on any error")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--kind", choices=["item", "response", "moderation", "submission", "leaderboard"], default=None,
+                   help="force the record type (default: guessed per row, or from the dataset layout)")
+    p.set_defaults(func=run)
