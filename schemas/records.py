@@ -60,6 +60,12 @@ class _ItemBase(Record):
     response_sha256: Optional[Sha256] = None
     finish_reason: Optional[str] = None
     n_output_tokens: Optional[int] = None
+    # Multiple-choice suites (BBQ): the option the model chose (null = unmapped answer) and the right one.
+    choice: Optional[str] = Field(None, description="multiple-choice answer parsed from the response (e.g. 'A'); null when unmapped")
+    gold_choice: Optional[str] = None
+    item_metadata: Optional[str] = Field(
+        None, description="JSON object of suite-specific item fields (BBQ context condition and polarity, AIR-Bench l2/l3/l4, ...)"
+    )
 
     @field_validator("item_id")
     @classmethod

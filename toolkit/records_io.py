@@ -56,6 +56,9 @@ _ITEM_COMMON = [
     ("finish_reason", pa.string()),
     ("n_output_tokens", pa.int64()),
     ("correct", pa.bool_()),
+    ("choice", pa.string()),
+    ("gold_choice", pa.string()),
+    ("item_metadata", pa.string()),
 ]
 ITEM_RECORD_SCHEMA = pa.schema(
     _ITEM_COMMON

@@ -3,6 +3,7 @@
     RUN/run.json                          RunConfig: model, revision, backend, decoding, suites
     RUN/responses/<suite>.jsonl           ResponseRecords (appended per batch; resumable)
     RUN/judgments/<judge>/<suite>.jsonl   ItemRecords, one folder per judge
+    RUN/moderation/<benchmark>.jsonl      ModerationRecords (moderator reliability track)
     RUN/model.json                        optional model metadata for the manifest (family, params, ...)
 """
 from __future__ import annotations
@@ -72,6 +73,13 @@ class RunDir:
 
     def judgment_file(self, judge_id: str, suite: str) -> Path:
         return self.judgments_dir(judge_id) / f"{suite}.jsonl"
+
+    def moderation_file(self, benchmark: str) -> Path:
+        return self.root / "moderation" / f"{benchmark}.jsonl"
+
+    def moderation_files(self) -> list[Path]:
+        base = self.root / "moderation"
+        return sorted(base.glob("*.jsonl")) if base.is_dir() else []
 
     @property
     def model_info_path(self) -> Path:
