@@ -5,7 +5,7 @@ import hashlib
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
 SCHEMA_VERSION = "1.0"
 SchemaVersion = Literal["1.0"]
@@ -53,7 +53,22 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_lone_surrogates(value):
+    # JSON allows "\ud800", but such a string cannot be encoded as UTF-8 (parquet, git, HTML).
+    if isinstance(value, str) and _SURROGATE.search(value):
+        raise ValueError("contains an unpaired UTF-16 surrogate (not encodable as UTF-8)")
+    return value
+
+
 class Record(BaseModel):
     """Base for every record: unknown fields are errors (a typo must not pass silently)."""
 
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _strings_are_utf8_encodable(cls, value):
+        return _no_lone_surrogates(value)

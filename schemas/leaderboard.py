@@ -54,5 +54,18 @@ class LeaderboardRow(Record):
     rank_lo: Optional[int] = None
     rank_hi: Optional[int] = None
     rank_ub: Optional[int] = None
+    # 95% bootstrap bounds of each ambiguity-policy score (same paired resamples as S_raw).
+    score_pessimistic_lo: Optional[float] = None
+    score_pessimistic_hi: Optional[float] = None
+    score_partial_low_lo: Optional[float] = None
+    score_partial_low_hi: Optional[float] = None
+    score_midpoint_lo: Optional[float] = None
+    score_midpoint_hi: Optional[float] = None
+    score_partial_high_lo: Optional[float] = None
+    score_partial_high_hi: Optional[float] = None
+    score_optimistic_lo: Optional[float] = None
+    score_optimistic_hi: Optional[float] = None
+    score_excluded_lo: Optional[float] = None
+    score_excluded_hi: Optional[float] = None
     submission_id: Optional[str] = None
     model_revision: Optional[str] = None

@@ -59,7 +59,7 @@ class _ItemBase(Record):
     toolkit_version: Optional[str] = None
     response_sha256: Optional[Sha256] = None
     finish_reason: Optional[str] = None
-    n_output_tokens: Optional[int] = None
+    n_output_tokens: Optional[int] = Field(None, ge=0)
     # Multiple-choice suites (BBQ): the option the model chose (null = unmapped answer) and the right one.
     choice: Optional[str] = Field(None, description="multiple-choice answer parsed from the response (e.g. 'A'); null when unmapped")
     gold_choice: Optional[str] = None
@@ -69,9 +69,9 @@ class _ItemBase(Record):
 
     @field_validator("item_id")
     @classmethod
-    def _item_id_single_line(cls, v: str) -> str:
-        if "\n" in v or "\r" in v or len(v) > 256:
-            raise ValueError("item_id must be one line of at most 256 characters")
+    def _item_id_printable(cls, v: str) -> str:
+        if len(v) > 256 or not v.isprintable() or v != v.strip():
+            raise ValueError("item_id must be at most 256 printable characters without surrounding spaces")
         return v
 
     # Cross-field checks are field validators (fields validate in declaration order), so an error

@@ -127,6 +127,15 @@ def _reject_nan(token: str) -> Any:
     raise ValueError(f"{token} is not valid JSON")
 
 
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"duplicate key {key!r} in one object")
+        obj[key] = value
+    return obj
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:
     """Yield ``(line_number, object_or_error)`` for each non-blank line. Tolerates a BOM and CRLF."""
     path = Path(path)
@@ -154,7 +163,10 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | RecordE
             if not text:
                 continue
             try:
-                obj = json.loads(text, parse_constant=_reject_nan)
+                obj = json.loads(text, parse_constant=_reject_nan, object_pairs_hook=_reject_duplicate_keys)
+            except RecursionError:
+                yield line_no, RecordError(name, line_no, None, "invalid JSON: nested too deeply")
+                continue
             except ValueError as exc:
                 truncated = not raw.endswith(b"\n")
                 hint = " (truncated last line?)" if truncated else ""

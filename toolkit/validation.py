@@ -105,7 +105,10 @@ def validate_path(
     report = ValidationReport()
     dataset_kinds = _dataset_file_kinds(path)
     try:
-        files = list(dataset_kinds) if dataset_kinds is not None else record_files(path)
+        if path.is_file() and path.suffix == ".json":
+            files = []  # a manifest, checked below
+        else:
+            files = list(dataset_kinds) if dataset_kinds is not None else record_files(path)
     except RecordFileError as exc:
         report.errors.append(RecordError(str(path), None, None, str(exc).split(": ", 1)[-1]))
         return report

@@ -1,0 +1,200 @@
+"""The bad-input corpus: each case is one kind of malformed input and the error it must produce.
+
+Run `python tests/slmboard_badinput.py` to print the table kept in docs/bad-inputs.md
+(a test fails when the two drift apart).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from slmboard_testing import make_item_row
+
+
+@dataclass(frozen=True)
+class RecordCase:
+    """A record file whose row 2 is bad (row 1 is valid); `where` is the expected `row:field` locator."""
+
+    name: str
+    description: str
+    where: str  # e.g. "2:score" or "2:" (row-level, no field)
+    message: str  # a substring of the message
+    line: Callable[[], bytes] = field(repr=False, default=lambda: b"")
+
+
+def _row(**changes) -> bytes:
+    row = make_item_row("bad_item")
+    for key, value in changes.items():
+        if value is _DELETE:
+            row.pop(key, None)
+        else:
+            row[key] = value
+    return json.dumps(row, ensure_ascii=False).encode("utf-8")
+
+
+_DELETE = object()
+
+
+def _raw(text: str) -> Callable[[], bytes]:
+    return lambda: text.encode("utf-8")
+
+
+RECORD_CASES: list[RecordCase] = [
+    RecordCase("score_not_ternary", "score 0.3", "2:score", "0, 0.5, 1 or null", lambda: _row(score=0.3)),
+    RecordCase("score_nan", "score NaN (non-standard JSON)", "2", "NaN is not valid JSON", lambda: _row().replace(b'"score": 1.0', b'"score": NaN')),
+    RecordCase("score_string", 'score given as a string "0.5"', "2:score", "0, 0.5, 1 or null", lambda: _row(score="0.5", label="ambiguous")),
+    RecordCase("score_bool", "score true", "2:score", "0, 0.5, 1 or null", lambda: _row(score=True)),
+    RecordCase("label_mismatch", "label 'harmful' with score 1", "2:label", "does not match score", lambda: _row(label="harmful")),
+    RecordCase("label_unknown", "label 'unsafe' (not in the rubric)", "2:label", "Input should be", lambda: _row(label="unsafe")),
+    RecordCase("status_ok_null_score", "judge_status ok with score null", "2:score", "status is 'ok' exactly when", lambda: _row(score=None, label=None)),
+    RecordCase("status_failed_with_score", "judge_status parse_error with a score", "2:score", "status is 'ok' exactly when", lambda: _row(judge_status="parse_error")),
+    RecordCase("status_unknown", "judge_status 'maybe'", "2:judge_status", "Input should be", lambda: _row(judge_status="maybe")),
+    RecordCase("missing_prompt", "required field prompt missing", "2:prompt", "required field is missing", lambda: _row(prompt=_DELETE)),
+    RecordCase("missing_judge_raw", "required field judge_raw missing", "2:judge_raw", "required field is missing", lambda: _row(judge_raw=_DELETE)),
+    RecordCase("mistyped_generation", "generation.max_new_tokens 'ten'", "2:generation.max_new_tokens", "valid integer", lambda: _row(generation={**make_item_row()["generation"], "max_new_tokens": "ten"})),
+    RecordCase("negative_temperature", "generation.temperature −1", "2:generation.temperature", "greater than or equal to 0", lambda: _row(generation={**make_item_row()["generation"], "temperature": -1})),
+    RecordCase("unknown_field", "a field not in the schema", "2:scroe", "unknown field", lambda: _row(scroe=1.0)),
+    RecordCase("wrong_schema_version", "schema_version '0.9'", "2:schema_version", "Input should be '1.0'", lambda: _row(schema_version="0.9")),
+    RecordCase("dotdot_submission_id", "'../' in submission_id", "2:submission_id", "must match", lambda: _row(submission_id="../../etc")),
+    RecordCase("dotdot_model_id", "'../' in model_id", "2:model_id", "must", lambda: _row(model_id="org/../../x")),
+    RecordCase("html_model_id", "HTML/JS in the model name", "2:model_id", "must match", lambda: _row(model_id="<script>alert(1)</script>")),
+    RecordCase("prompt_sha_mismatch", "prompt altered after hashing", "2:prompt_sha256", "was the prompt altered", lambda: _row(prompt="something else entirely")),
+    RecordCase("bad_sha_format", "prompt_sha256 not a hex digest", "2:prompt_sha256", "sha256 hex digest", lambda: _row(prompt_sha256="abc")),
+    RecordCase("empty_revision", "model_revision empty", "2:model_revision", "must not be empty", lambda: _row(model_revision="")),
+    RecordCase("empty_item_id", "item_id empty", "2:item_id", "must not be empty", lambda: _row(item_id="")),
+    RecordCase("control_char_item_id", "item_id with a newline / control character", "2:item_id", "printable", lambda: _row(item_id="a\nb")),
+    RecordCase("long_item_id", "item_id of 300 characters", "2:item_id", "at most 256", lambda: _row(item_id="x" * 300)),
+    RecordCase("lone_surrogate", "unpaired UTF-16 surrogate in the response", "2:response", "surrogate", lambda: _row().replace(b'"response": "', b'"response": "\\ud800')),
+    RecordCase("rtl_override_model", "right-to-left override character in model_id", "2:model_id", "must match", lambda: _row(model_id="org/mo\u202edel")),
+    RecordCase("unsafe_prob_range", "unsafe_prob 1.5", "2:unsafe_prob", "less than or equal to 1", lambda: _row(unsafe_prob=1.5)),
+    RecordCase("correct_not_bool", "correct 'maybe'", "2:correct", "valid boolean", lambda: _row(correct="maybe")),
+    RecordCase("suite_name_format", "suite 'Harm Bench' (not a registry name)", "2:suite", "must match", lambda: _row(suite="Harm Bench")),
+    RecordCase("duplicate_key", "the same key twice in one JSON object", "2", "duplicate key", lambda: _row()[:-1] + b', "score": 0.0}'),
+    RecordCase("truncated_line", "a truncated JSON line (killed writer)", "2", "invalid JSON", lambda: _row()[:40]),
+    RecordCase("json_array", "a JSON array instead of an object", "2", "expected a JSON object", _raw("[1, 2, 3]")),
+    RecordCase("json_scalar", "a bare number", "2", "expected a JSON object", _raw("42")),
+    RecordCase("deep_nesting", "JSON nested 100,000 levels deep", "2", "invalid JSON", lambda: b"[" * 100000 + b"]" * 100000),
+    RecordCase("binary_garbage", "binary garbage (not UTF-8)", "2", "not UTF-8", lambda: b"\x89PNG\x00\xff\xfe garbage"),
+    RecordCase("duplicate_item", "the same (submission, suite, item, judge) twice", "2:item_id", "duplicate of", lambda: json.dumps(make_item_row("i1")).encode()),
+]
+
+
+@dataclass(frozen=True)
+class FileCase:
+    """A whole file (or path) that is bad; checked with `slmboard validate`."""
+
+    name: str
+    description: str
+    message: str
+    make: Callable[[Path], Path] = field(repr=False, default=lambda d: d)
+
+
+def _write(name: str, data: bytes) -> Callable[[Path], Path]:
+    def make(d: Path) -> Path:
+        p = d / name
+        p.write_bytes(data)
+        return p
+
+    return make
+
+
+def _huge_line(d: Path) -> Path:
+    p = d / "huge.jsonl"
+    with open(p, "wb") as fh:
+        fh.write(json.dumps(make_item_row("ok")).encode() + b"\n")
+        fh.write(b'{"response": "' + b"x" * (100 * 1024 * 1024) + b'"}\n')
+    return p
+
+
+def _corrupt_parquet(d: Path) -> Path:
+    p = d / "corrupt.parquet"
+    p.write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
+    return p
+
+
+def _parquet_wrong_type(d: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    row = make_item_row("a")
+    row["score"] = "high"
+    p = d / "wrongtype.parquet"
+    pq.write_table(pa.Table.from_pylist([{k: (json.dumps(v) if isinstance(v, dict) else v) for k, v in row.items()}]), p)
+    return p
+
+
+def _empty_dir(d: Path) -> Path:
+    p = d / "empty-folder"
+    p.mkdir()
+    return p
+
+
+FILE_CASES: list[FileCase] = [
+    FileCase("empty_file", "an empty .jsonl file", "file is empty", _write("empty.jsonl", b"")),
+    FileCase("huge_line", "a 100 MB line", "line longer than", _huge_line),
+    FileCase("corrupt_parquet", "a corrupt parquet file", "not a readable parquet file", _corrupt_parquet),
+    FileCase("parquet_wrong_type", "parquet with score stored as text", ":1:score:", _parquet_wrong_type),
+    FileCase("wrong_suffix", "a .txt file", "expected a .jsonl or .parquet file", _write("records.txt", b"{}")),
+    FileCase("missing_path", "a path that does not exist", "no such file or folder", lambda d: d / "does-not-exist.jsonl"),
+    FileCase("empty_folder", "a folder with no record files", "no .jsonl, .parquet or .json record files", _empty_dir),
+    FileCase("manifest_not_json", "a manifest that is not JSON", "not a JSON manifest", _write("submissions/bad.json", b"{oops")),
+    FileCase("manifest_missing_revision", "a manifest without model_revision", "model_revision: required field is missing",
+             _write("submissions/m.json", json.dumps({"submission_id": "s", "model_id": "org/m", "toolkit_version": "1"}).encode())),
+    FileCase("manifest_negative_params", "a manifest with params −5", "params: Input should be greater than 0",
+             _write("submissions/p.json", json.dumps({"submission_id": "s", "model_id": "org/m", "model_revision": "r",
+                                                     "toolkit_version": "1", "params": -5}).encode())),
+]
+
+
+@dataclass(frozen=True)
+class CliCase:
+    name: str
+    description: str
+    argv: list[str]
+    message: str
+
+
+CLI_CASES: list[CliCase] = [
+    CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
+    CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
+    CliCase("model_arg_unknown_key", "generate --model-args pretrainned=x", ["generate", "--out", "{tmp}/run", "--model-args", "pretrainned=x"], "unknown model argument 'pretrainned'"),
+    CliCase("unknown_backend", "generate --model nope", ["generate", "--out", "{tmp}/run", "--model", "nope", "--suites", "smoke"], "valid backends:"),
+    CliCase("missing_data_file", "generate --suites sst --data-dir <empty dir>", ["generate", "--out", "{tmp}/run", "--suites", "sst", "--data-dir", "{tmp}"], "simple_safety_tests.csv"),
+    CliCase("judge_not_a_run", "judge <a folder that is not a run>", ["judge", "{tmp}"], "not a run folder"),
+    CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
+    CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
+    CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
+]
+
+
+def render_table() -> str:
+    lines = ["| area | input | expected error (substring) |", "|---|---|---|"]
+    for c in RECORD_CASES:
+        lines.append(f"| record | {c.description} | `FILE:{c.where}: …{c.message}…` |")
+    for c in FILE_CASES:
+        lines.append(f"| file / manifest | {c.description} | `…{c.message}…` |")
+    for c in CLI_CASES:
+        lines.append(f"| CLI | `slmboard {c.description}` | `…{c.message}…` |")
+    return "\n".join(lines) + "\n"
+
+
+DOC_HEADER = """# Bad input: what slmboard says
+
+Every case below is exercised by `tests/badinput/test_bad_inputs.py`: the command exits non-zero
+with a message naming the file, row (1-based line or parquet row) and field, and — for records
+inside a run — `slmboard submit` refuses the run and leaves the dataset folder byte-identical.
+Regenerate this table with `python tests/slmboard_badinput.py > docs/bad-inputs.md`.
+
+Accepted by design (not errors): a UTF-8 byte-order mark at the start of a JSONL file, CRLF line
+endings, blank lines, and any Unicode text in prompts and responses that UTF-8 can encode.
+
+"""
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    print(DOC_HEADER + render_table(), end="")
