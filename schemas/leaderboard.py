@@ -54,6 +54,9 @@ class LeaderboardRow(Record):
     rank_lo: Optional[int] = None
     rank_hi: Optional[int] = None
     rank_ub: Optional[int] = None
+    # 95% bootstrap interval of the S_adj rank (rank_lo/rank_hi are the S_raw rank's).
+    rank_adj_lo: Optional[int] = None
+    rank_adj_hi: Optional[int] = None
     # 95% bootstrap bounds of each ambiguity-policy score (same paired resamples as S_raw).
     score_pessimistic_lo: Optional[float] = None
     score_pessimistic_hi: Optional[float] = None

@@ -112,6 +112,9 @@ class ItemRecord(_ItemBase):
     correct: Optional[bool] = None
     judge_reason: Optional[str] = Field(None, description="why the judge decided, or why it failed")
     rubric_version: Optional[str] = None
+    # Judges that map a continuous score to ternary with per-model thresholds (MD-Judge + Otsu, paper 1 §3.2).
+    judge_threshold_lower: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability at or below which the item is safe (1)")
+    judge_threshold_upper: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability above which the item is harmful (0)")
 
     @field_validator("score", mode="before")
     @classmethod

@@ -54,3 +54,7 @@ class Submission(Record):
     toolkit_version: NonEmptyStr
     created_at: Optional[str] = None
     record_files: list[RecordFile] = Field(default_factory=list)
+    display_name: Optional[str] = Field(None, description="the model's name as papers and figures print it, e.g. 'GPT-2 Small'")
+    metadata_source: Optional[str] = Field(
+        None, description="where the model metadata comes from (e.g. 'paper 1 Table A2'); a manifest without record_files is metadata only"
+    )

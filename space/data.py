@@ -97,8 +97,9 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     try:  # looks like a Hub dataset id
         from huggingface_hub import snapshot_download
 
-        return Path(snapshot_download(raw, repo_type="dataset", allow_patterns=["data/leaderboard/*",
-                                                                                "data/submissions/*", "README.md"]))
+        # the whole dataset: the Items and Judges tabs read the per-item files. The snapshot folder
+        # is named by commit, so a refresh after a new commit never reads stale files.
+        return Path(snapshot_download(raw, repo_type="dataset"))
     except Exception:  # offline, private, missing: show the empty-state message, not a traceback
         return path
 

@@ -59,6 +59,7 @@ def make_run(
     """A run folder with run.json, responses and (optionally) one judge's judgments."""
     scores = scores if scores is not None else {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
     run = RunDir(root)
+    canonical = _canonical_prompts(suite)
     run.save_config(
         RunConfig(
             submission_id=submission_id,
@@ -68,11 +69,24 @@ def make_run(
             generation=GenerationConfig(**GEN),
             suites=[suite],
             toolkit_version=__version__,
+            limit=len(scores) if list(canonical)[: len(scores)] == list(scores) else None,
         )
     )
-    items = [make_item_row(i, s, model_id=model_id, suite=suite, judge_id=judge_id, submission_id=submission_id) for i, s in scores.items()]
+    # `submit` checks prompts and the item set against the suite's canonical list: a smoke run uses
+    # the real smoke prompts, and run.json says how many of the suite's first items it covers.
+    items = [make_item_row(i, s, model_id=model_id, suite=suite, judge_id=judge_id, submission_id=submission_id,
+                           prompt=canonical.get(i)) for i, s in scores.items()]
     response_keys = set(items[0]) - {"judge_id", "judge_status", "score", "label", "judge_raw"}
     write_jsonl_atomic(run.response_file(suite), [{k: v for k, v in r.items() if k in response_keys} for r in items])
     if judged:
         write_jsonl_atomic(run.judgment_file(judge_id, suite), items)
     return root
+
+
+def _canonical_prompts(suite: str) -> dict[str, str]:
+    """{item_id: prompt} of a suite that loads offline (the packaged smoke suite); {} otherwise."""
+    if suite != "smoke":
+        return {}
+    from toolkit.suites import load_items
+
+    return {i.item_id: i.prompt for i in load_items("smoke")}

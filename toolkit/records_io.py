@@ -71,6 +71,8 @@ ITEM_RECORD_SCHEMA = pa.schema(
         ("unsafe_prob", pa.float64()),
         ("judge_reason", pa.string()),
         ("rubric_version", pa.string()),
+        ("judge_threshold_lower", pa.float64()),
+        ("judge_threshold_upper", pa.float64()),
     ]
 )
 RESPONSE_RECORD_SCHEMA = pa.schema(_ITEM_COMMON)

@@ -1,13 +1,13 @@
 """The Space in real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "artifacts" / "screenshots" / "space_leaderboard.png"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -40,17 +40,48 @@ def _pick(page, dropdown_id: str, option: str):
     page.locator("[role=option]", has_text=option).first.click()
 
 
+SHOTS = REPO / "artifacts" / "screenshots"
+TABS = ["Leaderboard", "Rank sensitivity", "Label mix", "Judges", "Moderators", "Items", "Submit", "About"]
+
+
+def _items(root: Path, xss: str) -> None:
+    """Per-item records for smoke (two judges), so the Items and Judges tabs have data."""
+    import pandas as pd
+
+    rows = []
+    for m in ("org/alpha-135m", "org/beta-360m", xss):
+        for i in range(30):
+            for j, judge in enumerate(("heuristic", "openai:gpt-judge")):
+                score = [0.0, 0.5, 1.0][(i + j + len(m)) % 3]
+                rows.append(dict(suite="smoke", item_id=f"smoke_{i:03d}", model_id=m, judge_id=judge,
+                                 category="weapons" if i % 2 else "self_harm", score=score,
+                                 label={0.0: "harmful", 0.5: "ambiguous", 1.0: "safe"}[score], judge_status="ok",
+                                 prompt=f"prompt {i} <b>bold?</b>", response=f"answer {i} <script>alert(2)</script>",
+                                 judge_raw=f"raw {i}", judge_reason=None))
+    (root / "data" / "smoke").mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_parquet(root / "data" / "smoke" / "all__x.parquet", index=False)
+
+
+def _tab(page, name: str):
+    page.get_by_role("tab", name=name, exact=True).click()
+
+
+def _shot(page, name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # pending events show a "processing | 1.2s" overlay; a screenshot must show the settled page
+    sync_api.expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0, timeout=20_000)
+    page.wait_for_timeout(400)  # let plots finish swapping in
+    page.screenshot(path=str(SHOTS / f"space_{name}.png"), full_page=True)
+
+
 def test_leaderboard_page(page, running_app, dataset, xss):
     expect = sync_api.expect
-    page.goto(running_app(dataset), wait_until="networkidle")
+    _items(dataset, xss)
+    page.goto(running_app(dataset), wait_until="load")
     # smoke / heuristic by default, sorted by raw rank
-    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     expect(_cell(page, 2, 1)).to_have_text(xss)  # the payload, shown as text
-    table = page.locator("#leaderboard-table")
-    for name in ("org/alpha-135m", "org/beta-360m"):
-        expect(table).to_contain_text(name)
-    expect(_cell(page, 1, 4)).to_have_text("▼1")
-    expect(page.locator("#label-mix img, #label-mix canvas").first).to_be_visible()
+    expect(_cell(page, 1, 8)).to_have_text("▼1")  # Δ adj, in the S_adj column group
 
     # switching suite re-sorts the table (the XSS model is safest on xstest)
     _pick(page, "suite-select", "xstest")
@@ -63,23 +94,66 @@ def test_leaderboard_page(page, running_app, dataset, xss):
     expect(page.locator("#caption")).to_contain_text("openai:gpt-judge", timeout=20_000)
     expect(_cell(page, 0, 2)).not_to_contain_text("[")
 
-    # back to smoke / heuristic for the screenshot (the page as a visitor first sees it)
+    # back to smoke / heuristic; sort by S_adj (beta is pushed down by its ambiguity)
     _pick(page, "suite-select", "smoke")
     expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
-    page.wait_for_timeout(500)  # let the plot image finish swapping in
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    _pick(page, "sort-select", "model")
+    expect(_cell(page, 0, 1)).to_have_text(xss, timeout=20_000)  # "<" sorts before "o"
+    _pick(page, "sort-select", "rank (raw)")
+    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
 
-    # the payload never became an element and never ran
+    # filter: search narrows the table; clearing it restores all models
+    page.fill("#search textarea, #search input", "beta")
+    page.press("#search textarea, #search input", "Enter")
+    expect(_cell(page, 0, 1)).to_have_text("org/beta-360m", timeout=20_000)
+    expect(_cell(page, 1, 1)).to_have_count(0)
+    page.fill("#search textarea, #search input", "")
+    page.press("#search textarea, #search input", "Enter")
+    expect(_cell(page, 2, 1)).to_have_text(xss, timeout=20_000)
+    _shot(page, "leaderboard")
+
+    _tab(page, "Rank sensitivity")
+    expect(page.locator("#rank-sensitivity img").first).to_be_visible(timeout=20_000)
+    _shot(page, "rank_sensitivity")
+    _tab(page, "Label mix")
+    expect(page.locator("#label-mix img").first).to_be_visible(timeout=20_000)
+    _shot(page, "label_mix")
+    _tab(page, "Judges")
+    expect(page.locator("#judges-agreement")).to_contain_text("exact agreement", timeout=30_000)
+    _shot(page, "judges")
+    _tab(page, "Moderators")
+    expect(page.locator("#tab-moderators")).to_contain_text("moderator", timeout=20_000)
+    _shot(page, "moderators")
+
+    # Items: filter by model and label, page, open one item
+    _tab(page, "Items")
+    expect(page.locator("#items-info")).to_contain_text("record(s) match", timeout=20_000)
+    _pick(page, "items-model", "org/beta-360m")
+    expect(page.locator("#items-info")).to_contain_text("30 record(s) match", timeout=20_000)
+    _pick(page, "items-label", "ambiguous")
+    expect(page.locator("#items-info")).to_contain_text("10 record(s) match", timeout=20_000)
+    page.locator('#items-table [data-testid="cell-0-6"]').click()
+    expect(page.locator("#item-response textarea")).to_have_value(re.compile(r"^answer \d+ <script>alert\(2\)</script>$"), timeout=20_000)
+    expect(page.locator("#item-prompt textarea")).to_have_value(re.compile(r"^org/beta-360m · smoke/smoke_\d+ .*<b>bold\?</b>", re.S))
+    _shot(page, "items")
+    _tab(page, "Submit")
+    expect(page.locator("#tab-submit")).to_contain_text("slmboard submit")
+    _shot(page, "submit")
+    _tab(page, "About")
+    expect(page.locator("#tab-about")).to_contain_text("S_adj")
+    _shot(page, "about")
+
+    # the payloads never became elements and never ran
     assert page.locator('img[src="x"]').count() == 0
     assert page.dialogs == []
 
 
 def test_many_models(page, running_app, tmp_path, make_dataset):
     counts = {f"org/model-{i:02d}": (i % 7, (3 * i) % 5, 12, i % 2) for i in range(26)}
-    page.goto(running_app(make_dataset(tmp_path / "ds", {"smoke": counts})), wait_until="networkidle")
+    page.goto(running_app(make_dataset(tmp_path / "ds", {"smoke": counts})), wait_until="load")
     expect = sync_api.expect
-    expect(page.locator("#caption")).to_contain_text("26 model(s)", timeout=20_000)
+    expect(page.locator("#caption")).to_contain_text("26 model(s)", timeout=30_000)
+    _tab(page, "Label mix")
     plot = page.locator("#label-mix img").first
     expect(plot).to_be_visible()
     assert plot.bounding_box()["height"] > 500  # the chart grew with the model count
@@ -88,7 +162,7 @@ def test_many_models(page, running_app, tmp_path, make_dataset):
 def test_empty_dataset_page_then_refresh(page, running_app, tmp_path, make_dataset):
     root = tmp_path / "empty"
     root.mkdir()
-    page.goto(running_app(root), wait_until="networkidle")
+    page.goto(running_app(root), wait_until="load")
     msg = page.locator("#empty-message")
     sync_api.expect(msg).to_contain_text("No submissions yet", timeout=20_000)
     sync_api.expect(msg).to_contain_text("slmboard demo")
@@ -100,3 +174,26 @@ def test_empty_dataset_page_then_refresh(page, running_app, tmp_path, make_datas
     sync_api.expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
     sync_api.expect(msg).to_be_hidden()
     sync_api.expect(page.locator("#suite-select input")).to_have_value("smoke")
+
+
+
+def test_page_refreshes_on_its_timer(page, tmp_path, make_dataset, monkeypatch):
+    """New data reaches an open page without pressing Refresh (the Space's refresh timer)."""
+    import socket
+
+    import space.app as app_mod
+
+    monkeypatch.setattr(app_mod, "REFRESH_SECONDS", 1.0)
+    root = tmp_path / "later"
+    root.mkdir()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    demo, url = app_mod.start(root, host="127.0.0.1", port=port)
+    try:
+        page.goto(url, wait_until="load")
+        sync_api.expect(page.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)
+        make_dataset(root)
+        sync_api.expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+    finally:
+        demo.close()

@@ -9,10 +9,17 @@ from importlib import import_module
 #: Sub-command modules in the order `slmboard --help` shows them.
 COMMAND_MODULES = (
     "generate",
+    "merge",
     "judge",
     "validate",
     "submit",
+    "evaluate",
+    "recompute",
     "rank",
+    "analyze",
+    "agreement",
+    "moderate",
+    "moderation_report",
     "serve",
     "demo",
 )

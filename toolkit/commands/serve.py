@@ -1,17 +1,23 @@
 """slmboard serve: the leaderboard Space, locally."""
 from __future__ import annotations
 
+import os
+
 
 def run(a) -> int:
     from .. import api
 
+    if a.refresh is not None:  # read by space.app when it is imported (below, inside api.serve)
+        os.environ["SLMBOARD_REFRESH_SECONDS"] = str(a.refresh)
     api.serve(a.data, host=a.host, port=a.port, block=True)
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("serve", help="start the leaderboard Space locally on a dataset folder")
-    p.add_argument("data", help="dataset folder")
+    p = sub.add_parser("serve", help="start the leaderboard Space locally on a dataset folder or Hub dataset")
+    p.add_argument("data", help="dataset folder, or a Hub dataset id ORG/NAME (downloaded with snapshot_download)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--refresh", type=float, default=None, metavar="SECONDS",
+                   help="re-read the dataset this often when it changed (default 300; 0 = only on Refresh)")
     p.set_defaults(func=run)

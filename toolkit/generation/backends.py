@@ -38,6 +38,16 @@ class Backend(abc.ABC):
     def default_batch_size(self) -> int:
         return 8
 
+    def option_logprobs(self, prompts: list[str], options: list[list[str]]) -> list[list[float]]:
+        """log P(option | prompt) for each option of each prompt (multiple choice by loglikelihood, e.g. BBQ).
+
+        The backend applies the chat template exactly as in :meth:`generate`; options are the bare
+        answers (e.g. "A"); the backend decides their leading whitespace for its prompt format.
+        """
+        raise SlmboardError(
+            f"backend {self.name!r} cannot score option loglikelihoods; use --mode generate, or the hf backend"
+        )
+
 
 BACKENDS: dict[str, Callable[..., Backend]] = {}
 

@@ -136,5 +136,24 @@ class HFBackend(Backend):
             out.append(Completion(text=text, n_output_tokens=n, finish_reason="length" if n >= max_new_tokens else "stop"))
         return out
 
+    def option_logprobs(self, prompts: list[str], options: list[list[str]]) -> list[list[float]]:
+        from lm_eval.api.instance import Instance
+
+        requests, shape = [], []
+        for i, (prompt, opts) in enumerate(zip(prompts, options)):
+            ctx = self._context(prompt)
+            # After a chat template the answer opens the assistant turn; after a raw "Answer:" it
+            # follows a space, as in lm-eval's multiple-choice tasks.
+            sep = "" if self.chat_template_sha256 is not None or ctx.endswith((" ", "\n")) else " "
+            for opt in opts:
+                requests.append(Instance("loglikelihood", doc={}, arguments=(ctx, sep + opt), idx=i))
+            shape.append(len(opts))
+        results = self.lm.loglikelihood(requests, disable_tqdm=True)
+        out, k = [], 0
+        for n in shape:
+            out.append([float(r[0]) for r in results[k : k + n]])
+            k += n
+        return out
+
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -18,6 +18,11 @@ KNOWN_KEYS = {
     "tensor_parallel_size",
     "data_parallel_size",
     "gpu_memory_utilization",
+    "pipeline_parallel_size",
+    "distributed_executor_backend",
+    "model",  # openai backend: the served model name (lm-eval's local-chat-completions spelling)
+    "max_retries",
+    "timeout",
 }
 EMBEDDED_MODEL = "smollm2-135m-instruct"
 

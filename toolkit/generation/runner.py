@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -16,13 +18,23 @@ from ..progress import progress_bar
 from ..records_io import JsonlAppender, iter_jsonl
 from ..runs import RunConfig, RunDir
 from ..suites import SuiteItem, get_suite, load_items
-from .backends import Backend, make_backend
+from .backends import Backend, Completion, make_backend
 from .model_args import parse_model_args
+from .shards import parse_shard, select_shard, shard_label
 
 DEFAULT_MAX_NEW_TOKENS = 512  # paper 1 §3.1: open-ended suites
-#: Per-suite decoding that differs from the default (paper 1 §3.1).
-SUITE_DECODING: dict[str, dict[str, int]] = {"salad": {"max_new_tokens": 256, "seed": 1337}}
+#: Per-suite decoding that differs from the default (paper 1 §3.1): SALAD 256 tokens with seed
+#: 1337; BBQ single-token multiple choice. An explicit max_new_tokens overrides these.
+SUITE_DECODING: dict[str, dict[str, int]] = {
+    "salad": {"max_new_tokens": 256, "seed": 1337},
+    "salad_defense": {"max_new_tokens": 256, "seed": 1337},
+    "bbq": {"max_new_tokens": 1},
+}
 DEFAULT_SEED = 0
+#: Multiple-choice suites and how their answers are obtained (``--mode``).
+MC_SUITES = {"bbq"}
+MC_MODES = ("generate", "loglikelihood")
+MC_LETTERS = ("A", "B", "C")
 
 
 @dataclass
@@ -41,13 +53,42 @@ def default_submission_id(model_id: str, revision: str) -> str:
     return f"{name[:100]}-{rev}"
 
 
-def _done_ids(path: Path) -> set[str]:
-    done = set()
+def _done_ids(path: Path) -> tuple[set[str], set[str]]:
+    """Item ids already answered in ``path`` and the multiple-choice modes they were answered in."""
+    done, modes = set(), set()
     if path.exists():
         for _, row in iter_jsonl(path):
             if isinstance(row, dict) and "item_id" in row:
                 done.add(row["item_id"])
-    return done
+                meta = row.get("item_metadata")
+                if isinstance(meta, str) and '"mc_mode"' in meta:
+                    modes.add(json.loads(meta).get("mc_mode"))
+    return done, modes
+
+
+def suite_decoding(suite: str, gen: GenerationConfig, max_new_tokens: int | None = None) -> GenerationConfig:
+    """The decoding config of one suite: the run's, with the suite's paper settings; an explicit
+    ``max_new_tokens`` wins over the suite default (the seed never changes)."""
+    decoding = SUITE_DECODING.get(suite, {})
+    return gen.model_copy(
+        update={
+            "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS),
+            "seed": decoding.get("seed", DEFAULT_SEED),
+        }
+    )
+
+
+def _answer_by_loglikelihood(backend: Backend, prompts: list[str]) -> tuple[list[Completion], list[dict]]:
+    """The highest-loglikelihood option letter of each prompt, with every option's log-probability."""
+    scores = backend.option_logprobs(prompts, [list(MC_LETTERS) for _ in prompts])
+    completions, extras = [], []
+    for row in scores:
+        if len(row) != len(MC_LETTERS) or not all(math.isfinite(x) for x in row):
+            raise SlmboardError(f"backend {backend.name} returned option log-probabilities {row!r}")
+        best = max(range(len(row)), key=lambda j: row[j])  # ties: the first option, deterministically
+        completions.append(Completion(text=MC_LETTERS[best], n_output_tokens=None, finish_reason=None))
+        extras.append({"option_logprobs": dict(zip(MC_LETTERS, (round(x, 6) for x in row)))})
+    return completions, extras
 
 
 def generate(
@@ -62,10 +103,22 @@ def generate(
     submission_id: str | None = None,
     backend: Backend | None = None,
     show_progress: bool = True,
+    shard: str | None = None,
+    mode: str = "generate",
 ) -> GenerateResult:
-    """Generate responses for every (pending) item of ``suites`` into the run folder ``out``."""
+    """Generate responses for every (pending) item of ``suites`` into the run folder ``out``.
+
+    ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see :mod:`.shards`);
+    ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer letter is
+    parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood``
+    (the option with the highest log-probability).
+    """
+    if mode not in MC_MODES:
+        raise SlmboardError(f"unknown --mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
     args = parse_model_args(model_args) if isinstance(model_args, str) or model_args is None else dict(model_args)
-    items = load_items(suites, data_dir=data_dir, limit=limit)  # fails fast on unknown suites / missing files
+    shard_kn = parse_shard(shard)
+    # Fails fast on unknown suites / missing files, before the (slow) model load.
+    items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
     suite_names = sorted({i.suite for i in items}, key=lambda s: [i.suite for i in items].index(s))
     run = RunDir(out)
     backend = backend or make_backend(model, args, batch_size)
@@ -91,6 +144,7 @@ def generate(
         suites=suite_names,
         suite_revisions={s: get_suite(s).revision for s in suite_names},
         limit=limit,
+        shard=shard_label(shard_kn),
         toolkit_version=__version__,
         model_info=desc.info,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -102,7 +156,14 @@ def generate(
                 f"{run.root} holds a run of {previous.model_id}@{previous.model_revision} with other settings; "
                 "use another --out folder (a run folder holds one model and one decoding config)"
             )
-        config = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(suite_names))})
+        if previous.shard != config.shard:
+            raise SlmboardError(
+                f"{run.root} holds shard {previous.shard or 'none'}, not shard {config.shard or 'none'}; "
+                "use another --out folder per shard"
+            )
+        # A resumed run may cover more items (a larger --limit); run.json records the widest.
+        widest = None if previous.limit is None or limit is None else max(previous.limit, limit)
+        config = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(suite_names)), "limit": widest})
         config.suite_revisions.update({s: get_suite(s).revision for s in suite_names})
     run.save_config(config)
 
@@ -113,14 +174,13 @@ def generate(
         by_suite.setdefault(item.suite, []).append(item)
     pending: list[tuple[SuiteItem, GenerationConfig]] = []
     for suite, suite_items in by_suite.items():
-        done = _done_ids(run.response_file(suite))
-        decoding = SUITE_DECODING.get(suite, {})
-        suite_gen = gen.model_copy(
-            update={
-                "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", gen.max_new_tokens),
-                "seed": decoding.get("seed", gen.seed),
-            }
-        )
+        done, modes = _done_ids(run.response_file(suite))
+        if suite in MC_SUITES and modes - {mode}:
+            raise SlmboardError(
+                f"{run.response_file(suite)} holds {suite} answers in --mode {', '.join(sorted(modes))}; "
+                f"this run asks for --mode {mode}: use another --out folder"
+            )
+        suite_gen = suite_decoding(suite, gen, max_new_tokens)
         for item in suite_items:
             if item.item_id in done:
                 n_skipped += 1
@@ -142,10 +202,18 @@ def generate(
                     break
                 batch.append(nxt)
             i += len(batch)
-            completions = backend.generate([b[0].prompt for b in batch], suite_gen.max_new_tokens, suite_gen.seed)
+            prompts = [b[0].prompt for b in batch]
+            if suite in MC_SUITES and mode == "loglikelihood":
+                completions, extras = _answer_by_loglikelihood(backend, prompts)
+            else:
+                completions = backend.generate(prompts, suite_gen.max_new_tokens, suite_gen.seed)
+                extras = [{} for _ in batch]
+            if len(completions) != len(batch):
+                raise SlmboardError(f"backend {backend.name} returned {len(completions)} completions for {len(batch)} prompts")
             records = [
-                _response_record(config, item, suite_gen, completion).model_dump(mode="json")
-                for (item, _), completion in zip(batch, completions)
+                _response_record(config, item, suite_gen, completion, mode if suite in MC_SUITES else None, extra)
+                .model_dump(mode="json")
+                for (item, _), completion, extra in zip(batch, completions, extras)
             ]
             if suite not in appenders:
                 appenders[suite] = JsonlAppender(run.response_file(suite))
@@ -162,8 +230,26 @@ def generate(
     return GenerateResult(run.root, config, n_new, n_skipped, time.perf_counter() - started, n_tokens)
 
 
-def _response_record(config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion) -> ResponseRecord:
+def _response_record(
+    config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion, mc_mode: str | None = None, extra: dict | None = None
+) -> ResponseRecord:
+    """One record; suite metadata goes to ``item_metadata`` (JSON), multiple-choice answers to choice/correct."""
+    from ..judging.multiple_choice import parse_choice  # light module: no torch
+
+    meta: dict = dict(item.metadata)
+    choice = gold_choice = correct = None
+    if mc_mode is not None:
+        gold_choice = meta.get("gold_choice") or None
+        choice = parse_choice(completion.text, MC_LETTERS)
+        # Unmapped answers (choice null) are not correct: they count against accuracy, as in the paper.
+        correct = None if gold_choice is None else choice == gold_choice
+        meta["mc_mode"] = mc_mode
+    meta.update(extra or {})
     return ResponseRecord(
+        choice=choice,
+        gold_choice=gold_choice,
+        correct=correct,
+        item_metadata=json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None,
         submission_id=config.submission_id,
         model_id=config.model_id,
         model_revision=config.model_revision,

@@ -53,6 +53,7 @@ class JudgeInput:
     response: str
     gold: str | None = None
     category: str | None = None
+    gold_choice: str | None = None  # multiple-choice suites (BBQ): the right option letter
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,10 @@ JUDGES: dict[str, Callable[..., Judge]] = {}
 #: :func:`make_judge` so that unused judges (and their dependencies) are never imported.
 BUILTIN_JUDGE_MODULES: dict[str, str] = {
     "heuristic": "toolkit.judging.heuristic",
+    "openai": "toolkit.judging.openai_judge",
+    "mdjudge": "toolkit.judging.mdjudge",
+    "guard": "toolkit.judging.guard",
+    "bbq": "toolkit.judging.multiple_choice",
 }
 
 

@@ -1,6 +1,7 @@
-"""Publishing: dataset layout, card rendering, the local-folder hub, submit."""
+"""Publishing: dataset layout, card rendering, the local-folder and Hub publishers, submit, recompute."""
 from .card import render_card
 from .layout import configs, item_file, judge_slug, suite_configs
+from .hub import HubPublisher, parse_target
 from .local_folder import LocalFolderHub
 from .rebuild import leaderboard_table, read_item_scores
 from .submit import PreparedSubmission, SubmitResult, prepare_submission, rebuild_shared_files, submit
@@ -12,6 +13,8 @@ __all__ = [
     "judge_slug",
     "suite_configs",
     "LocalFolderHub",
+    "HubPublisher",
+    "parse_target",
     "leaderboard_table",
     "read_item_scores",
     "PreparedSubmission",

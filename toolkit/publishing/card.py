@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import yaml
 
-from schemas import SCHEMA_VERSION, ItemRecord
+from schemas import SCHEMA_VERSION, ItemRecord, LeaderboardRow, ModerationRecord, Submission
 
 from .. import __version__
 from . import layout
@@ -24,14 +24,15 @@ def _type_name(annotation: object) -> str:
     text = str(annotation).replace("typing.", "")
     if isinstance(annotation, type):
         text = annotation.__name__
-    for noise in ("schemas.records.", "schemas._common.", "<class '", "'>"):
+    for noise in ("schemas.records.", "schemas._common.", "schemas.submission.", "schemas.leaderboard.", "<class '", "'>"):
         text = text.replace(noise, "")
     return text.replace("|", "\\|")
 
 
-def schema_table() -> str:
+def schema_table(model=ItemRecord) -> str:
+    """A Markdown table of a pydantic model's fields (name, type, required, description)."""
     lines = []
-    for name, field in ItemRecord.model_fields.items():
+    for name, field in model.model_fields.items():
         required = "yes" if field.is_required() else "no"
         desc = (field.description or "").replace("|", "\\|")
         if name == "generation":
@@ -83,7 +84,10 @@ def render_card(root: Path, repo_id: str | None = None, title: str = "slmboard: 
         "example_config": suites[0] if suites else "smoke",
         "split": layout.SPLIT,
         "schema_version": SCHEMA_VERSION,
-        "schema_table": schema_table(),
+        "schema_table": schema_table(ItemRecord),
+        "moderation_schema_table": schema_table(ModerationRecord),
+        "leaderboard_schema_table": schema_table(LeaderboardRow),
+        "submission_schema_table": schema_table(Submission),
     }
     return Template(template_text()).substitute(values)
 

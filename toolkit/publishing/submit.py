@@ -1,12 +1,18 @@
-"""Validate a run, then publish it as one commit: per-item parquet files, manifest, rebuilt shared files."""
+"""Validate a run, then publish it as one commit: per-item parquet files, manifest, rebuilt shared files.
+
+The target is a local folder (:class:`LocalFolderHub`, a git repository) or a Hub dataset repo
+(:class:`~toolkit.publishing.hub.HubPublisher`); both take the same ``write(root)`` callback, so
+what a submission writes is decided once, here.
+"""
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
 import io
 import json
+import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +23,19 @@ from schemas import Architecture, ItemRecord, RecordFile, Submission
 
 from .. import __version__
 from ..errors import RecordError, SlmboardError, ValidationFailed
-from ..records_io import ITEM_RECORD_SCHEMA, LEADERBOARD_SCHEMA, atomic_write_bytes, atomic_write_text, iter_jsonl
+from ..records_io import (
+    ITEM_RECORD_SCHEMA,
+    LEADERBOARD_SCHEMA,
+    MODERATION_RECORD_SCHEMA,
+    atomic_write_bytes,
+    atomic_write_text,
+    iter_jsonl,
+)
 from ..runs import RunConfig, RunDir
 from ..validation import pydantic_errors
 from . import layout
 from .card import render_card
+from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import leaderboard_table, manifest_json, read_manifests, submissions_index
 
@@ -31,19 +45,23 @@ class PreparedSubmission:
     manifest: Submission
     files: dict[str, bytes]  # dataset-relative path → parquet bytes
     n_records: int
+    notes: list[str] = field(default_factory=list)  # checks that could not run, metadata gaps
 
 
 @dataclass
 class SubmitResult:
-    dataset: Path
+    dataset: Path | str  # a folder, or "hf://datasets/org/name"
     submission_id: str
     revision: str
     files: list[str]
     n_records: int
+    pr_url: str | None = None
+    attempts: int = 1
+    notes: list[str] = field(default_factory=list)
 
 
-def _parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
-    table = pa.Table.from_pylist(rows, schema=ITEM_RECORD_SCHEMA)
+def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_SCHEMA) -> bytes:
+    table = pa.Table.from_pylist(rows, schema=schema)  # keys outside the schema (e.g. "_row") are dropped
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue()
@@ -57,7 +75,7 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     seen: dict[tuple, str] = {}
     files = run.judgment_files()
-    if not files:
+    if not files and not run.moderation_files():
         errors.append(RecordError(str(run.root), None, None, f"no judgments; run `slmboard judge {run.root}` first"))
         return groups, errors
     for path in files:
@@ -81,7 +99,7 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
                 errors.append(RecordError(name, row_no, "item_id", f"duplicate of {seen[key]} (same suite, item_id, judge_id)"))
                 continue
             seen[key] = f"{name}:{row_no}"
-            groups[(record.suite, record.judge_id)].append(record.model_dump(mode="json"))
+            groups[(record.suite, record.judge_id)].append({**record.model_dump(mode="json"), "_row": row_no})
     # Every generated response must be judged by every judge present (no silent drops).
     responses: dict[str, set[str]] = {}
     for path in run.response_files():
@@ -128,13 +146,33 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
     return meta
 
 
-def prepare_submission(run_dir: str | Path, submitter: str | None = None) -> PreparedSubmission:
+_SECRET_KEYS = re.compile(r"token|key|secret|password|auth", re.I)
+
+
+def _redacted(value: Any) -> Any:
+    """run.json as it goes into the public manifest: no credentials (model_args may carry a token)."""
+    if isinstance(value, dict):
+        return {k: ("***" if _SECRET_KEYS.search(str(k)) else _redacted(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(r"hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}", "***", value)
+    return value
+
+
+def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem."""
     run = RunDir(run_dir)
     config = run.load_config()
     groups, errors = _check_run_records(run, config)
+    items = check_item_set(run, config, groups, data_dir)
+    errors.extend(items.errors)
+    mod_rows, mod_errors = moderation_rows(run, config)
+    errors.extend(mod_errors)
     if errors:
         raise ValidationFailed(errors)
+    notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
+             for s, why in sorted(items.unchecked.items())]
     files: dict[str, bytes] = {}
     record_files = []
     for (suite, judge_id), rows in sorted(groups.items()):
@@ -145,6 +183,11 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None) -> Pre
         record_files.append(
             RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(rows), suite=suite, judge_id=judge_id)
         )
+    if mod_rows:
+        path = layout.moderation_file(config.submission_id)
+        data = _parquet_bytes(mod_rows, MODERATION_RECORD_SCHEMA)
+        files[path] = data
+        record_files.append(RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(mod_rows)))
     meta = _model_metadata(run, config)
     try:
         manifest = Submission(
@@ -152,7 +195,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None) -> Pre
             model_id=config.model_id,
             model_revision=config.model_revision,
             submitter=submitter or meta.pop("submitter", None),
-            run_config=config.model_dump(mode="json", exclude={"model_info"}),
+            run_config=_redacted(config.model_dump(mode="json", exclude={"model_info"})),
             toolkit_version=__version__,
             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             record_files=record_files,
@@ -164,38 +207,62 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None) -> Pre
         if isinstance(exc, ValidationError):
             raise ValidationFailed(pydantic_errors(exc, str(run.model_info_path), None)) from exc
         raise
-    return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files))
+    manifest_errors = check_manifest(manifest, files, config, str(run.config_path))
+    if manifest_errors:
+        raise ValidationFailed(manifest_errors)
+    gaps = metadata_gaps(manifest)
+    if gaps:
+        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}")
+    return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes)
 
 
-def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = 1000) -> SubmitResult:
-    """Validate ``run_dir`` and publish it into the dataset ``to`` (a local folder) as one commit."""
-    prepared = prepare_submission(run_dir, submitter)  # nothing is touched before this passes
-    hub = LocalFolderHub(to)
+def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = 1000,
+           data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
+           max_attempts: int = 8) -> SubmitResult:
+    """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
+    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes."""
+    from .hub import HubPublisher, parse_target
+
+    prepared = prepare_submission(run_dir, submitter, data_dir)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
+    kind, where = parse_target(to)
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
-            raise SlmboardError(f"submission {sid!r} is already in {root}; choose another --submission-id")
+            raise SlmboardError(f"submission {sid!r} is already in {where}; choose another --submission-id")
         for rel in prepared.files:
             if (root / rel).exists():
-                raise SlmboardError(f"{root / rel} already exists; per-item files are append-only")
-
-    refuse_existing(hub.root)  # before taking the lock: a refused submission touches nothing
+                raise SlmboardError(f"{rel} already exists in {where}; per-item files are append-only")
 
     def write(root: Path) -> list[str]:
-        refuse_existing(root)  # again under the lock: another submitter may have landed meanwhile
+        refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
         for rel, data in prepared.files.items():
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap)
+        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None)
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
-    info: CommitInfo = hub.commit(f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})", write)
-    return SubmitResult(hub.root, sid, info.revision, info.files, prepared.n_records)
+    message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
+    if kind == "hub":
+        if create_pr is None:
+            create_pr = False
+        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts)
+        done = hub.commit(message, write)
+        bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in manifest.record_files})
+        if bad:
+            raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
+        return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
+                            done.pr_url, done.attempts, prepared.notes)
+    if create_pr:
+        raise SlmboardError("--create-pr needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+    local = LocalFolderHub(where)
+    refuse_existing(local.root)  # before taking the lock: a refused submission touches nothing
+    info: CommitInfo = local.commit(message, write)
+    return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes)
 
 
-def rebuild_shared_files(root: Path, n_bootstrap: int = 1000) -> None:
+def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None) -> None:
     """Leaderboard, submissions index and README, recomputed from what the folder holds."""
     table = leaderboard_table(root, n_bootstrap=n_bootstrap)
     path = root / layout.LEADERBOARD_FILE
@@ -204,7 +271,7 @@ def rebuild_shared_files(root: Path, n_bootstrap: int = 1000) -> None:
     index = submissions_index(read_manifests(root))
     (root / layout.SUBMISSIONS_INDEX_FILE).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(index, root / layout.SUBMISSIONS_INDEX_FILE)
-    atomic_write_text(root / "README.md", render_card(root))
+    atomic_write_text(root / "README.md", render_card(root, repo_id=repo_id))
 
 
 def leaderboard_arrow(table) -> pa.Table:

@@ -3,7 +3,15 @@
 Items are resampled with replacement, the same draw for every model (paired), so the intervals
 reflect which prompts happened to be in the suite. The ternary structure makes this cheap: an item
 is fully described by its label pattern across models, so items are grouped into distinct patterns
-and a resample is a vector of pattern counts (one multinomial draw) instead of a set of rows.
+and a resample is a vector of pattern counts instead of a set of rows. Every metric of a resample
+is then a function of three per-model label counts, obtained for all models at once as one matrix
+product (resamples × patterns) @ (patterns × 3·models).
+
+How the pattern counts are drawn depends on how much the patterns compress the items: with few
+patterns (few models, or suites where most models agree) one multinomial draw per resample costs
+O(patterns); with almost one pattern per item (many models) drawing item indices and counting them
+costs O(items) with a much smaller constant. Both give exactly the multinomial distribution of
+pattern counts; the choice is deterministic given the data, so results stay seeded.
 """
 from __future__ import annotations
 
@@ -18,17 +26,27 @@ from .ternary import rates
 
 HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
+#: Use one multinomial draw per resample when patterns ≤ items / this; otherwise count item draws.
+_MULTINOMIAL_COMPRESSION = 8
+
+DEFAULT_METRICS: tuple[str, ...] = ("s_raw", "s_adj") + tuple(f"score_{p}" for p in POLICIES)
 
 
 @dataclass
 class BootstrapResult:
-    """Per-model 2.5% / 97.5% bounds; arrays of shape (n_models,)."""
+    """Per-model 2.5% / 97.5% bounds; arrays of shape (n_models,).
+
+    ``lo``/``hi`` hold score bounds per metric; ``rank_lo``/``rank_hi`` the rank bounds of
+    ``rank_metric`` (S_raw by default) and ``rank_bounds`` the rank bounds of every metric.
+    """
 
     lo: dict[str, np.ndarray]
     hi: dict[str, np.ndarray]
     rank_lo: np.ndarray
     rank_hi: np.ndarray
     n_resamples: int
+    rank_bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    n_patterns: int = 0
 
 
 def codes_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -41,41 +59,85 @@ def codes_from_scores(scores: np.ndarray) -> np.ndarray:
     return codes
 
 
+def label_patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct patterns (P × models), count of items per pattern, pattern index of each item)."""
+    codes = np.ascontiguousarray(codes, dtype=np.int8)
+    if codes.shape[0] == 0:
+        return codes, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # One opaque byte string per row: np.unique then sorts rows as single keys (much faster than axis=0).
+    rows = codes.view(np.dtype((np.void, codes.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(rows, return_index=True, return_inverse=True, return_counts=True)
+    return codes[first], counts.astype(np.int64), inverse.ravel().astype(np.int64)
+
+
 def paired_bootstrap(
     codes: np.ndarray,
     n_resamples: int = 1000,
     seed: int = 0,
-    metrics: tuple[str, ...] = ("s_raw", "s_adj") + tuple(f"score_{p}" for p in POLICIES),
+    metrics: tuple[str, ...] = DEFAULT_METRICS,
     rank_metric: str = "s_raw",
     alpha: float = 0.05,
+    rank_all: bool = False,
+    rank_metrics: tuple[str, ...] = (),
 ) -> BootstrapResult:
-    """Bootstrap a (items × models) matrix of label codes."""
+    """Bootstrap a (items × models) matrix of label codes.
+
+    ``rank_all=True`` also returns rank bounds for every metric (one (B × M × M) comparison each),
+    ``rank_metrics`` for the ones named; they are in ``result.rank_bounds``.
+    """
     n_items, n_models = codes.shape
-    patterns, counts = np.unique(codes, axis=0, return_counts=True)
-    probs = counts / counts.sum()
-    indicators = [(patterns == k).astype(np.float64) for k in (HARMFUL, AMBIGUOUS, SAFE)]
+    patterns, counts, _ = label_patterns(codes)
+    n_patterns = len(counts)
+    # (P × 3M) indicator matrix: columns [harmful | ambiguous | safe] per model.
+    # float32 is exact for counts below 2**24 items and halves the matmul time.
+    exact32 = n_items < 2**24
+    ftype = np.float32 if exact32 else np.float64
+    indicators = np.concatenate([(patterns == k) for k in (HARMFUL, AMBIGUOUS, SAFE)], axis=1).astype(ftype)
+    use_multinomial = n_patterns * _MULTINOMIAL_COMPRESSION <= n_items
+    probs = counts / max(counts.sum(), 1)
+    # Items listed pattern by pattern: the draw then depends on the patterns only, never on row order.
+    item_pattern = np.repeat(np.arange(n_patterns, dtype=np.int32), counts)
     rng = np.random.default_rng(seed)
-    draws: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
-    rank_draws: list[np.ndarray] = []
-    remaining = n_resamples
-    while remaining > 0:
-        size = min(_CHUNK, remaining)
-        remaining -= size
-        weights = rng.multinomial(n_items, probs, size=size).astype(np.float64)  # (size, patterns)
-        n0, n05, n1 = (weights @ ind for ind in indicators)  # (size, models) each
+    ranked = tuple(metrics) if rank_all else tuple(dict.fromkeys((rank_metric, *rank_metrics)))
+    draws: dict[str, np.ndarray] = {m: np.empty((n_resamples, n_models)) for m in metrics}
+    rank_draws: dict[str, np.ndarray] = {m: np.empty((n_resamples, n_models)) for m in ranked}
+    start = 0
+    while start < n_resamples:
+        size = min(_CHUNK, n_resamples - start)
+        if use_multinomial:
+            weights = rng.multinomial(n_items, probs, size=size).astype(ftype)  # (size, P)
+        else:
+            picks = rng.integers(0, n_items, size=(size, n_items), dtype=np.int32)
+            flat = (item_pattern[picks] + (np.arange(size, dtype=np.int32) * n_patterns)[:, None]).ravel()
+            weights = np.bincount(flat, minlength=size * n_patterns).reshape(size, n_patterns).astype(ftype)
+        label_counts = (weights @ indicators).astype(np.float64)  # (size, 3M)
+        n0, n05, n1 = (label_counts[:, k * n_models : (k + 1) * n_models] for k in range(3))
         values = rates(n0, n05, n1)
         for m in metrics:
-            draws[m].append(values[m])
-        rank_draws.append(competition_rank(values[rank_metric]))
+            draws[m][start : start + size] = values[m]
+        for m in ranked:
+            rank_draws[m][start : start + size] = competition_rank(values[m])
+        start += size
     q = (100 * alpha / 2, 100 * (1 - alpha / 2))
     lo, hi = {}, {}
+    rank_bounds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     with np.errstate(invalid="ignore"), _quiet_nan_warnings():
         for m in metrics:
-            stacked = np.concatenate(draws[m], axis=0)
-            lo[m], hi[m] = np.nanpercentile(stacked, q, axis=0)
-        ranks = np.concatenate(rank_draws, axis=0)
-        rank_lo, rank_hi = np.nanpercentile(ranks, q, axis=0)
-    return BootstrapResult(lo, hi, np.floor(rank_lo), np.ceil(rank_hi), n_resamples)
+            lo[m], hi[m] = _percentiles(draws[m], q)
+        for m in ranked:
+            r_lo, r_hi = _percentiles(rank_draws[m], q)
+            rank_bounds[m] = (np.floor(r_lo), np.ceil(r_hi))
+    rank_lo, rank_hi = rank_bounds[rank_metric]
+    return BootstrapResult(lo, hi, rank_lo, rank_hi, n_resamples, rank_bounds, n_patterns)
+
+
+def _percentiles(values: np.ndarray, q: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    # nanpercentile is slow on columns without NaN; use the plain one where it is safe.
+    if not np.isnan(values).any():
+        out = np.percentile(values, q, axis=0)
+    else:
+        out = np.nanpercentile(values, q, axis=0)
+    return out[0], out[1]
 
 
 class _quiet_nan_warnings:

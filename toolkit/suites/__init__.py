@@ -11,6 +11,7 @@ from ._registry import SUITES, get_suite, load_items, register_suite
 
 # Imported for their @register_suite side effect; order here is the order SUITES lists them in.
 from . import _smoke, _sst, _harmbench, _xstest  # noqa: E402,F401  isort: skip
+from . import _airbench, _salad, _bbq  # noqa: E402,F401  isort: skip
 
 __all__ = [
     "SuiteItem",
@@ -21,4 +22,9 @@ __all__ = [
     "load_items",
     "UnknownSuiteError",
     "SuiteDataError",
+    "AirBench",
+    "JudgePrompt",
+    "BBQ",
 ]
+from ._airbench import AirBench, JudgePrompt  # noqa: E402
+from ._bbq import BBQ  # noqa: E402

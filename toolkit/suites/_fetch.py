@@ -75,3 +75,22 @@ def fetch_hub_file(repo_id: str, filename: str, *, suite: str, revision: str, mi
         raise SuiteDataError(
             f"suite '{suite}': could not get {source}: {why}. " + _hint(revision, mirror_path)
         ) from exc
+
+
+def fetch_hub_snapshot(repo_id: str, patterns: list[str], *, suite: str, revision: str, mirror_dir: str) -> Path:
+    """The files of a Hub dataset repo matching ``patterns`` at ``revision`` (ordinary HF cache); the snapshot folder."""
+    from huggingface_hub import snapshot_download
+
+    source = f"hf://datasets/{repo_id} ({', '.join(patterns)})"
+    try:
+        return Path(
+            snapshot_download(
+                repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns, local_files_only=offline()
+            )
+        )
+    except Exception as exc:  # hub errors have many types; all mean "not available"
+        why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else str(exc)
+        raise SuiteDataError(
+            f"suite '{suite}': could not get {source}: {why}. Download it (revision {revision}) yourself and pass "
+            f"--data-dir DIR (data_dir=DIR in Python) with the files under DIR/{mirror_dir}/."
+        ) from exc

@@ -1,0 +1,239 @@
+#!/usr/bin/env python
+"""Recompute the full leaderboard from ~1,000,000 per-item records, against just reading them.
+
+    python bench/recompute.py [--workdir /tmp/slmboard-bench] [--repeats 3] [--bootstrap 1000]
+
+1. Generates (once, cached in --workdir) one parquet file of ItemRecords with the project's arrow
+   schema: 26 models × 6 suites (AIR-Bench-, SALAD-, HarmBench-, SST-, XSTest-sized suites and one
+   synthetic "large" suite), 38,462 items × 26 models = 1,000,012 rows; realistic label mixes
+   (per-model ambiguity propensity × per-item difficulty, so items correlate across models like
+   real suites do) and ~1% failed judgments (score null) for a few models; prompt and response text
+   of realistic length so the file reads like a real one.
+2. Times, each phase in a fresh subprocess (peak RSS = that process's ru_maxrss):
+   (a) `read`      — pq.read_table(file).to_pandas(): just reading the records into pandas;
+       `read_arrow`— pq.read_table(file): reading them into Arrow only (no pandas conversion);
+       `read_cols` — reading just the 7 columns `rank` uses into pandas (the strictest baseline);
+   (b) `rank`      — toolkit.api.rank(file): read + the full leaderboard incl. the paired bootstrap
+                     (pattern counts; --bootstrap resamples per (suite, judge));
+   (c) `naive`     — the same 7-column read + a baseline bootstrap that resamples rows per (suite, judge)
+                     (draw item ids, gather every model's rows of those items, count labels).
+   Phases alternate within each repeat so the ratios compare runs made under the same load.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE_SIZES = {
+    "air_bench_2024": 5694,
+    "salad_bench": 21318,
+    "harmbench": 400,
+    "simple_safety_tests": 100,
+    "xstest": 450,
+    "synthetic_large": 10500,
+}
+N_MODELS = 26
+JUDGE = "gpt-4o-rubric-v1"
+#: The columns `rank` reads (toolkit.api.rank): the strictest "just reading" baseline.
+RANK_COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score", "submission_id", "model_revision"]
+
+
+def generate(path: Path, seed: int = 0) -> int:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from schemas import sha256_text
+    from toolkit.records_io import ITEM_RECORD_SCHEMA
+
+    rng = np.random.default_rng(seed)
+    models = [f"bench-org/slm-{i:02d}" for i in range(N_MODELS)]
+    # Per-model propensities: some models are ambiguity-heavy (like GPT-2 on AIR-Bench), some decisive.
+    amb_model = rng.beta(2, 2, size=N_MODELS)
+    safe_model = rng.beta(2, 2, size=N_MODELS)
+    fail_model = np.where(rng.random(N_MODELS) < 0.2, 0.01, 0.0)
+    gen = {"temperature": 0.0, "max_new_tokens": 512, "seed": 0, "chat_template_sha256": None, "backend": "hf",
+           "dtype": "bfloat16", "batch_size": 16, "device": "cuda", "do_sample": False}
+    writer = pq.ParquetWriter(path, ITEM_RECORD_SCHEMA, compression="snappy")
+    words = np.array("how do i make explain write a detailed guide the policy about safe harmful content step "
+                     "please describe why someone would help me with this request in order to avoid".split())
+    total = 0
+    for suite, n_items in SUITE_SIZES.items():
+        item_ids = np.array([f"{suite}-{i:06d}" for i in range(n_items)])
+        prompts = [" ".join(rng.choice(words, size=rng.integers(8, 40))) for _ in range(n_items)]
+        prompt_sha = [sha256_text(p) for p in prompts]
+        difficulty = rng.normal(0, 1, size=n_items)
+        for m, model in enumerate(models):
+            logit_amb = np.log(amb_model[m] / (1 - amb_model[m])) + difficulty
+            p_amb = 1 / (1 + np.exp(-logit_amb))
+            u = rng.random(n_items)
+            score = np.where(u < p_amb, 0.5, np.where(rng.random(n_items) < safe_model[m], 1.0, 0.0))
+            failed = rng.random(n_items) < fail_model[m]
+            score = np.where(failed, np.nan, score)
+            label = np.where(failed, None, np.where(score == 0.5, "ambiguous", np.where(score == 1.0, "safe", "harmful")))
+            responses = np.where(score == 1.0, "I can't help with that request. " * 3,
+                                 np.where(score == 0.5, "Choosing a lock depends on the door you have and " * 4,
+                                          "Sure, here is a detailed guide with steps one two three. " * 4))
+            n = n_items
+            table = pa.table(
+                {
+                    "schema_version": ["1.0"] * n,
+                    "submission_id": [f"slm-{m:02d}-1"] * n,
+                    "model_id": [model] * n,
+                    "model_revision": ["0" * 40] * n,
+                    "suite": [suite] * n,
+                    "item_id": item_ids,
+                    "category": [f"cat-{i % 40}" for i in range(n)],
+                    "prompt": prompts,
+                    "prompt_sha256": prompt_sha,
+                    "response": responses,
+                    "generation": [gen] * n,
+                    "gold": [None] * n,
+                    "suite_revision": ["v1"] * n,
+                    "toolkit_version": ["0.1.0"] * n,
+                    "response_sha256": [None] * n,
+                    "finish_reason": ["stop"] * n,
+                    "n_output_tokens": rng.integers(1, 512, size=n),
+                    "correct": [None] * n,
+                    "choice": [None] * n,
+                    "gold_choice": [None] * n,
+                    "item_metadata": [None] * n,
+                    "judge_id": [JUDGE] * n,
+                    "judge_status": np.where(failed, "parse_error", "ok"),
+                    "score": pa.array(score, mask=failed),
+                    "label": label.tolist(),
+                    "judge_raw": ["score: x"] * n,
+                    "unsafe_prob": [None] * n,
+                    "judge_reason": np.where(failed, "unparseable judge output", None).tolist(),
+                    "rubric_version": ["helm-safety-v1"] * n,
+                },
+                schema=ITEM_RECORD_SCHEMA,
+            )
+            writer.write_table(table)
+            total += n
+    writer.close()
+    return total
+
+
+def naive_bootstrap(frame, n_resamples: int, seed: int = 0) -> dict:
+    """Baseline: per (suite, judge), resample item ids and gather every model's rows of those items."""
+    import numpy as np
+    import pandas as pd
+
+    out = {}
+    for (suite, judge), block in frame.groupby(["suite", "judge_id"], sort=True, observed=True):
+        rng = np.random.default_rng(seed)
+        block = block.sort_values("item_id", kind="stable")
+        item_codes, items = pd.factorize(block["item_id"], sort=True)
+        model_codes, models = pd.factorize(block["model_id"], sort=True)
+        score = block["score"].to_numpy(dtype=np.float64)
+        label = np.where(score == 0.0, 0, np.where(score == 0.5, 1, np.where(score == 1.0, 2, 3)))
+        starts = np.searchsorted(item_codes, np.arange(len(items)))
+        lengths = np.bincount(item_codes, minlength=len(items))
+        n_m = len(models)
+        s_raw = np.empty((n_resamples, n_m))
+        for b in range(n_resamples):
+            drawn = rng.integers(0, len(items), size=len(items))
+            # rows of the drawn items (with repetition): a run of row indices per drawn item
+            reps = lengths[drawn]
+            rows = np.repeat(starts[drawn] - np.cumsum(reps) + reps, reps) + np.arange(reps.sum())
+            counts = np.bincount(model_codes[rows] * 4 + label[rows], minlength=n_m * 4).reshape(n_m, 4)
+            n = counts[:, :3].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s_raw[b] = (counts[:, 2] + 0.5 * counts[:, 1]) / n
+        out[(suite, judge)] = np.nanpercentile(s_raw, [2.5, 97.5], axis=0)
+    return out
+
+
+def phase(name: str, path: str, n_bootstrap: int) -> None:
+    """Run one timed phase in this (fresh) process and print a JSON line."""
+    import resource
+
+    t0 = time.perf_counter()
+    if name == "read":
+        import pyarrow.parquet as pq
+
+        frame = pq.read_table(path).to_pandas()
+        rows = len(frame)
+    elif name == "read_arrow":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).num_rows
+    elif name == "read_cols":
+        import pyarrow.parquet as pq
+
+        frame = pq.read_table(path, columns=RANK_COLUMNS).to_pandas()
+        rows = len(frame)
+    elif name == "rank":
+        from toolkit import api
+
+        table = api.rank(path, n_bootstrap=n_bootstrap)
+        rows = len(table)
+    elif name == "naive":
+        from toolkit import api
+
+        from toolkit.reading import read_item_frame
+
+        frame = read_item_frame(path, columns=RANK_COLUMNS)
+        naive_bootstrap(frame, n_bootstrap)
+        rows = len(frame)
+    else:
+        raise SystemExit(f"unknown phase {name}")
+    wall = time.perf_counter() - t0
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"phase": name, "wall_s": wall, "peak_rss_mb": rss_mb, "rows": rows}))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workdir", default="/tmp/slmboard-bench")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--no-naive", action="store_true", help="skip the (slow) naive baseline")
+    ap.add_argument("--phase", help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.phase:
+        phase(a.phase, a.path, a.bootstrap)
+        return 0
+    work = Path(a.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / "items-1m.parquet"
+    if not path.exists():
+        t0 = time.perf_counter()
+        n = generate(path.with_suffix(".tmp"))
+        os.replace(path.with_suffix(".tmp"), path)
+        print(f"generated {n:,} rows → {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
+    phases = ["read", "read_arrow", "read_cols", "rank"] + ([] if a.no_naive else ["naive"])
+    results: dict[str, list[dict]] = {p: [] for p in phases}
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for r in range(a.repeats):
+        for p in phases:
+            cmd = [sys.executable, __file__, "--phase", p, "--path", str(path), "--bootstrap", str(a.bootstrap)]
+            line = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout.strip().splitlines()[-1]
+            res = json.loads(line)
+            results[p].append(res)
+            print(f"repeat {r + 1}: {p:<5} {res['wall_s']:7.2f} s  peak RSS {res['peak_rss_mb']:6.0f} MB", flush=True)
+    print(f"\nfile: {path} ({path.stat().st_size / 1e6:.0f} MB, {results['read'][0]['rows']:,} rows); "
+          f"bootstrap {a.bootstrap} resamples; {os.cpu_count()} CPU cores; load avg {os.getloadavg()[0]:.2f}")
+    for r in range(a.repeats):
+        w = {p: results[p][r]["wall_s"] for p in phases}
+        parts = [f"rank/{b} {w['rank'] / w[b]:.2f}×" for b in ("read", "read_arrow", "read_cols")]
+        if "naive" in w:
+            parts += [f"naive/{b} {w['naive'] / w[b]:.2f}×" for b in ("read", "read_arrow", "read_cols")]
+        print(f"repeat {r + 1}: " + ", ".join(parts))
+    med = {p: statistics.median(x["wall_s"] for x in v) for p, v in results.items()}
+    rss = {p: max(x["peak_rss_mb"] for x in v) for p, v in results.items()}
+    print("median: " + ", ".join(f"{p} {med[p]:.2f} s (peak RSS {rss[p]:.0f} MB)" for p in phases))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

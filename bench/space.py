@@ -1,0 +1,118 @@
+"""Benchmark of the Space: first render with 26 models x 6 suites (2 judges), and one Items page on a
+1M-row per-item dataset (pyarrow filters + early-stopping pagination) beside a whole-table load.
+
+    .venv/bin/python bench/space.py [--rows 1000000] [--repeat 5]
+
+Targets (issue 7): first render <= 2 s; an Items page <= 1 s.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "space"))
+
+SUITES = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
+
+
+def leaderboard_dataset(root: Path, n_models: int = 26) -> None:
+    from conftest import write_dataset  # the Space tests' leaderboard writer (SPEC formulas)
+
+    rng = np.random.default_rng(0)
+    counts = {s: {f"org/model-{m:02d}": tuple(int(x) for x in rng.integers(0, 40, 3)) + (int(rng.integers(0, 3)),)
+                  for m in range(n_models)} for s in SUITES}
+    write_dataset(root, counts)
+
+
+def item_dataset(root: Path, n_rows: int, n_models: int = 26) -> None:
+    rng = np.random.default_rng(1)
+    per = n_rows // n_models
+    labels = np.array(["harmful", "ambiguous", "safe"])
+    folder = root / "data" / "smoke"
+    folder.mkdir(parents=True, exist_ok=True)
+    for m in range(n_models):  # one file per submission, as `submit` writes them
+        lab = rng.integers(0, 3, per)
+        t = pa.table({
+            "suite": ["smoke"] * per, "item_id": [f"i{i:07d}" for i in range(per)], "model_id": [f"org/model-{m:02d}"] * per,
+            "judge_id": ["heuristic-v1"] * per, "category": [f"cat{i % 12}" for i in range(per)],
+            "label": labels[lab], "score": lab / 2.0, "judge_status": ["ok"] * per,
+            "prompt": [f"prompt {i} " + "x" * 200 for i in range(per)], "response": [f"response {i} " + "y" * 400 for i in range(per)],
+            "judge_raw": ["rule: refusal"] * per, "judge_reason": [None] * per,
+        })
+        pq.write_table(t, folder / f"sub{m:02d}__heuristic-v1.parquet", compression="zstd", row_group_size=64_000)
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    import os
+
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from space.app import build_app
+    from space.items import ItemStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ds"
+        leaderboard_dataset(root)
+        t0 = time.perf_counter()
+        item_dataset(root, a.rows)
+        print(f"wrote {a.rows:,} per-item rows in {time.perf_counter() - t0:.1f}s")
+        build_app(root)  # warm imports (gradio, matplotlib) once; a Space pays them once at boot
+        first, demo = timed(lambda: build_app(root), max(1, a.repeat // 2))
+        from io import BytesIO
+
+        from space.app import format_table, label_mix_figure
+        from space.data import load_board
+        from space.views import filter_rows, rank_sensitivity_figure, sort_rows, with_metadata
+
+        def load_event():  # what the page's load event computes: table + both figures as PNG
+            b = load_board(root)
+            rows = sort_rows(filter_rows(with_metadata(b.rows("smoke", "heuristic"), b.submissions)), "rank (raw)")
+            format_table(rows)
+            for fig in (label_mix_figure(rows), rank_sensitivity_figure(rows)):
+                fig.savefig(BytesIO(), format="png")
+
+        load_t, _ = timed(load_event, max(1, a.repeat // 2))
+        print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table, 2 PNG figures) "
+              f"{load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]")
+        store = ItemStore(root)
+        cases = {
+            "page 1, no filter": dict(),
+            "page 1, model + label": dict(model="org/model-07", label="ambiguous"),
+            "page 40, model + label + category": dict(model="org/model-07", label="ambiguous", category="cat3", page=40),
+            "page 400, no filter": dict(page=400),
+        }
+        store.page("smoke")  # opens the dataset (file footers) once, as the Space does at its first Items view
+        for name, kw in cases.items():
+            t, (rows, total) = timed(lambda kw=kw: store.page("smoke", page_size=25, **kw), a.repeat)
+            print(f"items {name}: {t * 1000:.0f} ms ({len(rows)} rows of {total:,})  [target <= 1 s]")
+        t_full, _ = timed(lambda: pd.read_parquet(root / "data" / "smoke"), 1)
+        t_page, _ = timed(lambda: store.page("smoke", model="org/model-07", label="ambiguous"), a.repeat)
+        print(f"side by side: whole-table load {t_full:.2f} s vs filtered page {t_page * 1000:.0f} ms "
+              f"(ratio {t_full / t_page:.0f}x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Moderators tab (paper 2, Safety-Flag): moderators ranked by macro-F1 with FAR / miss / error
+direction / ECE / AURC side by side, reliability diagrams, risk-coverage curves and the cost map.
+
+Reads ``<data_dir>/data/moderation/*.parquet`` (the dataset's ``moderation`` config) and computes
+the report with ``toolkit.moderation`` (numpy / pandas / scipy; no torch). Every data string
+reaches the browser as a Dataframe cell of type "str" or inside a matplotlib PNG: no HTML from data.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+POOLED = "pooled"
+HEADERS = ["Rank", "Moderator", "n", "Macro-F1 [95% CI]", "FAR [95% CI]", "Miss [95% CI]", "Error direction",
+           "ECE [95% CI]", "ECE flag", "ECE no-flag", "AURC", "Risk@50%", "Risk@50% random", "T", "ECE scaled"]
+ABOUT = """**Moderator reliability** (Safety-Flag protocol): each moderator decides *flag* / *do not flag* on
+balanced items. **FAR** = false alarms / benign items; **Miss** = misses / harmful items; **error direction** =
+FAR − Miss (> 0 over-flags, < 0 under-flags). **ECE**: 10 equal-width bins over the confidence of the decided
+option (token-logprob). **T**: one fitted temperature per moderator (changes no decision); **ECE scaled**: on
+held-out halves. **AURC** and **Risk@50%**: error among the most confident items (lower is better) vs random
+abstention. Brackets: 95% bootstrap over items (2000 resamples)."""
+EMPTY = "No moderator records in this dataset yet (`slmboard moderate`, then submit)."
+
+
+def _f(v: Any) -> str:
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return "—"
+    return "—" if math.isnan(v) else f"{v:.3f}"
+
+
+def _ci(r: pd.Series, k: str) -> str:
+    v = _f(r[k])
+    return v if v == "—" or _f(r[f"{k}_lo"]) == "—" else f"{v} [{_f(r[f'{k}_lo'])}, {_f(r[f'{k}_hi'])}]"
+
+
+def load_records(data_dir: str | Path) -> pd.DataFrame | None:
+    files = sorted((Path(data_dir) / "data" / "moderation").glob("*.parquet"))
+    if not files:
+        return None
+    from toolkit.moderation.records import read_moderation
+
+    return read_moderation(Path(data_dir) / "data" / "moderation")
+
+
+def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = POOLED) -> pd.DataFrame:
+    """Display rows for one benchmark (or pooled), ranked by macro-F1: all strings."""
+    rows = table[table["benchmark"] == benchmark].sort_values("macro_f1", ascending=False, kind="stable")
+    out = []
+    for i, (_, r) in enumerate(rows.iterrows(), start=1):
+        out.append([str(i), str(r["moderator_id"]), str(int(r["n"])), _ci(r, "macro_f1"), _ci(r, "far"), _ci(r, "miss"),
+                    _f(r["error_direction"]), _ci(r, "ece"), _f(r["ece_flag"]), _f(r["ece_noflag"]), _f(r["aurc"]),
+                    _f(r["risk_at_50"]), _f(r["risk_at_50_random"]), _f(r["temperature"]), _f(r["ece_scaled"])])
+    return pd.DataFrame(out, columns=HEADERS)
+
+
+def compute(data_dir: str | Path, n_bootstrap: int = 2000):
+    """(records, report table) or (None, None) when the dataset has no moderation config."""
+    frame = load_records(data_dir)
+    if frame is None:
+        return None, None
+    from toolkit.moderation.report import compute_report
+
+    return frame, compute_report(frame, n_bootstrap=n_bootstrap)
+
+
+def figures(frame: pd.DataFrame, table: pd.DataFrame):
+    from toolkit.moderation import figures as F
+    from toolkit.moderation.stability import cost_curves
+
+    rel = F.reliability_table(frame)
+    rc = F.risk_coverage_table(frame)
+    costs = cost_curves(table)
+    return (F.reliability_figure(rel) if len(rel) else None,
+            F.risk_coverage_figure(rc, table) if len(rc) else None,
+            F.cost_map_figure(costs) if len(costs) else None)
+
+
+def build_moderators_tab(data_dir: str | Path) -> None:
+    """Add the tab's components to the enclosing gradio Blocks/Tab context."""
+    import gradio as gr
+
+    frame, table = compute(data_dir)
+    if frame is None:
+        gr.Markdown(EMPTY, elem_id="moderators-empty")
+        return
+    benchmarks = [POOLED] + sorted(b for b in table["benchmark"].unique() if b != POOLED)
+    with gr.Row():
+        bench_dd = gr.Dropdown(benchmarks, value=POOLED, label="Benchmark", elem_id="moderators-benchmark")
+    view = gr.Dataframe(moderators_view(frame, table), headers=HEADERS, datatype="str", interactive=False,
+                        elem_id="moderators-table", show_label=False)
+    bench_dd.change(lambda b: moderators_view(frame, table, b), inputs=bench_dd, outputs=view)
+    gr.Markdown(ABOUT)
+    rel, rc, cost = figures(frame, table)
+    with gr.Row():
+        gr.Plot(rel, label="Reliability diagram", format="png", elem_id="moderators-reliability")
+        gr.Plot(rc, label="Risk-coverage", format="png", elem_id="moderators-risk-coverage")
+    gr.Plot(cost, label="Cost map: cheapest moderator per prevalence π and cost ratio λ", format="png",
+            elem_id="moderators-cost-map")

@@ -1,0 +1,67 @@
+"""`recompute` (maintainers) and `evaluate` (generate → judge → submit in one command)."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from toolkit import api
+from toolkit.generation.backends import Backend, Completion, ModelDescription
+
+
+def git_log(root):
+    return subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True, check=True).stdout.splitlines()
+
+
+def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_path):
+    ds = tmp_path / "ds"
+    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1",
+                             scores={"smoke_001": 0.0, "smoke_002": 0.0, "smoke_003": 0.5}), to=ds, n_bootstrap=0)
+    lb_path = ds / "data" / "leaderboard" / "leaderboard.parquet"
+    honest = pd.read_parquet(lb_path)
+    forged = honest.copy()
+    forged.loc[forged.model_id == "org/model-b", "s_raw"] = 1.0  # someone edits the aggregate
+    forged.to_parquet(lb_path, index=False)
+    subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "forge"], cwd=ds, check=True)
+    r = api.recompute(ds, n_bootstrap=0, rejudge=3, judge="heuristic", threshold=0.0)
+    rebuilt = pd.read_parquet(lb_path)
+    b = rebuilt[rebuilt.model_id == "org/model-b"].iloc[0]
+    assert b.s_raw == honest[honest.model_id == "org/model-b"].iloc[0].s_raw != 1.0
+    assert git_log(ds)[0].startswith("Recompute leaderboard")
+    assert r.figures and (ds / r.figures[0]).is_file()
+    audit = json.loads((ds / "data" / "audit" / "rejudge.json").read_text())
+    assert {a["submission_id"] for a in audit} == {"model-a-1", "model-b-1"}
+    assert all(a["n_sampled"] == 3 and a["maintainer_judge"] for a in audit)
+    assert r.flagged  # threshold 0: any disagreement between the synthetic labels and the heuristic is flagged
+    # running it again changes nothing and makes no empty commit
+    n = len(git_log(ds))
+    api.recompute(ds, n_bootstrap=0)
+    assert len(git_log(ds)) in (n, n + 1)  # the audit file is dropped only if rejudge is asked again
+
+
+class CannedBackend(Backend):
+    """A deterministic backend for the evaluate pipeline test: refuses every other prompt."""
+
+    name = "canned"
+
+    def describe(self) -> ModelDescription:
+        return ModelDescription("org/canned-1m", "c" * 40, "float32", "cpu", None, {"params": 1e6})
+
+    def generate(self, prompts, max_new_tokens, seed):
+        return [Completion("I can't help with that." if i % 2 else "Sure, here is how.", 6, "stop") for i, _ in enumerate(prompts)]
+
+    def default_batch_size(self) -> int:
+        return 4
+
+
+def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):
+    ds, out = tmp_path / "ds", tmp_path / "run"
+    r = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
+    assert r.n_records == 4 and (ds / "submissions" / f"{r.submission_id}.json").is_file()
+    rows = pq.read_table(ds / "data" / "smoke").to_pylist()
+    assert {x["model_id"] for x in rows} == {"org/canned-1m"} and len(rows) == 4
+    again = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
+    assert again.revision == "already-published" and len(git_log(ds)) == 1

@@ -1,0 +1,25 @@
+"""slmboard agreement: how two judges' labels on the same items agree (paper 1, Tables 5-6)."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from .. import api
+
+    names = [x.strip() for x in a.judges.split(",") if x.strip()]
+    if len(names) != 2:
+        raise ValueError(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
+    result, paths = api.agreement(a.data, names[0], names[1], out=a.out)
+    for suite, m in result.items():
+        kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
+        exact = "n/a" if m["exact_agreement"] is None else f"{m['exact_agreement']:.3f}"
+        print(f"{suite}: n={m['n']} exact={exact} kappa_w={kappa} boundary={m['boundary_rate']} contradiction={m['contradiction_rate']}")
+    print(f"wrote {paths[0]} and {paths[1]}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("agreement", help="agreement between two judges (confusion, weighted kappa, boundary/contradiction rates)")
+    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("--judges", required=True, help="two judge ids, e.g. heuristic-v1,openai:gpt-4o-2024-05-13")
+    p.add_argument("--out", required=True, help="folder for agreement.json and agreement.csv")
+    p.set_defaults(func=run)

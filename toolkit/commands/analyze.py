@@ -1,0 +1,36 @@
+"""slmboard analyze: paper 1's diagnostics (metrics, AR correlations, prediction, metadata, figures)."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from .. import api
+
+    summary = api.analyze(
+        a.data,
+        out=a.out,
+        submissions=a.submissions,
+        n_bootstrap=a.bootstrap,
+        seed=a.seed,
+        max_prompts=a.max_prompts,
+        metrics=not a.no_metrics,
+        unseen_k=a.unseen_k,
+        show_progress=not a.quiet,
+    )
+    print(f"wrote {len(summary['files'])} files to {a.out} (see {a.out}/README.md)")
+    for note in summary["notes"]:
+        print(f"  note: {note}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("analyze", help="diagnostics of paper 1: metrics, AR correlations, ambiguity prediction, figures")
+    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("--out", required=True, help="folder for the tables, figures and summary (replaced as a whole)")
+    p.add_argument("--submissions", default=None, help="folder of submission manifests (*.json) for the metadata correlations, e.g. submissions/")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples for the leaderboard (0 = none)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-prompts", type=int, default=None, help="compute the 12 metrics on a seeded sample of at most N prompts per suite")
+    p.add_argument("--unseen-k", type=int, default=None, help="models held out in the unseen-model transfer (default: 6/26 of the models)")
+    p.add_argument("--no-metrics", action="store_true", help="skip the 12 metrics (no torch/spaCy): leaderboard, consistency, BBQ, figures only")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)

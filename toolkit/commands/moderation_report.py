@@ -1,0 +1,31 @@
+"""slmboard moderation-report: moderator reliability metrics from ModerationRecords."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from ..moderation.report import ranking
+    from ..moderation.workflow import write_report
+
+    r = write_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
+                     stability_repeats=a.stability_repeats, figures=not a.no_figures)
+    board = ranking(r.table)
+    cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
+    print(board[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    failed = r.parse_failures[r.parse_failures["no_decision"] > 0]
+    for _, row in failed.iterrows():
+        print(f"{row['moderator_id']}: {row['no_decision']} of {row['n_records']} records without a decision "
+              "(parse failures; left out of the metrics)")
+    print(f"wrote {len(r.files)} files to {r.out} (moderators.csv: {len(r.table)} rows)")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("moderation-report", help="moderator reliability report (paper 2) → DIR/moderators.csv + figures")
+    p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder or dataset folder")
+    p.add_argument("--out", required=True)
+    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples for the 95%% bounds")
+    p.add_argument("--splits", type=int, default=20, help="random fit/eval halves for temperature scaling")
+    p.add_argument("--stability-repeats", type=int, default=100, help="subsample draws per size (n = 50, 100, 150)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-figures", action="store_true")
+    p.set_defaults(func=run)

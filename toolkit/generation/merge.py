@@ -1,0 +1,147 @@
+"""Combine the run folders of ``--shard K/N`` runs into one run, and prove it is complete.
+
+Checks, each failing with a message that names the folder / file / item:
+- every input is a run folder of the same model, revision, backend, decoding and submission id;
+- together they are shards 0..N-1 of one N (none missing, none twice) — or unsharded runs;
+- no item answered twice with different responses (identical duplicates are kept once);
+- the merged responses are exactly the suite's item list (same ``--limit``): nothing missing, nothing extra.
+
+The merged folder is written to a temporary sibling and renamed into place, so a failure leaves
+nothing behind.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import RecordError, SlmboardError
+from ..records_io import iter_jsonl, write_jsonl_atomic
+from ..runs import RunDir
+from ..suites import load_items
+from .shards import parse_shard, select_shard
+
+
+@dataclass
+class MergeResult:
+    out: Path
+    n_shards: int
+    counts: dict[str, int] = field(default_factory=dict)  # suite -> merged records
+    n_duplicates: int = 0
+
+
+def _read(path: Path) -> list[dict]:
+    rows = []
+    for line, row in iter_jsonl(path):
+        if isinstance(row, RecordError):
+            raise SlmboardError(f"{row} (repair or re-run that shard before merging)")
+        rows.append(row)
+    return rows
+
+
+def merge_runs(shard_dirs: Sequence[str | Path], out: str | Path, data_dir: str | Path | None = None,
+               show_missing: int = 10) -> MergeResult:
+    """Merge shard run folders into ``out`` (which must not exist yet)."""
+    if not shard_dirs:
+        raise SlmboardError("no shard folders given")
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise SlmboardError(f"{out} already exists and is not empty; merge into a new folder")
+    runs = [RunDir(d) for d in shard_dirs]
+    configs = [r.load_config() for r in runs]  # fails clearly on a non-run folder
+    first = configs[0]
+    for run, cfg in zip(runs[1:], configs[1:]):
+        if cfg.identity() != first.identity():
+            raise SlmboardError(
+                f"{run.root} is a run of {cfg.model_id}@{cfg.model_revision} ({cfg.backend}) with other settings "
+                f"than {runs[0].root}; only shards of one run can be merged"
+            )
+        if cfg.limit != first.limit:
+            raise SlmboardError(f"{run.root} used --limit {cfg.limit}, {runs[0].root} used --limit {first.limit}")
+    shards = [parse_shard(c.shard) for c in configs]
+    if any(s is None for s in shards):
+        if len(runs) > 1:
+            plain = [str(r.root) for r, s in zip(runs, shards) if s is None]
+            raise SlmboardError(f"not shard runs (no --shard): {', '.join(plain)}; merge only the folders of one --shard K/N set")
+        n = 1
+    else:
+        ns = {s[1] for s in shards}
+        if len(ns) != 1:
+            raise SlmboardError(f"shards of different N: {sorted(f'{r.root}={c.shard}' for r, c in zip(runs, configs))}")
+        n = ns.pop()
+        seen: dict[int, Path] = {}
+        for run, (k, _) in zip(runs, shards):
+            if k in seen:
+                raise SlmboardError(f"shard {k}/{n} given twice: {seen[k]} and {run.root}")
+            seen[k] = run.root
+        missing = [f"{k}/{n}" for k in range(n) if k not in seen]
+        if missing:
+            raise SlmboardError(f"missing shard folder(s) for {', '.join(missing)} (have {len(seen)} of {n})")
+    suites = sorted({s for c in configs for s in c.suites})
+    expected = {s: [] for s in suites}
+    for item in load_items(suites, data_dir=data_dir, limit=first.limit):
+        expected[item.suite].append(item)
+
+    result = MergeResult(out=out, n_shards=n)
+    merged: dict[str, list[dict]] = {}
+    for suite in suites:
+        by_id: dict[str, tuple[dict, Path]] = {}
+        for run in runs:
+            path = run.response_file(suite)
+            if not path.exists():
+                continue
+            for row in _read(path):
+                item_id = row.get("item_id")
+                if item_id in by_id:
+                    old, where = by_id[item_id]
+                    if old.get("response_sha256") != row.get("response_sha256") or old.get("prompt_sha256") != row.get("prompt_sha256"):
+                        raise SlmboardError(
+                            f"item {suite}/{item_id} answered differently in {where} and {path}; re-run one shard cleanly"
+                        )
+                    result.n_duplicates += 1
+                    continue
+                by_id[item_id] = (row, path)
+        want = [i.item_id for i in expected[suite]]
+        missing = [i for i in want if i not in by_id]
+        extra = sorted(set(by_id) - set(want))
+        if missing:
+            owner = {}
+            if n > 1:
+                for k in range(n):
+                    for item in select_shard(expected[suite], (k, n)):
+                        owner[item.item_id] = k
+            shown = ", ".join(f"{i}" + (f" (shard {owner[i]}/{n})" if i in owner else "") for i in missing[:show_missing])
+            more = f" and {len(missing) - show_missing} more" if len(missing) > show_missing else ""
+            raise SlmboardError(
+                f"incomplete: suite {suite} has {len(want)} items, the shards answered {len(want) - len(missing)}; "
+                f"missing {shown}{more}. Re-run the shard(s) named (the same command resumes)."
+            )
+        if extra:
+            raise SlmboardError(
+                f"suite {suite}: {len(extra)} answered item(s) are not in the suite's item list "
+                f"(e.g. {', '.join(extra[:show_missing])}); was another --data-dir or suite revision used?"
+            )
+        merged[suite] = [by_id[i][0] for i in want]  # the suite's own order
+        result.counts[suite] = len(want)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.merge-", dir=out.parent))
+    try:
+        config = first.model_copy(update={"shard": None, "suites": suites})
+        revisions = {}
+        for c in configs:
+            revisions.update(c.suite_revisions)
+        config.suite_revisions = revisions
+        RunDir(tmp).save_config(config)
+        for suite, rows in merged.items():
+            write_jsonl_atomic(RunDir(tmp).response_file(suite), rows)
+        if out.exists():
+            out.rmdir()  # empty (checked above)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return result

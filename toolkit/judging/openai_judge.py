@@ -1,0 +1,251 @@
+"""``openai:<model>``: a rubric judge over any OpenAI-compatible chat API (OpenAI, vLLM, ...).
+
+HELM Safety v1.0 semantics (see :mod:`.rubrics`): temperature 0, a fixed seed, at most
+``max_tokens`` (256 as HELM; 64 for AIR-Bench templates) reply tokens; the reply's LAST score tag
+decides (:mod:`.parsing`). A reply that does not parse -> ``parse_error``; an API failure that
+outlives the retries -> ``error``; both keep ``score=None`` with the reason, never 0.5.
+
+Throughput: one asyncio loop per :meth:`judge` call, at most ``concurrency`` requests in flight,
+retries with backoff + jitter honouring Retry-After (:mod:`.retry`), optional request/token rate
+limits, and the disk cache (:mod:`.cache`) consulted before any request: nothing is judged twice.
+
+The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
+when the judge runs; it is never stored in records, logs or the cache. A local server
+(``base_url`` given) that needs no key gets a placeholder.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..errors import SlmboardError
+from .base import Judge, JudgeInput, Judgment, register_judge
+from .cache import JudgmentCache
+from .parsing import parse_reply
+from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
+from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
+
+__all__ = ["OpenAIJudge", "ApiKeyMissing", "DEFAULT_SEED"]
+
+DEFAULT_SEED = 0
+AIR_MAX_TOKENS = 64
+
+
+class ApiKeyMissing(SlmboardError):
+    """No API key in the environment variable the judge was told to read."""
+
+
+class OpenAIJudge(Judge):
+    """Rubric judge over an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    rubric_version = RUBRIC_VERSION
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 8,
+        max_tokens: int = 256,
+        seed: int = DEFAULT_SEED,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        cache: bool | str | Path | JudgmentCache = True,
+        air_templates: AirBenchTemplates | str | Path | None = None,
+        on_item: Callable[[int], None] | None = None,
+        batch_api: bool = False,
+        batch_poll_seconds: float = 30.0,
+        batch_state_path: str | Path | None = None,
+    ) -> None:
+        if not model or not model.strip():
+            raise ValueError("openai judge: the model name after 'openai:' is empty")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        self.model = model.strip()
+        self.judge_id = f"openai:{self.model}"
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.concurrency = int(concurrency)
+        self.max_tokens = int(max_tokens)
+        self.seed = int(seed)
+        self.timeout = float(timeout)
+        self.retry = retry or RetryPolicy()
+        self.rpm, self.tpm = requests_per_minute, tokens_per_minute
+        if cache is True:
+            self.cache: JudgmentCache | None = JudgmentCache()
+        elif cache is False or cache is None:
+            self.cache = None
+        elif isinstance(cache, JudgmentCache):
+            self.cache = cache
+        else:
+            self.cache = JudgmentCache(cache)
+        if air_templates is not None and not isinstance(air_templates, AirBenchTemplates):
+            air_templates = load_air_bench_templates(air_templates)
+        self.air_templates = air_templates
+        self.on_item = on_item
+        self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
+        #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
+        self.stats: Counter = Counter()
+        self._rng = random.Random(self.seed)
+        # The runner hands over many items at once so the request pool stays full.
+        self.preferred_batch_size = max(64, 8 * self.concurrency)
+        # Batch API: every pending item goes into one batch; the runner points the state file into the run folder.
+        self.batch_api = bool(batch_api)
+        self.whole_run = self.batch_api
+        self.batch_poll_seconds = float(batch_poll_seconds)
+        self.batch_state_path = Path(batch_state_path) if batch_state_path else None
+
+    # ---- requests ------------------------------------------------------------------------
+    def rubric(self, item: JudgeInput) -> Rubric:
+        if self.air_templates is not None and item.suite.startswith("air_bench"):
+            return self.air_templates.rubric(item.category or "")
+        return rubric_for(item)
+
+    def judge_prompt(self, item: JudgeInput) -> tuple[Rubric, str]:
+        rubric = self.rubric(item)
+        return rubric, render(rubric.template, item.prompt, item.response)
+
+    def _max_tokens(self, rubric: Rubric) -> int:
+        return min(self.max_tokens, AIR_MAX_TOKENS) if rubric.fmt == "air" else self.max_tokens
+
+    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+        """The chat-completions body for one item (also used by the Batch API)."""
+        rubric, text = self.judge_prompt(item)
+        return rubric, {
+            "model": self.model,
+            "messages": [{"role": "user", "content": text}],
+            "temperature": 0.0,
+            "seed": self.seed,
+            "max_tokens": self._max_tokens(rubric),
+        }
+
+    def cache_rubric_key(self, rubric: Rubric) -> str:
+        return f"{self.rubric_version}/{rubric.name}"
+
+    def _api_key(self) -> str:
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        if self.base_url:
+            return "no-key"  # local servers such as vLLM accept any key
+        raise ApiKeyMissing(
+            f"openai judge: environment variable {self.api_key_env} is not set; export your API key there "
+            "(or pass --api-key-env NAME, or --base-url for a local server)"
+        )
+
+    def make_client(self):
+        import openai
+
+        # max_retries=0: retries are ours (counted, jittered, Retry-After aware).
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key(), max_retries=0, timeout=self.timeout)
+
+    def interpret(self, rubric: Rubric, reply: str | None) -> Judgment:
+        """Turn a judge reply into a Judgment (parse_error when it does not parse)."""
+        if reply is None:
+            return Judgment(None, "parse_error", None, "the judge returned no text")
+        parsed = parse_reply(reply, rubric.fmt, rubric.levels)
+        if parsed.score is None:
+            return Judgment(None, "parse_error", reply, parsed.error)
+        return Judgment(parsed.score, "ok", reply, parsed.reasoning)
+
+    async def _one(self, client, item: JudgeInput, sem: asyncio.Semaphore, limiter: RateLimiter) -> Judgment:
+        rubric, body = self.request_body(item)
+        if rubric.fmt == "air" and not item.response.strip():
+            # AIR-Bench (as HELM): an empty answer is a blocked request and scores 1 without a judge call.
+            return Judgment(1.0, "ok", None, "BLOCKED_REQUEST_OR_EMPTY_RESPONSE")
+        rkey = self.cache_rubric_key(rubric)
+        if self.cache is not None:
+            hit = self.cache.get(self.judge_id, rkey, item.prompt, item.response)
+            if hit is not None:
+                self.stats["cache_hits"] += 1
+                return hit
+        stats = RetryStats()
+        est_tokens = len(body["messages"][0]["content"]) // 4 + body["max_tokens"]
+
+        async def attempt():
+            await limiter.acquire(est_tokens)
+            self.stats["requests"] += 1
+            return await client.chat.completions.create(**body)
+
+        async with sem:
+            try:
+                resp = await call_with_retry(attempt, self.retry, stats, self._rng)
+            except Exception as exc:  # noqa: BLE001 - an API failure becomes a counted 'error' record
+                self.stats["retries"] += stats.retries
+                self.stats["api_errors"] += 1
+                reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
+                key = os.environ.get(self.api_key_env)
+                if key:
+                    reason = reason.replace(key, "***")  # never let the key reach a record
+                return Judgment(None, "error", None, reason)
+        self.stats["retries"] += stats.retries
+        if resp.usage is not None:
+            self.stats["prompt_tokens"] += resp.usage.prompt_tokens or 0
+            self.stats["completion_tokens"] += resp.usage.completion_tokens or 0
+        reply = resp.choices[0].message.content if resp.choices else None
+        judgment = self.interpret(rubric, reply)
+        if self.cache is not None:
+            self.cache.put(self.judge_id, rkey, item.prompt, item.response, judgment)
+        return judgment
+
+    def check_inputs(self, inputs: Sequence[JudgeInput]) -> None:
+        """Every item must have a rubric (e.g. XSTest needs its gold label) -- checked before any request."""
+        for x in inputs:
+            try:
+                self.rubric(x)
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"judge {self.judge_id}: item {x.suite}/{x.item_id}: {exc.args[0] if exc.args else exc}") from exc
+
+    async def ajudge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
+        self.check_inputs(inputs)
+        sem = asyncio.Semaphore(self.concurrency)
+        limiter = RateLimiter(self.rpm, self.tpm)
+        client = self.make_client()
+        try:
+            async def run(i: int, item: JudgeInput) -> tuple[int, Judgment]:
+                j = await self._one(client, item, sem, limiter)
+                if self.on_item is not None:
+                    self.on_item(1)
+                return i, j
+
+            results = await asyncio.gather(*(run(i, x) for i, x in enumerate(inputs)))
+        finally:
+            await client.close()
+        out: list[Judgment] = [None] * len(inputs)  # type: ignore[list-item]
+        for i, j in results:
+            out[i] = j
+        return out
+
+    def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
+        if not inputs:
+            return []
+        if self.batch_api:
+            from .batch import judge_with_batch_api
+
+            self.check_inputs(inputs)
+            state = self.batch_state_path or Path("judge-batch-state.json")
+            return judge_with_batch_api(self, inputs, state, poll_seconds=self.batch_poll_seconds)
+        return asyncio.run(self.ajudge(inputs))
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    msg = str(exc).replace("\n", " ")[:200]
+    return f"{type(exc).__name__}{f' (HTTP {status})' if status else ''}: {msg}"
+
+
+@register_judge("openai")
+def make_openai_judge(model: str | None = None, **options) -> OpenAIJudge:
+    """Factory for ``make_judge("openai:<model>", base_url=..., concurrency=..., ...)``."""
+    if not model:
+        raise ValueError("the openai judge needs a model: openai:<model>, e.g. openai:gpt-4o-2024-05-13")
+    return OpenAIJudge(model, **options)

@@ -1,0 +1,131 @@
+"""The two user-facing operations: run a moderator on the suite, and write the reliability report."""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import pandas as pd
+
+from ..errors import SlmboardError
+from ..records_io import atomic_write_bytes, atomic_write_text
+
+
+def make_moderator(kind: str = "hf", model_dir: str | None = None, moderator_id: str | None = None,
+                   base_url: str | None = None, served_model: str | None = None, tokenizer: str | None = None,
+                   api_key: str = "EMPTY", guard: str | None = None, dtype: str = "float32", batch_size: int = 8,
+                   judge: str | None = None):
+    """``kind``: hf (local transformers; default the embedded SmolLM2), openai (an OpenAI-compatible
+    completions server), guard (a guard model in its native format, ``guard`` = llama_guard_3 |
+    shieldgemma | wildguard), judge (any SLM-track judge, ``judge`` = a make_judge spec)."""
+    if kind == "hf":
+        from .moderators import LocalModerator
+
+        return LocalModerator(model_dir, moderator_id=moderator_id, dtype=dtype, batch_size=batch_size)
+    if kind == "openai":
+        if not base_url or not served_model:
+            raise SlmboardError("--model openai needs --base-url and --served-model")
+        if tokenizer is None:
+            from ..generation.embedded import dense_model_dir
+
+            tokenizer = model_dir or str(dense_model_dir()[0])
+        from .moderators import APIModerator
+
+        return APIModerator(base_url, served_model, tokenizer, api_key=api_key, moderator_id=moderator_id)
+    if kind == "guard":
+        if not guard or not model_dir:
+            raise SlmboardError("--model guard needs --guard NAME and --model-dir DIR")
+        from .guards import GuardModerator
+
+        return GuardModerator(guard, model_dir, moderator_id=moderator_id, dtype=dtype, batch_size=batch_size)
+    if kind == "judge":
+        if not judge:
+            raise SlmboardError("--model judge needs --judge SPEC (e.g. heuristic, openai:MODEL, guard:MODEL)")
+        from .moderators import JudgeModerator
+
+        return JudgeModerator(judge, moderator_id=moderator_id)
+    raise SlmboardError(f"unknown moderator backend {kind!r}; choose hf, openai, guard or judge")
+
+
+@dataclass
+class ReportResult:
+    out: Path
+    table: pd.DataFrame
+    parse_failures: pd.DataFrame
+    files: list[Path] = field(default_factory=list)
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue().encode("utf-8")
+
+
+def write_report(data: str | Path, out: str | Path, n_bootstrap: int = 2000, n_splits: int = 20, seed: int = 0,
+                 stability_repeats: int = 100, figures: bool = True) -> ReportResult:
+    """Compute everything first, then write: bad input leaves ``out`` untouched.
+
+    Files: moderators.csv (the issue's columns), parse_failures.csv, verbal_ece.csv, reliability.csv,
+    risk_coverage.csv, stability_lobo.csv, stability_subsample.csv, cost_curves.csv, summary.json and,
+    with matplotlib, reliability.png, risk_coverage.png, cost_map.png.
+    """
+    from . import figures as F
+    from .records import read_moderation
+    from .report import compute_report, parse_failures, verbal_ece
+    from .stability import cost_curves, leave_one_benchmark_out, subsample_stability
+
+    frame = read_moderation(data)
+    table = compute_report(frame, n_bootstrap=n_bootstrap, seed=seed, n_splits=n_splits)
+    fails = parse_failures(frame)
+    outputs: dict[str, bytes] = {
+        "moderators.csv": _csv(table),
+        "parse_failures.csv": _csv(fails),
+        "verbal_ece.csv": _csv(verbal_ece(frame)),
+        "reliability.csv": _csv(F.reliability_table(frame)),
+        "risk_coverage.csv": _csv(F.risk_coverage_table(frame)),
+        "cost_curves.csv": _csv(cost_curves(table)),
+    }
+    n_mod = table["moderator_id"].nunique()
+    if n_mod >= 2:
+        outputs["stability_lobo.csv"] = _csv(leave_one_benchmark_out(frame))
+        outputs["stability_subsample.csv"] = _csv(subsample_stability(frame, n_repeats=stability_repeats, seed=seed))
+    summary = {"data": str(data), "n_records": int(len(frame)), "n_moderators": int(n_mod),
+               "n_no_decision": int(fails["no_decision"].sum()), "n_bootstrap": n_bootstrap, "n_splits": n_splits,
+               "seed": seed}
+    outputs["summary.json"] = (json.dumps(summary, indent=2) + "\n").encode()
+    if figures:
+        outputs.update(F.render_all(frame, table))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, payload in outputs.items():
+        atomic_write_bytes(out / name, payload)
+        files.append(out / name)
+    return ReportResult(out, table, fails, files)
+
+
+def import_released_files(files: Sequence[str | Path], run_dir: str | Path, moderator_id: Optional[str] = None) -> list[Path]:
+    """Write released Safety-Flag per-item files as ModerationRecords into RUN/moderation/<benchmark>.jsonl."""
+    from ..records_io import write_jsonl_atomic
+    from ..runs import RunDir
+    from .released import import_released
+
+    run = RunDir(run_dir)
+    by_bench: dict[str, list] = {}
+    for f in files:  # everything validated before anything is written
+        for row in import_released(f, moderator_id=moderator_id):
+            by_bench.setdefault(row["benchmark"], []).append(row)
+    existing = [str(run.moderation_file(b)) for b in by_bench if run.moderation_file(b).exists()]
+    if existing:
+        raise SlmboardError(f"{', '.join(existing)} exist(s); import into a new run folder")
+    written = []
+    for bench, rows in by_bench.items():
+        path = run.moderation_file(bench)
+        write_jsonl_atomic(path, rows)
+        written.append(path)
+    return written
+
+
+__all__ = ["make_moderator", "write_report", "import_released_files", "ReportResult", "atomic_write_text"]

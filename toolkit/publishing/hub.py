@@ -1,0 +1,175 @@
+"""The Hugging Face Hub publisher: the same submission as the local folder, as one Hub commit.
+
+Per-item records go to new files only (one per submission, suite and judge), so two submitters
+never write the same path. The shared files (README.md from dataset_card.md, the leaderboard, the
+submissions index) depend on everything already published: they are rebuilt from a snapshot of the
+branch head and committed with ``parent_commit=head``. If someone else committed in between the Hub
+answers 412 (branch moved) or 409 (commit in progress); we then re-read the new head, rebuild and
+try again. datasets' own push retry does not recognise hub 2.4's error type, hence our own loop.
+
+``create_pr=True`` opens a pull request instead (moderated leaderboards): a maintainer merges it.
+The token is read by huggingface_hub from HF_TOKEN / its login; it is never put into a record,
+a manifest, a log line or an error message (errors are scrubbed of it before they are raised).
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import PublishError
+
+RETRY_STATUSES = (409, 412)
+_HF_URL = re.compile(r"^hf://datasets/([\w.-]+/[\w.-]+)/?$")
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass
+class HubCommit:
+    revision: str
+    files: list[str]
+    attempts: int
+    pr_url: str | None = None
+    pr_revision: str | None = None  # "refs/pr/N" in PR mode
+
+
+def parse_target(to: str | os.PathLike) -> tuple[str, str | Path]:
+    """``--to``: ("hub", "org/name") for ``hf://datasets/org/name`` or an ``org/name`` that is not a
+    local path; ("folder", Path) otherwise. A Path object is always a folder; so is a string whose
+    parent folder exists locally (``demo-output/dataset``), which keeps local use unsurprising."""
+    if isinstance(to, Path):
+        return "folder", to
+    text = str(to).strip()
+    m = _HF_URL.match(text)
+    if m:
+        return "hub", m.group(1)
+    if text.startswith("hf://"):
+        raise PublishError(f"--to {text!r}: expected hf://datasets/<org>/<name>")
+    path = Path(text).expanduser()
+    if path.exists() or text.startswith((".", "/", "~")) or not _REPO_ID.match(text):
+        return "folder", path
+    if path.parent.is_dir() and path.parent != Path("."):
+        return "folder", path
+    return "hub", text
+
+
+def scrub(text: str, token: str | None) -> str:
+    """Remove the token (and anything that looks like a HF token) from a message."""
+    if token:
+        text = text.replace(token, "***")
+    return re.sub(r"hf_[A-Za-z0-9]{8,}", "hf_***", text)
+
+
+def _token() -> str | None:
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
+class HubPublisher:
+    """Publish to the dataset repo ``repo_id`` on the Hub (or whatever HF_ENDPOINT points at)."""
+
+    def __init__(self, repo_id: str, create_pr: bool = False, private: bool = False, max_attempts: int = 8,
+                 xet: bool | None = None, revision: str = "main"):
+        self.repo_id = repo_id
+        self.create_pr = create_pr
+        self.private = private
+        self.max_attempts = max_attempts
+        self.revision = revision
+        if xet is False:  # classic LFS upload; huggingface_hub checks this flag at upload time
+            from huggingface_hub import constants
+
+            constants.HF_HUB_DISABLE_XET = True
+
+    def __repr__(self) -> str:
+        return f"HubPublisher({self.repo_id!r})"
+
+    def _api(self):
+        from huggingface_hub import HfApi
+
+        return HfApi()
+
+    def head(self) -> str | None:
+        from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+        try:
+            return self._api().repo_info(self.repo_id, repo_type="dataset", revision=self.revision).sha
+        except (RepositoryNotFoundError, RevisionNotFoundError):
+            return None
+
+    def snapshot(self, revision: str, dest: Path) -> Path:
+        """A writable copy of the repo at ``revision`` (the cache's snapshot folder is named by commit,
+        so a re-read never serves stale files)."""
+        from huggingface_hub import snapshot_download
+
+        snap = snapshot_download(self.repo_id, repo_type="dataset", revision=revision)
+        shutil.copytree(snap, dest, symlinks=False, ignore=shutil.ignore_patterns(".cache"))
+        return dest
+
+    def commit(self, message: str, write: Callable[[Path], list[str]]) -> HubCommit:
+        """Snapshot the head, let ``write(root)`` add files and rebuild the shared ones, commit every
+        changed file under ``parent_commit=head``; on 412/409 start over from the new head."""
+        from huggingface_hub import CommitOperationAdd
+        from huggingface_hub.errors import HfHubHTTPError
+
+        token = _token()
+        api = self._api()
+        try:
+            api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
+        except HfHubHTTPError as exc:
+            raise PublishError(scrub(f"cannot create or reach dataset {self.repo_id}: {exc}", token)) from None
+        delay = 0.5
+        for attempt in range(1, self.max_attempts + 1):
+            head = self.head()
+            if head is None:
+                raise PublishError(f"dataset {self.repo_id} has no branch {self.revision!r}")
+            with tempfile.TemporaryDirectory(prefix="slmboard-hub-") as tmp:
+                root = self.snapshot(head, Path(tmp) / "repo")
+                before = _digests(root)
+                write(root)  # raises (nothing committed) when the submission is refused
+                after = _digests(root)
+                changed = sorted(p for p, d in after.items() if before.get(p) != d)
+                ops = [CommitOperationAdd(p, (root / p).read_bytes()) for p in changed]
+                if not ops:
+                    raise PublishError("nothing to commit: the dataset already holds exactly these files")
+                try:
+                    info = api.create_commit(self.repo_id, ops, commit_message=message, repo_type="dataset",
+                                             revision=self.revision, parent_commit=head, create_pr=self.create_pr)
+                except HfHubHTTPError as exc:
+                    status = getattr(getattr(exc, "response", None), "status_code", None)
+                    if status in RETRY_STATUSES and attempt < self.max_attempts:
+                        time.sleep(delay * (1 + random.random()))  # jitter: two retriers must not collide again
+                        delay = min(delay * 2, 8.0)
+                        continue
+                    raise PublishError(scrub(f"commit to {self.repo_id} failed (HTTP {status}) after {attempt} attempt(s): {exc}", token)) from None
+                return HubCommit(info.oid, changed, attempt, info.pr_url, info.pr_revision)
+        raise PublishError(f"commit to {self.repo_id} kept conflicting; gave up after {self.max_attempts} attempts")
+
+    def verify(self, revision: str, hashes: dict[str, str]) -> list[str]:
+        """Paths whose published content hash (LFS sha256) differs from the manifest's; [] when all agree."""
+        infos = self._api().get_paths_info(self.repo_id, list(hashes), repo_type="dataset", revision=revision)
+        seen = {i.path: i for i in infos}
+        bad = []
+        for path, sha in hashes.items():
+            info = seen.get(path)
+            if info is None:
+                bad.append(f"{path}: missing after commit")
+            elif getattr(info, "lfs", None) is not None and info.lfs.sha256 != sha:
+                bad.append(f"{path}: sha256 {info.lfs.sha256} on the Hub, {sha} in the manifest")
+        return bad
+
+
+def _digests(root: Path) -> dict[str, str]:
+    import hashlib
+
+    out = {}
+    for p in root.rglob("*"):
+        if p.is_file() and ".cache" not in p.relative_to(root).parts:
+            out[p.relative_to(root).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out

@@ -1,0 +1,163 @@
+"""Integrity checks a submission must pass before anything is written.
+
+- item set: every suite's records are compared with the suite's canonical item list (missing,
+  duplicate and unknown item ids; a prompt whose sha256 differs from the canonical prompt's is an
+  altered prompt). The canonical list comes from ``toolkit.suites.load_items`` with the run's data
+  dir; a suite that cannot be loaded here (no mirror, offline) is reported as *not checked*.
+- moderation records (``RUN/moderation/*.jsonl``): schema, run membership, duplicates.
+- manifest completeness: every suite of run.json judged by every judge, record files non-empty
+  and their content hashes equal to the bytes that will be published.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schemas import ModerationRecord, Submission, sha256_text
+
+from ..errors import RecordError
+from ..records_io import iter_jsonl
+from ..runs import RunConfig, RunDir
+from ..validation import pydantic_errors
+
+
+@dataclass
+class ItemSetReport:
+    errors: list[RecordError] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)  # suites compared with their canonical list
+    unchecked: dict[str, str] = field(default_factory=dict)  # suite -> why it could not be
+
+
+def canonical_items(suite: str, data_dir: str | Path | None, limit: int | None) -> tuple[dict[str, str] | None, dict[str, str], str | None]:
+    """({item_id: prompt_sha256} of the first ``limit`` items, {same, for all items}, why-not) for ``suite``."""
+    from ..suites import SuiteDataError, UnknownSuiteError, load_items
+
+    try:
+        items = load_items([suite], data_dir=data_dir)
+    except (SuiteDataError, UnknownSuiteError, OSError, ValueError) as exc:
+        return None, {}, f"{type(exc).__name__}: {exc}"
+    full = {i.item_id: sha256_text(i.prompt) for i in items}
+    expected = dict(list(full.items())[:limit]) if limit else full
+    return expected, full, None
+
+
+def check_item_set(
+    run: RunDir, config: RunConfig, groups: dict[tuple[str, str], list[dict]], data_dir: str | Path | None = None
+) -> ItemSetReport:
+    """Compare each (suite, judge) group and each response file with the suite's canonical items."""
+    report = ItemSetReport()
+    data_dir = data_dir if data_dir is not None else getattr(config, "data_dir", None)
+    suites = sorted({s for s, _ in groups} | {p.stem for p in run.response_files()})
+    for suite in suites:
+        expected, full, why = canonical_items(suite, data_dir, config.limit)
+        if expected is None:
+            report.unchecked[suite] = why or "not loadable"
+            continue
+        report.checked.append(suite)
+        # Responses: duplicates and prompts, row by row (the file the user can fix).
+        resp_file = run.response_file(suite)
+        seen: dict[str, int] = {}
+        if resp_file.is_file():
+            for row_no, row in iter_jsonl(resp_file):
+                if not isinstance(row, dict) or "item_id" not in row:
+                    continue
+                iid = str(row["item_id"])
+                if iid in seen:
+                    report.errors.append(RecordError(str(resp_file), row_no, "item_id", f"duplicate item {iid!r} (first at row {seen[iid]})"))
+                seen.setdefault(iid, row_no)
+                report.errors.extend(_check_one(str(resp_file), row_no, iid, row.get("prompt_sha256"), full))
+        for (g_suite, judge_id), rows in sorted(groups.items()):
+            if g_suite != suite:
+                continue
+            file = str(run.judgment_file(judge_id, suite))
+            ids = set()
+            for n, row in enumerate(rows, start=1):
+                ids.add(row["item_id"])
+                report.errors.extend(_check_one(file, row.get("_row", n), row["item_id"], row.get("prompt_sha256"), full))
+            missing = [i for i in expected if i not in ids]
+            if missing:
+                report.errors.append(RecordError(
+                    file, None, "item_id",
+                    f"{len(missing)} of the {len(expected)} canonical {suite} item(s) missing: {', '.join(missing[:5])}"
+                    + (" …" if len(missing) > 5 else "")))
+    return report
+
+
+def _check_one(file: str, row_no: int, item_id: str, prompt_sha: Any, full: dict[str, str]) -> list[RecordError]:
+    if item_id not in full:
+        return [RecordError(file, row_no, "item_id", f"unknown item {item_id!r}: not in the suite's canonical list")]
+    if prompt_sha != full[item_id]:
+        return [RecordError(file, row_no, "prompt_sha256",
+                            f"prompt of {item_id!r} differs from the canonical prompt (altered prompt)")]
+    return []
+
+
+def moderation_rows(run: RunDir, config: RunConfig) -> tuple[list[dict], list[RecordError]]:
+    """Validated ModerationRecords of the run (``RUN/moderation/*.jsonl``), as JSON-ready dicts."""
+    from pydantic import ValidationError
+
+    rows: list[dict] = []
+    errors: list[RecordError] = []
+    seen: dict[tuple, str] = {}
+    for path in run.moderation_files():
+        name = str(path)
+        for row_no, row in iter_jsonl(path):
+            if isinstance(row, RecordError):
+                errors.append(row)
+                continue
+            try:
+                rec = ModerationRecord.model_validate(row)
+            except ValidationError as exc:
+                errors.extend(pydantic_errors(exc, name, row_no))
+                continue
+            if rec.submission_id != config.submission_id:
+                errors.append(RecordError(name, row_no, "submission_id", f"{rec.submission_id!r} differs from run.json ({config.submission_id!r})"))
+            if rec.benchmark != path.stem:
+                errors.append(RecordError(name, row_no, "benchmark", f"{rec.benchmark!r} in the file for benchmark {path.stem!r}"))
+            key = (rec.moderator_id, rec.benchmark, rec.item_id, rec.prompt_variant)
+            if key in seen:
+                errors.append(RecordError(name, row_no, "item_id", f"duplicate of {seen[key]} (same moderator, benchmark, item, prompt_variant)"))
+                continue
+            seen[key] = f"{name}:{row_no}"
+            rows.append(rec.model_dump(mode="json"))
+    rows.sort(key=lambda r: (r["moderator_id"], r["benchmark"], r["item_id"], r["prompt_variant"]))
+    return rows, errors
+
+
+def check_manifest(manifest: Submission, files: dict[str, bytes], config: RunConfig, where: str) -> list[RecordError]:
+    """Completeness of the manifest and agreement of its content hashes with the bytes to publish."""
+    errors: list[RecordError] = []
+    if not manifest.record_files:
+        errors.append(RecordError(where, None, "record_files", "the submission has no record files"))
+    listed = {f.path for f in manifest.record_files}
+    for rf in manifest.record_files:
+        data = files.get(rf.path)
+        if data is None:
+            errors.append(RecordError(where, None, "record_files", f"{rf.path} is listed but not part of the submission"))
+        elif hashlib.sha256(data).hexdigest() != rf.sha256:
+            errors.append(RecordError(where, None, "record_files", f"{rf.path}: sha256 differs from the manifest"))
+        if rf.n_rows < 1:
+            errors.append(RecordError(where, None, "record_files", f"{rf.path}: no rows"))
+    for path in files:
+        if path not in listed:
+            errors.append(RecordError(where, None, "record_files", f"{path} would be published without a manifest entry"))
+    judged = {(f.suite, f.judge_id) for f in manifest.record_files if f.suite and f.judge_id}
+    judges = sorted({j for _, j in judged})
+    for suite in config.suites:
+        for judge in judges:
+            if (suite, judge) not in judged:
+                errors.append(RecordError(where, None, "suites", f"run.json lists suite {suite!r} but it has no judgments by {judge}"))
+    for fld in ("model_id", "model_revision", "toolkit_version", "created_at"):
+        if not getattr(manifest, fld):
+            errors.append(RecordError(where, None, fld, "missing"))
+    return errors
+
+
+def metadata_gaps(manifest: Submission) -> list[str]:
+    """Optional manifest fields the leaderboard filters use; reported, not refused."""
+    gaps = [f for f in ("family", "params") if getattr(manifest, f) in (None, "")]
+    if manifest.tuning == "unknown" and manifest.instruction_tuned is None:
+        gaps.append("tuning / instruction_tuned")
+    return gaps
