@@ -90,6 +90,10 @@ class LocalFolderHub:
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
             _git(self.root, "read-tree", "--empty", check=False)
 
+    def has_inflight(self) -> bool:
+        """Whether a submission was interrupted after it started writing (rolled back by the next commit)."""
+        return (self.root / ".git" / _INFLIGHT).exists()
+
     def recover(self) -> bool:
         """Undo a submission that a killed process left half-written. Returns True if it did."""
         marker = self.root / ".git" / _INFLIGHT

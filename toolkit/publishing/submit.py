@@ -257,7 +257,10 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     if create_pr:
         raise SlmboardError("--create-pr needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
     local = LocalFolderHub(where)
-    refuse_existing(local.root)  # before taking the lock: a refused submission touches nothing
+    if not local.has_inflight():
+        # Before taking the lock, so a refused submission touches nothing. With a crashed writer's
+        # leftovers in the tree this check waits until commit() has rolled them back.
+        refuse_existing(local.root)
     info: CommitInfo = local.commit(message, write)
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes)
 
