@@ -4,7 +4,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rich.console import Console
 
 from . import api
 from .terminal import print_leaderboard

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from schemas import LABEL_OF_SCORE, ItemRecord, ResponseRecord
 
-from .. import __version__
+
 from ..errors import RecordError, SlmboardError, ValidationFailed
 from ..progress import progress_bar
 from ..records_io import JsonlAppender, atomic_write_text, iter_jsonl, repair_torn_tail

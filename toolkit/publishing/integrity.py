@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemas import ModerationRecord, Submission, sha256_text
+from schemas import Submission, sha256_text
 
 from ..errors import RecordError
 from ..records_io import iter_jsonl
 from ..runs import RunConfig, RunDir
-from ..validation import pydantic_errors
+from ..validation import iter_validated
 
 
 @dataclass
@@ -96,21 +96,14 @@ def _check_one(file: str, row_no: int, item_id: str, prompt_sha: Any, full: dict
 
 def moderation_rows(run: RunDir, config: RunConfig) -> tuple[list[dict], list[RecordError]]:
     """Validated ModerationRecords of the run (``RUN/moderation/*.jsonl``), as JSON-ready dicts."""
-    from pydantic import ValidationError
 
     rows: list[dict] = []
     errors: list[RecordError] = []
     seen: dict[tuple, str] = {}
     for path in run.moderation_files():
-        name = str(path)
-        for row_no, row in iter_jsonl(path):
-            if isinstance(row, RecordError):
-                errors.append(row)
-                continue
-            try:
-                rec = ModerationRecord.model_validate(row)
-            except ValidationError as exc:
-                errors.extend(pydantic_errors(exc, name, row_no))
+        for name, row_no, rec in iter_validated(path, "moderation"):
+            if isinstance(rec, RecordError):
+                errors.append(rec)
                 continue
             if rec.submission_id != config.submission_id:
                 errors.append(RecordError(name, row_no, "submission_id", f"{rec.submission_id!r} differs from run.json ({config.submission_id!r})"))

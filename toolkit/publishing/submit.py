@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import Architecture, ItemRecord, RecordFile, Submission
+from schemas import RecordFile, Submission
 
 from .. import __version__
 from ..errors import RecordError, SlmboardError, ValidationFailed
@@ -32,7 +32,7 @@ from ..records_io import (
     iter_jsonl,
 )
 from ..runs import RunConfig, RunDir
-from ..validation import pydantic_errors
+from ..validation import iter_validated, pydantic_errors
 from . import layout
 from .card import render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows
@@ -69,8 +69,6 @@ def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_S
 
 def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, str], list[dict]], list[RecordError]]:
     """Validate every judgment row and check that it belongs to this run and covers its responses."""
-    from pydantic import ValidationError
-
     errors: list[RecordError] = []
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     seen: dict[tuple, str] = {}
@@ -79,19 +77,13 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
         errors.append(RecordError(str(run.root), None, None, f"no judgments; run `slmboard judge {run.root}` first"))
         return groups, errors
     for path in files:
-        name = str(path)
-        for row_no, row in iter_jsonl(path):
-            if isinstance(row, RecordError):
-                errors.append(row)
+        for name, row_no, record in iter_validated(path, "item"):
+            if isinstance(record, RecordError):
+                errors.append(record)
                 continue
-            try:
-                record = ItemRecord.model_validate(row)
-            except ValidationError as exc:
-                errors.extend(pydantic_errors(exc, name, row_no))
-                continue
-            for field in ("submission_id", "model_id", "model_revision"):
-                if getattr(record, field) != getattr(config, field):
-                    errors.append(RecordError(name, row_no, field, f"{getattr(record, field)!r} differs from run.json ({getattr(config, field)!r})"))
+            for key in ("submission_id", "model_id", "model_revision"):
+                if getattr(record, key) != getattr(config, key):
+                    errors.append(RecordError(name, row_no, key, f"{getattr(record, key)!r} differs from run.json ({getattr(config, key)!r})"))
             if record.suite != path.stem:
                 errors.append(RecordError(name, row_no, "suite", f"{record.suite!r} in the file for suite {path.stem!r}"))
             key = (record.suite, record.item_id, record.judge_id)
