@@ -1,0 +1,142 @@
+"""The --batch path end to end through the real `openai` client against a Batch API *emulator* on
+127.0.0.1 (files upload, batch create, poll, output download). No local server implements
+/v1/batches, so this emulator answers each request line with a scored reply; what is under test is
+our client path: upload once, persist the batch id, a restarted judge resumes that batch instead of
+submitting a new one, and every item ends judged or explicitly failed."""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from slmboard_testing import make_run
+from toolkit import api
+
+REPLY = "<reasoning>Refused.</reasoning><score>1</score>"
+
+
+class BatchEmulator:
+    def __init__(self, polls_before_done: int = 2):
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.created = 0
+        self.polls_before_done = polls_before_done
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _json(self, obj, code=200):
+                body = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path.endswith("/files"):
+                    # multipart/form-data: keep the part that holds the JSONL lines
+                    match = re.search(rb'filename="[^"]*"\r\n(?:[^\r\n]+\r\n)*\r\n(.*?)\r\n--', data, re.S)
+                    fid = f"file-{uuid.uuid4().hex[:8]}"
+                    outer.files[fid] = match.group(1) if match else b""
+                    return self._json({"id": fid, "object": "file", "bytes": len(outer.files[fid]), "created_at": 0,
+                                       "filename": "judge-batch.jsonl", "purpose": "batch", "status": "processed"})
+                if self.path.endswith("/batches"):
+                    req = json.loads(data)
+                    bid = f"batch_{uuid.uuid4().hex[:8]}"
+                    outer.created += 1
+                    outer.batches[bid] = {"input": req["input_file_id"], "polls": 0}
+                    return self._json(self._batch(bid))
+                self._json({"error": {"message": "not found"}}, 404)
+
+            def _batch(self, bid):
+                b = outer.batches[bid]
+                done = b["polls"] >= outer.polls_before_done
+                out_id = None
+                if done and "output" not in b:
+                    lines = []
+                    for line in outer.files[b["input"]].decode().splitlines():
+                        if line.strip():
+                            req = json.loads(line)
+                            lines.append(json.dumps({"id": "r", "custom_id": req["custom_id"], "response": {"status_code": 200, "body": {
+                                "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}]}}}))
+                    b["output"] = f"file-out-{bid}"
+                    outer.files[b["output"]] = ("\n".join(lines) + "\n").encode()
+                if done:
+                    out_id = b["output"]
+                return {"id": bid, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": b["input"],
+                        "completion_window": "24h", "status": "completed" if done else "in_progress", "created_at": 0,
+                        "output_file_id": out_id, "error_file_id": None}
+
+            def do_GET(self):
+                m = re.search(r"/batches/([^/]+)$", self.path)
+                if m:
+                    outer.batches[m.group(1)]["polls"] += 1
+                    return self._json(self._batch(m.group(1)))
+                m = re.search(r"/files/([^/]+)/content$", self.path)
+                if m:
+                    body = outer.files[m.group(1)]
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    return self.wfile.write(body)
+                self._json({"error": {"message": "not found"}}, 404)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def emulator():
+    e = BatchEmulator()
+    yield e
+    e.stop()
+
+
+def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, emulator, monkeypatch):
+    monkeypatch.setenv("SLMBOARD_TEST_KEY", "test-key")
+    run = make_run(tmp_path / "run", judged=False)
+    opts = dict(base_url=emulator.base_url, api_key_env="SLMBOARD_TEST_KEY", batch_api=True, batch_poll_seconds=0.05,
+                cache=str(tmp_path / "cache.sqlite"), show_progress=False)
+    # First attempt: the batch is submitted, then the process "dies" while polling (timeout before completion).
+    emulator.polls_before_done = 10**9
+    from toolkit.judging import make_judge
+
+    judge = make_judge("openai:batch-model", **{k: v for k, v in opts.items() if k != "show_progress"})
+    import toolkit.judging.batch as batch_mod
+
+    real = batch_mod.judge_with_batch_api
+
+    def dying(*args, **kwargs):
+        return real(*args, **{**kwargs, "timeout_seconds": 0.2})
+
+    monkeypatch.setattr(batch_mod, "judge_with_batch_api", dying)
+    monkeypatch.setattr("toolkit.judging.openai_judge.judge_with_batch_api", dying, raising=False)
+    with pytest.raises(TimeoutError, match="re-run to resume"):
+        api.judge(run, judge=judge, show_progress=False)
+    state = run / "judgments" / "openai-batch-model" / "batch-state.json"
+    assert state.is_file() and emulator.created == 1
+    batch_id = json.loads(state.read_text())["batch_id"]
+    # Restart: the pending batch is resumed by its id, not submitted again.
+    monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
+    monkeypatch.setattr("toolkit.judging.openai_judge.judge_with_batch_api", real, raising=False)
+    emulator.polls_before_done = 0
+    result = api.judge(run, judge="openai:batch-model", **opts)
+    assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1
+    assert not state.exists()
+    rows = [json.loads(l) for l in (run / "judgments" / "openai-batch-model" / "smoke.jsonl").read_text().splitlines()]
+    assert [(r["judge_status"], r["score"]) for r in rows] == [("ok", 1.0)] * 3, [r["judge_reason"] for r in rows]
+    assert result.n_new == 3
