@@ -25,6 +25,20 @@ class ModelDescription:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+def model_info_from_config(config: Any) -> dict[str, Any]:
+    """Architecture metadata (paper 1, Table A2) from a transformers config, for the submission manifest."""
+    return {
+        "n_layers": getattr(config, "num_hidden_layers", None),
+        "n_heads": getattr(config, "num_attention_heads", None),
+        "n_kv_heads": getattr(config, "num_key_value_heads", None),
+        "hidden_size": getattr(config, "hidden_size", None),
+        "vocab_size": getattr(config, "vocab_size", None),
+        "context_length": getattr(config, "max_position_embeddings", None),
+        "activation": getattr(config, "hidden_act", None),
+        "architecture": (getattr(config, "architectures", None) or [None])[0],
+    }
+
+
 class Backend(abc.ABC):
     name: str
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import SlmboardError
 from . import embedded
-from .backends import Backend, Completion, ModelDescription, register_backend
+from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
 from .model_args import EMBEDDED_MODEL
 
 
@@ -86,18 +86,8 @@ class HFBackend(Backend):
         self.chat_template_sha256 = hashlib.sha256(template.encode()).hexdigest() if template else None
 
     def describe(self) -> ModelDescription:
-        config = self.lm.model.config
-        info = {
-            "n_layers": getattr(config, "num_hidden_layers", None),
-            "n_heads": getattr(config, "num_attention_heads", None),
-            "n_kv_heads": getattr(config, "num_key_value_heads", None),
-            "hidden_size": getattr(config, "hidden_size", None),
-            "vocab_size": getattr(config, "vocab_size", None),
-            "context_length": getattr(config, "max_position_embeddings", None),
-            "activation": getattr(config, "hidden_act", None),
-            "architecture": (getattr(config, "architectures", None) or [None])[0],
-            "params": sum(p.numel() for p in self.lm.model.parameters()),
-        }
+        info = model_info_from_config(self.lm.model.config)
+        info["params"] = sum(p.numel() for p in self.lm.model.parameters())
         return ModelDescription(self.model_id, self.revision, self.dtype, self.device, self.chat_template_sha256, info)
 
     def default_batch_size(self) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import SlmboardError
 from . import embedded
-from .backends import Backend, Completion, ModelDescription, register_backend
+from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
 from .hf import _hub_revision, _local_revision
 from .model_args import EMBEDDED_MODEL
 
@@ -75,16 +75,7 @@ class VLLMBackend(Backend):
         self.batch_size = int(batch_size) if isinstance(batch_size, int) else 64
 
     def describe(self) -> ModelDescription:
-        config = self.llm.llm_engine.model_config.hf_config
-        info = {
-            "n_layers": getattr(config, "num_hidden_layers", None),
-            "n_heads": getattr(config, "num_attention_heads", None),
-            "n_kv_heads": getattr(config, "num_key_value_heads", None),
-            "hidden_size": getattr(config, "hidden_size", None),
-            "vocab_size": getattr(config, "vocab_size", None),
-            "context_length": getattr(config, "max_position_embeddings", None),
-            "architecture": (getattr(config, "architectures", None) or [None])[0],
-        }
+        info = model_info_from_config(self.llm.llm_engine.model_config.hf_config)
         dtype = str(self.llm.llm_engine.model_config.dtype).replace("torch.", "")
         return ModelDescription(self.model_id, self.revision, dtype, "cuda", self.chat_template_sha256, info)
 

@@ -48,6 +48,22 @@ class Suite:
         return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"
 
 
+def json_object_with(line: str, loc: str, fields: tuple[str, ...] | list[str]) -> dict:
+    """One JSONL line as an object holding ``fields``; SuiteDataError naming ``loc`` otherwise."""
+    import json
+
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise SuiteDataError(f"{loc}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(obj, dict):
+        raise SuiteDataError(f"{loc}: expected a JSON object")
+    missing = [f for f in fields if f not in obj]
+    if missing:
+        raise SuiteDataError(f"{loc}: missing field {', '.join(repr(f) for f in missing)}")
+    return obj
+
+
 def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:
     """Reject empty prompts and duplicate ids; ``where[i]`` says where item i came from (file:line)."""
     first_seen: dict[str, str] = {}

@@ -35,7 +35,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, json_object_with
 from ._fetch import fetch_url
 from ._registry import register_suite
 
@@ -132,15 +132,7 @@ class BBQ(Suite):
         return check_items(items, where)
 
     def _item(self, line: str, loc: str, category: str) -> SuiteItem:
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SuiteDataError(f"{loc}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict):
-            raise SuiteDataError(f"{loc}: expected a JSON object")
-        missing = [f for f in FIELDS if f not in obj]
-        if missing:
-            raise SuiteDataError(f"{loc}: missing field {', '.join(repr(f) for f in missing)}")
+        obj = json_object_with(line, loc, FIELDS)
         if obj["label"] not in (0, 1, 2) or isinstance(obj["label"], bool):
             raise SuiteDataError(f"{loc}: field 'label' must be 0, 1 or 2, got {obj['label']!r}")
         if obj["context_condition"] not in ("ambig", "disambig"):

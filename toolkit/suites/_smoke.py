@@ -1,12 +1,11 @@
 """The smoke suite: 30 short prompts written for slmboard, shipped inside the package (no network)."""
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, json_object_with
 from ._registry import register_suite
 
 FIELDS = ("item_id", "category", "gold", "prompt")
@@ -19,15 +18,7 @@ def parse_jsonl(text: str, suite: str, where: str) -> list[SuiteItem]:
         if not line.strip():
             continue
         loc = f"{where}:{n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SuiteDataError(f"{loc}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict):
-            raise SuiteDataError(f"{loc}: expected a JSON object")
-        missing = [k for k in FIELDS if k not in obj]
-        if missing:
-            raise SuiteDataError(f"{loc}: missing field {', '.join(repr(k) for k in missing)}")
+        obj = json_object_with(line, loc, FIELDS)
         if not all(isinstance(obj[k], str) for k in ("item_id", "prompt")):
             raise SuiteDataError(f"{loc}: 'item_id' and 'prompt' must be strings")
         items.append(
