@@ -8,7 +8,8 @@ def run(a) -> int:
     from .. import api
 
     r = api.submit(a.run, to=a.to, submitter=a.submitter, n_bootstrap=a.bootstrap, data_dir=a.data_dir,
-                   create_pr=a.create_pr, xet=False if a.no_xet else None)
+                   create_pr=a.create_pr, xet=False if a.no_xet else None,
+                   allow_partial=a.allow_partial)
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     where = f"pull request {r.pr_url}" if r.pr_url else f"{r.dataset}"
@@ -26,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the leaderboard intervals")
     p.add_argument("--data-dir", default=None,
                    help="local mirror of the benchmark files, to check the item set against each suite's canonical list")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="publish a run that lacks suite items (e.g. an import of a capped HELM run); the manifest lists them")
     p.add_argument("--create-pr", action="store_true", help="Hub only: open a pull request instead of committing to main")
     p.add_argument("--no-xet", action="store_true", help="Hub only: upload through classic LFS (same as HF_HUB_DISABLE_XET=1)")
     p.set_defaults(func=run)
