@@ -6,6 +6,7 @@ import sys
 
 def run(a) -> int:
     from ..importing import import_source
+    from ..importing.matching import describe
 
     options = dict(columns=a.columns, judge_columns=a.judge_column, labels=a.labels)
     r = import_source(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
@@ -15,7 +16,7 @@ def run(a) -> int:
     rep = r.report
     print(rep.summary())
     for row, why in rep.unmatched[:20]:
-        print(f"  unmatched {row.where}: {why}: {' '.join(row.prompt.split())[:80]!r}")
+        print(f"  unmatched {describe(row)}: {why}")
     for row, first in rep.duplicates[:5]:
         print(f"  duplicate {row.where} (same as {first}; left out)")
     for suite, ids in rep.missing.items():

@@ -64,6 +64,12 @@ def _same_content(a: SourceRow, b: SourceRow) -> bool:
     return (a.response, a.judgments, a.choice, a.correct) == (b.response, b.judgments, b.choice, b.correct)
 
 
+def describe(row: SourceRow) -> str:
+    """'file:line (id v2-195): "prompt…"' for messages about one source row."""
+    ident = f" (id {row.source_id})" if row.source_id else ""
+    return f"{row.where}{ident}: {_short(row.prompt)!r}"
+
+
 def _short(text: str, n: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -125,7 +131,7 @@ def refuse_unmatched(report: MatchReport, limit: int = 20) -> None:
     """ImportRefused naming each unmatched row (file:line, why, text)."""
     if not report.unmatched:
         return
-    lines = [f"  {row.where}: {why}: {_short(row.prompt)!r}" for row, why in report.unmatched[:limit]]
+    lines = [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
     more = f"\n  ... and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
     raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (pass --skip-unmatched to leave them out):\n"
                         + "\n".join(lines) + more)

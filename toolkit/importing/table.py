@@ -1,6 +1,7 @@
 """``table``: CSV / JSONL / parquet with one (prompt, response) per row and any number of label columns.
 
-    --columns prompt=COL,response=COL[,item_id=COL]   which columns hold what
+    --columns prompt=COL,response=COL[,item_id=COL]   which columns hold what (item_id: the source's id,
+                                                      used by --id-map; a column named id names rows anyway)
     --judge-column JUDGE_ID=COL                       each label column becomes a judge (repeatable)
     --labels ternary|refusal|"a=0,b=0.5,c=1"          how the label columns read (see labels.py)
 
@@ -132,6 +133,7 @@ def parse(paths: list[str | Path], columns: str | None = None, judge_columns: li
     judges = parse_judge_columns(judge_columns)
     scale = scale_from_spec(labels)
     rows: list[SourceRow] = []
+    implicit = None
     for path in files:
         n_before = len(rows)
         for line, row in iter_table(path):
@@ -140,7 +142,11 @@ def parse(paths: list[str | Path], columns: str | None = None, judge_columns: li
                 missing = [c for c in wanted if c not in row]
                 if missing:
                     raise fail(path, line, missing[0], f"no column {missing[0]!r} (columns: {', '.join(map(str, row))})")
-            source_id = row[roles["item_id"]] if "item_id" in roles else None
+            if len(rows) == n_before and "item_id" not in roles:
+                # Without item_id=COL, a column named id / item_id still names rows in messages (matching stays by prompt).
+                implicit = next((c for c in ("id", "item_id") if c in row), None)
+            id_column = roles.get("item_id") or implicit
+            source_id = row[id_column] if id_column else None
             rows.append(SourceRow(
                 where=f"{path}:{line}",
                 prompt=_text_field(path, line, row, roles["prompt"]),
