@@ -169,6 +169,83 @@ CLI_CASES: list[CliCase] = [
 ]
 
 
+# --- slmboard import (issue 12): bad sources; each case must exit 1, name the place, and write nothing ---------------
+
+
+@dataclass(frozen=True)
+class ImportCase:
+    """`slmboard import` on a bad source: ``make(tmp)`` writes the source and returns the argv after ``import``."""
+
+    name: str
+    description: str
+    message: str  # substring; "{src}" is replaced by the source path
+    make: Callable[[Path], list[str]] = field(repr=False, default=lambda d: [])
+
+
+def _smoke_prompts() -> list[str]:
+    from toolkit.suites import load_items
+
+    return [i.prompt for i in load_items("smoke")[:2]]
+
+
+def _csv_source(d: Path, text: str, name: str = "src.csv") -> Path:
+    p = d / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _good_csv(d: Path, extra_col: str = "label", values=("safe", "harmful")) -> Path:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["prompt", "response", extra_col])
+    for prompt, value in zip(_smoke_prompts(), values):
+        w.writerow([prompt, "I can't help with that.", value])
+    return _csv_source(d, buf.getvalue())
+
+
+def _table(src: Path, *extra: str) -> list[str]:
+    return ["table", str(src), "--suite", "smoke", "--model-id", "org/m", "--out", str(src.parent / "run"), *extra]
+
+
+IMPORT_CASES: list[ImportCase] = [
+    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'",
+               lambda d: ["nope", str(_good_csv(d)), "--out", str(d / "run")]),
+    ImportCase("import_wrong_format", "import table on a .json file", "{src}: expected a CSV, JSONL or parquet table",
+               lambda d: _table(_csv_source(d, "{}", "src.json"))),
+    ImportCase("import_empty_file", "import table on an empty file", "{src}: file is empty", lambda d: _table(_csv_source(d, ""))),
+    ImportCase("import_header_only", "import table on a header-only CSV", "{src}: no data rows",
+               lambda d: _table(_csv_source(d, "prompt,response\n"))),
+    ImportCase("import_missing_column", "import table --columns response=answer (no such column)", "{src}:2:answer: no column 'answer'",
+               lambda d: _table(_good_csv(d), "--columns", "response=answer")),
+    ImportCase("import_missing_judge_column", "import table --judge-column j=verdict (no such column)", "{src}:2:verdict: no column",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=verdict")),
+    ImportCase("import_ragged_row", "import table on a CSV row with too few fields", "{src}:3: expected 2 fields, got 1",
+               lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nonly-one\n'))),
+    ImportCase("import_unknown_labels", "import table --labels maybe", "unknown --labels 'maybe'",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "maybe")),
+    ImportCase("import_label_map_score", "import table --labels 'a=0.7'", "score '0.7' of 'a' must be 0, 0.5 or 1",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "a=0.7")),
+    ImportCase("import_unreadable_labels", "import table --judge-column on a column of unknown labels", "{src}:label: judge j",
+               lambda d: _table(_good_csv(d, values=("yes", "no")), "--judge-column", "j=label", "--labels", "ternary")),
+    ImportCase("import_truncated_jsonl", "import table on a JSONL file with a truncated line", "{src}:2: invalid JSON",
+               lambda d: _table(_csv_source(d, __import__("json").dumps({"prompt": _smoke_prompts()[0], "response": "x"})
+                                            + '\n{"prompt": "How', "src.jsonl"))),
+    ImportCase("import_prompt_not_text", "import table on a JSONL row whose prompt is a number", "{src}:1:prompt: expected text",
+               lambda d: _table(_csv_source(d, '{"prompt": 42, "response": "x"}\n', "src.jsonl"))),
+    ImportCase("import_bad_id_map", "import table --id-map v2-{n}", "expected SOURCE_PATTERN=SUITE_PATTERN",
+               lambda d: _table(_good_csv(d), "--id-map", "v2-{n}")),
+    ImportCase("import_no_suite", "import table without --suite", "pass --suite NAME",
+               lambda d: ["table", str(_good_csv(d)), "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_no_model", "import table without --model-id", "pass --model-id",
+               lambda d: ["table", str(_good_csv(d)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_unmatched", "import table with a row that is no suite item", "{src}:3: 'not a smoke prompt': prompt is not a smoke item",
+               lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nnot a smoke prompt,ok\n'))),
+]
+
+
 def render_table() -> str:
     lines = ["| area | input | expected error (substring) |", "|---|---|---|"]
     for c in RECORD_CASES:
@@ -177,6 +254,8 @@ def render_table() -> str:
         lines.append(f"| file / manifest | {c.description} | `…{c.message}…` |")
     for c in CLI_CASES:
         lines.append(f"| CLI | `slmboard {c.description}` | `…{c.message}…` |")
+    for c in IMPORT_CASES:
+        lines.append(f"| import | `slmboard {c.description}` | `…{c.message.replace('{src}', 'FILE')}…` |")
     return "\n".join(lines) + "\n"
 
 

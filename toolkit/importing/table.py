@@ -75,7 +75,8 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             start = reader.line_num + 1
             for row in reader:
                 if None in row or any(v is None for v in row.values()):
-                    raise fail(path, start, None, f"expected {len(reader.fieldnames)} fields, got {len(row) - (None in row) + len(row.get(None) or [])}")
+                    got = sum(v is not None for k, v in row.items() if k is not None) + len(row.get(None) or [])
+                    raise fail(path, start, None, f"expected {len(reader.fieldnames)} fields, got {got}")
                 yield start, row
                 start = reader.line_num + 1
     except UnicodeDecodeError as exc:
