@@ -80,7 +80,24 @@ def _suite_items(parsed: ParsedSource, suite: Optional[str], data_dir) -> tuple[
     names = {r.suite for r in parsed.rows if r.suite} | ({default} if default else set())
     if any(r.suite is None for r in parsed.rows) and not default:
         raise ImportRefused(f"the {parsed.format} source does not say which suite it is; pass --suite NAME")
-    return default or "", {name: load_items([name], data_dir=data_dir) for name in sorted(names)}
+    return default or "", {name: _load_suite(name, parsed, data_dir) for name in sorted(names)}
+
+
+def _load_suite(name: str, parsed: ParsedSource, data_dir) -> list:
+    """The suite's items; BBQ from the categories the source answers when the mirror lacks the others."""
+    from ..suites import SuiteDataError
+
+    try:
+        return load_items([name], data_dir=data_dir)
+    except SuiteDataError:
+        if name != "bbq":
+            raise
+        from ..suites import BBQ
+
+        categories = sorted({r.source_id.split(":")[0] for r in parsed.rows if r.suite == "bbq" and r.source_id and ":" in r.source_id})
+        if not categories:
+            raise
+        return BBQ(categories=categories).load(data_dir)
 
 
 def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suite: Optional[str] = None,

@@ -59,13 +59,17 @@ def _validated(model, data: dict, where: str) -> dict:
 
 def response_record(m: Match, ident: Identity, gen: GenerationConfig) -> dict:
     item, row = m.item, m.row
+    gold_choice = item.metadata.get("gold_choice") or None
+    correct = row.correct
+    if correct is None and row.choice is not None and gold_choice is not None:
+        correct = row.choice == gold_choice  # as slmboard's own runner sets it
     return _validated(ResponseRecord, dict(
         submission_id=ident.submission_id, model_id=ident.model_id, model_revision=ident.model_revision,
         suite=item.suite, item_id=item.item_id, category=item.category, prompt=item.prompt,
         prompt_sha256=sha256_text(item.prompt), response=row.response, response_sha256=sha256_text(row.response),
         generation=gen.model_dump(), gold=item.gold, suite_revision=get_suite(item.suite).revision,
         toolkit_version=__version__, finish_reason=row.finish_reason, n_output_tokens=row.n_output_tokens,
-        choice=row.choice, gold_choice=item.metadata.get("gold_choice") or None, correct=row.correct,
+        choice=row.choice, gold_choice=gold_choice, correct=correct,
         item_metadata=_metadata(m),
     ), row.where)
 
