@@ -243,7 +243,57 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: ["table", str(_good_csv(d)), "--suite", "smoke", "--out", str(d / "run")]),
     ImportCase("import_unmatched", "import table with a row that is no suite item", "{src}:3: 'not a smoke prompt': prompt is not a smoke item",
                lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nnot a smoke prompt,ok\n'))),
+    ImportCase("import_eee_not_aggregate", "import eee on a JSON file that is no EEE aggregate", "{src}:schema_version: required EEE field is missing",
+               lambda d: ["eee", str(_csv_source(d, '{"results": {}}', "agg.json")), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_truncated_samples", "import eee whose samples file was cut short", "sha256 differs",
+               lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_sample_field", "import eee with a sample lacking output.raw", "_samples.jsonl:1:output.raw: required EEE field is missing",
+               lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_lm_eval_truncated", "import lm-eval with a truncated samples line", "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:2: invalid JSON",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, truncate=True)), "--model-id", "org/m", "--out", str(d / "run")]),
 ]
+
+
+def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Path:
+    """A minimal EEE aggregate + samples pair over two smoke prompts (checksum and row count filled in)."""
+    import hashlib
+
+    samples = []
+    for n, prompt in enumerate(_smoke_prompts(), start=1):
+        s = {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "org/m", "evaluation_name": "smoke",
+             "sample_id": f"smoke_00{n}", "interaction_type": "single_turn", "input": {"raw": prompt, "reference": []},
+             "output": {"raw": ["I can't help with that."]}, "answer_attribution": [], "evaluation": {"score": 1.0, "is_correct": True}}
+        if drop_output:
+            del s["output"]
+        samples.append(json.dumps(s))
+    text = "\n".join(samples) + "\n"
+    agg = {"schema_version": "0.3.0", "evaluation_id": "e", "model_info": {"name": "m", "id": "org/m"},
+           "evaluation_results": [{"evaluation_result_id": "smoke/s_raw", "evaluation_name": "smoke"}],
+           "detailed_evaluation_results": {"format": "jsonl", "file_path": "data/x/agg_samples.jsonl", "hash_algorithm": "sha256",
+                                           "checksum": hashlib.sha256(text.encode()).hexdigest(), "total_rows": 2}}
+    folder = d / "eee"
+    folder.mkdir()
+    (folder / "agg.json").write_text(json.dumps(agg))
+    (folder / "agg_samples.jsonl").write_text(text[:-20] if truncate else text)
+    return folder
+
+
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False) -> Path:
+    """lm-eval's output layout for a task named slmboard_smoke (two samples)."""
+    folder = d / "lm-eval-out" / "org__m"
+    folder.mkdir(parents=True)
+    date = "2026-01-01T00-00-00.000000"
+    if results:
+        config = {"output_type": "generate_until", "generation_kwargs": {"max_gen_toks": 16, "temperature": 0.0}}
+        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {"slmboard_smoke": config},
+                                                                 "model_name": "org/m", "lm_eval_version": "0.4.13"}))
+    lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
+             for n, p in enumerate(_smoke_prompts())]
+    text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
+    (folder / f"samples_slmboard_smoke_{date}.jsonl").write_text(text)
+    return d / "lm-eval-out"
 
 
 def render_table() -> str:
