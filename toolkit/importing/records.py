@@ -96,6 +96,8 @@ def build_records(parsed: ParsedSource, matches: list[Match], ident: Identity,
         built.responses.setdefault(suite, []).append(response)
         built.where[(suite, m.item.item_id)] = m.row.where
         for judge_id, scale in parsed.scales.items():
+            if judge_id not in m.row.judgments:  # a judge of another suite of the source (lm-eval's acc on BBQ only)
+                continue
             verdict = scale(m.row.judgments.get(judge_id), m.item.gold)
             built.judgments.setdefault((judge_id, suite), []).append(item_record(response, judge_id, verdict, m.row.where))
             built.status.setdefault(judge_id, Counter())[verdict.status] += 1
