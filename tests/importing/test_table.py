@@ -205,3 +205,29 @@ def test_custom_label_map_and_unreadable_judge_columns(gpt4_gpteval, benchmarks,
     rc = main(import_argv(src, tmp_path / "r3", benchmarks, "org/m", "--judge-column", "j=type", "--labels", "refusal"))
     err = capsys.readouterr().err
     assert rc == 1 and f"{src}:type:" in err and "no value reads as a label" in err and not (tmp_path / "r3").exists()
+
+
+def test_an_import_killed_part_way_resumes_on_the_stage_engine(gpt4_gpteval, benchmarks, tmp_path, capsys):
+    """The judge stage appends records; a kill leaves some of them and a torn line. The same command finishes
+    the file: every record once, byte-identical to an uninterrupted import."""
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    base = ["--judge-column", "human-xstest=final_label", "--labels", "refusal", "--skip-unmatched"]
+    more = ["--judge-column", "gpt4-xstest=gpt4_label", "--labels", "refusal", "--skip-unmatched"]
+    for run in (clean, killed):
+        assert main(import_argv(gpt4_gpteval, run, benchmarks, "openai/gpt-4-0613", *base)) == 0
+    assert main(import_argv(gpt4_gpteval, clean, benchmarks, "openai/gpt-4-0613", *more)) == 0
+    full = RunDir(clean).judgment_file("gpt4-xstest", "xstest").read_bytes()
+    part = RunDir(killed).judgment_file("gpt4-xstest", "xstest")
+    part.parent.mkdir(parents=True)
+    lines = full.splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[:100]) + lines[100][:57])  # 100 records, then a torn write
+    capsys.readouterr()
+    assert main(import_argv(gpt4_gpteval, killed, benchmarks, "openai/gpt-4-0613", *more)) == 0
+    assert "judges added: gpt4-xstest" in capsys.readouterr().out
+    assert part.read_bytes() == full
+    # A partial file whose records differ from the source is refused, not completed.
+    part.write_bytes(lines[0].replace(b'"score": 1.0', b'"score": 0.0').replace(b'"label": "safe"', b'"label": "harmful"'))
+    before = tree_digest(killed)
+    assert main(import_argv(gpt4_gpteval, killed, benchmarks, "openai/gpt-4-0613", *more)) == 1
+    assert "already judged 'xstest_1' with another" in capsys.readouterr().err
+    assert tree_digest(killed) == before

@@ -1,8 +1,9 @@
 """Write imported records as an ordinary run folder, or add judges to an existing one.
 
-Nothing is written until every check has passed. A new run folder is assembled beside ``--out`` and
-renamed into place (one step); an existing run gets new judgment files (each written atomically)
-and then its run.json. Into an existing run:
+Nothing is written until every check has passed. The records are written by the import stages on
+the engine (:mod:`.stage`). A new run folder is assembled beside ``--out`` and renamed into place
+(one step); an existing run gets its new records appended by the same stages (a killed import
+resumes), then its run.json. Into an existing run:
 
 - responses must equal the run's byte for byte, item set included (else: the first differing item);
 - a judge the run already has is left as it is when its records would be identical, and is an
@@ -20,14 +21,13 @@ from pathlib import Path
 from schemas import GenerationConfig
 
 from .. import __version__
-from ..records_io import iter_jsonl, write_jsonl_atomic
+from ..records_io import iter_jsonl
 from ..runs import RunConfig, RunDir
 from ..suites import get_suite
 from .base import ImportRefused
 from .records import BuiltRecords
+from .stage import first_difference, run_import_stages
 
-# Fields that record when and by which toolkit a record was written, not what it says.
-_VOLATILE = ("toolkit_version",)
 
 
 @dataclass
@@ -71,27 +71,22 @@ def check_same_responses(run: RunDir, existing: dict[str, dict[str, dict]], buil
                                 f"{lacking[0]!r}; a judge must cover every response of the run")
 
 
-def _comparable(row: dict) -> dict:
-    return {k: v for k, v in row.items() if k not in _VOLATILE}
-
-
 def judge_file_state(path: Path, rows: list[dict]) -> str:
-    """'new' (no file), 'same' (identical records) or raise naming the first differing item and field."""
+    """'new' (no file), 'same' (identical records), 'resume' (identical so far: an import killed
+    part-way) or raise naming the first differing item and field."""
     if not path.exists():
         return "new"
-    old = {r["item_id"]: r for _, r in iter_jsonl(path) if isinstance(r, dict) and "item_id" in r}
-    for row in rows:
-        before = old.get(row["item_id"])
-        if before is None:
-            raise ImportRefused(f"{path}: judge {row['judge_id']} has no record of item {row['item_id']!r}; its records differ")
-        a, b = _comparable(before), _comparable(row)
-        if a != b:
-            fld = next(k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
-            raise ImportRefused(f"{path}: judge {row['judge_id']} already judged {row['item_id']!r} with another {fld} "
-                                f"({str(a.get(fld))[:60]!r} there, {str(b.get(fld))[:60]!r} in the source)")
-    if len(old) != len(rows):
-        raise ImportRefused(f"{path}: judge {rows[0]['judge_id']} has {len(old)} records there, {len(rows)} in the source")
-    return "same"
+    old = {r["item_id"]: r for _, r in iter_jsonl(path) if isinstance(r, dict) and "item_id" in r}  # a torn line is cut later
+    new = {r["item_id"]: r for r in rows}
+    for item_id, before in old.items():
+        row = new.get(item_id)
+        if row is None:
+            raise ImportRefused(f"{path}: judge {before.get('judge_id')} has a record of item {item_id!r}, which the source lacks")
+        fld = first_difference(before, row)
+        if fld is not None:
+            raise ImportRefused(f"{path}: judge {row['judge_id']} already judged {item_id!r} with another {fld} "
+                                f"({str(before.get(fld))[:60]!r} there, {str(row.get(fld))[:60]!r} in the source)")
+    return "same" if len(old) == len(new) else "resume"
 
 
 def new_config(ident, parsed, built: BuiltRecords, entry: dict) -> RunConfig:
@@ -105,21 +100,13 @@ def new_config(ident, parsed, built: BuiltRecords, entry: dict) -> RunConfig:
     )
 
 
-def _write_records(root: Path, built: BuiltRecords, suites: set[str], judges: list[tuple[str, str]]) -> None:
-    run = RunDir(root)
-    for suite in suites:
-        write_jsonl_atomic(run.response_file(suite), built.responses[suite])
-    for key in judges:
-        write_jsonl_atomic(run.judgment_file(*key), built.judgments[key])
-
-
 def write_new_run(out: Path, config: RunConfig, built: BuiltRecords) -> WriteOutcome:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ImportRefused(f"{out} exists and is not a run folder (no run.json); choose another --out")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
     try:
-        _write_records(staging, built, set(built.responses), list(built.judgments))
+        run_import_stages(staging, built.responses, built.judgments)
         RunDir(staging).save_config(config)
         if out.exists():
             out.rmdir()  # empty, checked above
@@ -136,8 +123,8 @@ def write_into_run(run: RunDir, config: RunConfig, built: BuiltRecords, entry: d
     check_same_responses(run, existing, built)
     new_suites = {s for s in built.responses if s not in existing}
     states = {key: judge_file_state(run.judgment_file(*key), rows) for key, rows in built.judgments.items()}
-    to_write = [key for key, state in states.items() if state == "new"]
-    _write_records(run.root, built, new_suites, to_write)
+    to_write = [key for key, state in states.items() if state in ("new", "resume")]
+    run_import_stages(run.root, built.responses, built.judgments)  # what is on disk already is skipped (checked equal)
     updated = config.model_copy(update={
         "suites": config.suites + [s for s in built.responses if s not in config.suites],
         "suite_revisions": {**config.suite_revisions, **{s: get_suite(s).revision for s in new_suites}},
