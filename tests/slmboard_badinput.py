@@ -211,7 +211,7 @@ def _table(src: Path, *extra: str) -> list[str]:
 
 
 IMPORT_CASES: list[ImportCase] = [
-    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'",
+    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, lm-eval, table",
                lambda d: ["nope", str(_good_csv(d)), "--out", str(d / "run")]),
     ImportCase("import_wrong_format", "import table on a .json file", "{src}: expected a CSV, JSONL or parquet table",
                lambda d: _table(_csv_source(d, "{}", "src.json"))),

@@ -5,18 +5,19 @@
                       data_dir="benchmarks", model_id="openai/gpt-4-0613", columns="prompt=prompt,response=completion",
                       judge_columns=["human-xstest=final_label"], labels="refusal", skip_unmatched=True)
 
-Each format is a pure parser (``FORMATS[name](paths, **options) -> ParsedSource``); matching to
-suite items, label scales and the run-folder writer are shared.
+Each format is a pure parser (``FORMATS.get(name)(paths, **options) -> ParsedSource``); matching to
+suite items, label scales and the writer (the import stages on the engine, :mod:`.stage`) are shared.
+Formats not built yet (inspect, helm) are not registered.
 """
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from ..registry import Registry
 from ..runs import RunDir
 from ..suites import load_items
 from .base import ImportFailed, ImportRefused, ParsedSource, sha256_file
@@ -26,20 +27,15 @@ from .writer import WriteOutcome, new_config, write_into_run, write_new_run
 
 __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRefused", "parser_for"]
 
-#: format name -> module of toolkit.importing holding its ``parse`` function.
-FORMATS: dict[str, str] = {
-    "table": "table",
-    "eee": "eee",
-    "lm-eval": "lm_eval",
-    "inspect": "inspect_logs",
-    "helm": "helm",
-}
+#: Import formats: name -> parse function, imported on first use (the engine's typed registry).
+FORMATS: Registry[Callable[..., ParsedSource]] = Registry("import format", callable, "a parse function")
+for _name, _module in (("table", "table"), ("eee", "eee"), ("lm-eval", "lm_eval")):
+    FORMATS.register_lazy(_name, f"{__name__}.{_module}:parse")
 
 
 def parser_for(fmt: str) -> Callable[..., ParsedSource]:
-    if fmt not in FORMATS:
-        raise ImportRefused(f"unknown import format {fmt!r}; formats: {', '.join(FORMATS)}")
-    return import_module(f"{__name__}.{FORMATS[fmt]}").parse
+    """The parser of ``fmt``; UnknownComponent listing the valid formats otherwise."""
+    return FORMATS.get(fmt)
 
 
 @dataclass
