@@ -99,7 +99,9 @@ def _choice(sample: dict, choices: list[str], path: Path, line: int) -> tuple[st
         raise fail(path, line, "filtered_resps", "expected one [log-likelihood, is_greedy] per option") from exc
     if not scores:
         raise fail(path, line, "filtered_resps", "no option log-likelihoods")
-    letters = [c.strip() if len(choices) == len(scores) and len(c.strip()) == 1 else LETTERS[i] for i, c in enumerate(choices or scores)]
+    # Options named by single letters (slmboard's BBQ task) keep them; any other options are A, B, C ... in order.
+    named = len(choices) == len(scores) and all(isinstance(c, str) and len(c.strip()) == 1 for c in choices)
+    letters = [c.strip() for c in choices] if named else list(LETTERS[: len(scores)])
     best = max(range(len(scores)), key=lambda i: scores[i])  # ties: the first option, as slmboard's own runner
     return letters[best], {"mc_mode": "loglikelihood", "option_logprobs": {l: round(s, 6) for l, s in zip(letters, scores)}}
 
