@@ -160,7 +160,7 @@ CLI_CASES: list[CliCase] = [
     CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
     CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
     CliCase("model_arg_unknown_key", "generate --model-args pretrainned=x", ["generate", "--out", "{tmp}/run", "--model-args", "pretrainned=x"], "unknown model argument 'pretrainned'"),
-    CliCase("unknown_backend", "generate --model nope", ["generate", "--out", "{tmp}/run", "--model", "nope", "--suites", "smoke"], "valid backends:"),
+    CliCase("unknown_backend", "generate --model nope", ["generate", "--out", "{tmp}/run", "--model", "nope", "--suites", "smoke"], "valid model backends:"),
     CliCase("missing_data_file", "generate --suites sst --data-dir <empty dir>", ["generate", "--out", "{tmp}/run", "--suites", "sst", "--data-dir", "{tmp}"], "simple_safety_tests.csv"),
     CliCase("judge_not_a_run", "judge <a folder that is not a run>", ["judge", "{tmp}"], "not a run folder"),
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
