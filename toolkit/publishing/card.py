@@ -16,6 +16,17 @@ from .. import __version__
 from . import layout
 
 
+def read_card_header(text: str) -> dict:
+    """The YAML header of a dataset card ({} when it has none or it does not parse as a mapping)."""
+    if not text.startswith("---"):
+        return {}
+    try:
+        header = yaml.safe_load(text.split("---", 2)[1])
+    except (yaml.YAMLError, IndexError):
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
 def template_text() -> str:
     return resources.files("toolkit.publishing").joinpath("dataset_card.md").read_text(encoding="utf-8")
 
