@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from slmboard_testing import make_item_row
+from toolkit.runs import RunDir
 
 POLICY_VALUE = {"pessimistic": 0.0, "partial_low": 0.25, "midpoint": 0.5, "partial_high": 0.75, "optimistic": 1.0,
                 "excluded": None}
@@ -62,3 +63,16 @@ def expected_board() -> dict[tuple[str, str, str], dict]:
             row[rank_col] = None if mine is None else 1 + sum(
                 1 for p in peers if p.get(metric) is not None and round(p[metric], 12) > round(mine, 12))
     return out
+
+
+def two_judge_run(synthetic_run, name="a", **kwargs) -> Path:
+    """A run whose smoke items are judged by heuristic-v1 and by a second judge 'openai:judge-x'."""
+    run = synthetic_run(name, **kwargs)
+    rd = RunDir(run)
+    rows = [json.loads(x) for x in rd.judgment_file("heuristic-v1", "smoke").read_text().splitlines()]
+    for r in rows:
+        r["judge_id"] = "openai:judge-x"
+    target = rd.judgment_file("openai:judge-x", "smoke")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return run

@@ -2,7 +2,6 @@
 generated schema tables, licences, citations, how to load; eval.yaml beside it."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,26 +14,13 @@ from schemas import ItemRecord, LeaderboardRow, ModerationRecord
 from toolkit import api
 from toolkit.errors import SlmboardError
 from toolkit.publishing.card import render_card, schema_table
-from toolkit.runs import RunDir
+from slmboard_export_fixtures import two_judge_run
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def header_of(path: Path) -> dict:
     return yaml.safe_load(path.read_text().split("---", 2)[1])
-
-
-def two_judge_run(synthetic_run, name="a", **kwargs) -> Path:
-    """A run whose smoke items are judged by heuristic-v1 and by a second judge 'openai:judge-x'."""
-    run = synthetic_run(name, **kwargs)
-    rd = RunDir(run)
-    rows = [json.loads(x) for x in rd.judgment_file("heuristic-v1", "smoke").read_text().splitlines()]
-    for r in rows:
-        r["judge_id"] = "openai:judge-x"
-    target = rd.judgment_file("openai:judge-x", "smoke")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return run
 
 
 def test_card_of_a_published_folder(synthetic_run, tmp_path):
