@@ -217,3 +217,30 @@ def test_cli_writes_the_files(tmp_path):
     aggregates, _ = validate_tree(out)
     for doc in aggregates.values():  # no bootstrap, no intervals
         assert all("uncertainty" not in r["score_details"] for r in doc["evaluation_results"])
+
+
+def test_the_files_alone_rebuild_the_same_leaderboard(exported):
+    """What `slmboard import eee` relies on: sample scores + the aggregate's failed ids and counts give
+    back the same s_raw, s_adj, hcr, ar, srr, score_*, ranks and n_failed."""
+    import pandas as pd
+
+    from toolkit.scoring import compute_leaderboard
+
+    data, out = exported
+    aggregates, samples = validate_tree(out)
+    rows = []
+    for rel, doc in aggregates.items():
+        d = doc["source_metadata"]["additional_details"]
+        key = {"suite": d["suite"], "judge_id": d["judge_id"], "model_id": doc["model_info"]["id"]}
+        for line in samples[rel.removesuffix(".json") + "_samples.jsonl"]:
+            rows.append({**key, "item_id": line["sample_id"], "score": line["evaluation"]["score"]})
+        failed = json.loads(d["failed_item_ids"])
+        assert len(failed) == int(d["n_failed"])
+        rows += [{**key, "item_id": item, "score": None} for item in failed]
+    rebuilt = compute_leaderboard(pd.DataFrame(rows), n_bootstrap=0)
+    original = api.rank(data, n_bootstrap=0)
+    cols = ["suite", "judge_id", "model_id", "n_items", "n_scored", "n_failed", "hcr", "ar", "srr", "s_raw", "s_adj",
+            "rank_raw", "rank_adj", "delta_adj", "rank_range"] + [c for c in original.columns if c.startswith(("score_", "rank_"))
+                                                                 and not c.endswith(("_lo", "_hi", "_ub"))]
+    cols = list(dict.fromkeys(cols))
+    pd.testing.assert_frame_equal(rebuilt[cols].reset_index(drop=True), original[cols].reset_index(drop=True))
