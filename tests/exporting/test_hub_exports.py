@@ -139,10 +139,13 @@ def test_push_opens_one_pr_per_model_then_reports_already_open_and_refused(emula
         assert emulator.token not in text
 
 
-def test_push_with_every_model_accepted_exits_0(emulator, synthetic_run, tmp_path):
+def test_push_to_a_missing_model_repo_fails_then_succeeds_once_it_exists(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
     ds = tmp_path / "ds"
     cli(env, "submit", str(synthetic_run("a")), "--to", str(ds), "--bootstrap", "0")
+    args = ("export", "eval-results", str(ds), "--out", str(tmp_path / "er"), "--dataset-id", "org/board", "--push")
+    missing = cli(env, *args, check=False)
+    assert missing.returncode == 1 and "missing      org/model-a" in missing.stdout, missing.stdout
     client(env, 'from huggingface_hub import HfApi; HfApi().create_repo("org/model-a"); print("{}")')
-    proc = cli(env, "export", "eval-results", str(ds), "--out", str(tmp_path / "er"), "--dataset-id", "org/board", "--push")
-    assert "opened" in proc.stdout and "org/model-a" in proc.stdout
+    proc = cli(env, *args)
+    assert "opened       org/model-a" in proc.stdout and "/org/model-a/discussions/1" in proc.stdout
