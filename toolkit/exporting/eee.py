@@ -69,7 +69,7 @@ from ..naming import judge_slug
 from .files import StagedFiles
 from .judges import describe_judge
 from .schema import validate_aggregate, validate_sample
-from .source import ExportError, ExportSource, leaderboard, open_source, read_records
+from .source import ExportSource, leaderboard, open_source, read_records
 
 EEE_SCHEMA_VERSION = "0.3.0"
 METRICS: tuple[str, ...] = ("s_raw", "s_adj", "hcr", "ar", "srr") + tuple(f"score_{p}" for p in POLICIES)
