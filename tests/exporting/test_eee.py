@@ -244,3 +244,14 @@ def test_the_files_alone_rebuild_the_same_leaderboard(exported):
                                                                  and not c.endswith(("_lo", "_hi", "_ub"))]
     cols = list(dict.fromkeys(cols))
     pd.testing.assert_frame_equal(rebuilt[cols].reset_index(drop=True), original[cols].reset_index(drop=True))
+
+
+def test_a_suite_outside_the_registry_exports_as_other_source(tmp_path):
+    from slmboard_testing import make_item_row
+
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(make_item_row(f"c{n}", s, suite="my_csv_suite")) + "\n" for n, s in enumerate((1.0, 0.0))))
+    api.export_eee(data, tmp_path / "eee", n_bootstrap=0)
+    aggregates, _ = validate_tree(tmp_path / "eee")
+    (doc,) = aggregates.values()
+    assert {r["source_data"]["source_type"] for r in doc["evaluation_results"]} == {"other"}

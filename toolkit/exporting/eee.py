@@ -276,7 +276,7 @@ def suite_source(suite: str, n_items: int) -> dict:
     """EEE ``source_data`` of a suite: its Hub dataset or URL with the pinned revision."""
     from ..suites import SUITES
 
-    cls = SUITES.get(suite)
+    cls = SUITES[suite] if suite in SUITES else None  # imported suites are not registered
     if cls is None:
         return {"dataset_name": suite, "source_type": "other",
                 "additional_details": {"note": "suite not in slmboard's registry (e.g. imported)"}}

@@ -113,7 +113,7 @@ def suite_sources(suites: list[str]) -> dict[str, dict[str, str]]:
 
     out = {}
     for suite in suites:
-        cls = SUITES.get(suite)
+        cls = SUITES[suite] if suite in SUITES else None  # imported suites are not registered
         out[suite] = ({"source": cls.source, "revision": cls.revision, "license": cls.license} if cls else
                       {"source": "unknown (not a registered suite)", "revision": "unknown", "license": "unknown"})
     return out
