@@ -108,7 +108,7 @@ def test_duplicates_and_missing_input(mod_row, tmp_path, capsys):
 
 def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
     assert main(["moderate", "--out", str(tmp_path / "r"), "--benchmarks", "toxigen"]) == 1
-    assert "toxigen: no item list" in capsys.readouterr().err
+    assert "toxigen: the 200 listed ids cannot be joined to source text" in capsys.readouterr().err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "nope=x.parquet"]) == 1
     assert "--source-data expects BENCHMARK=FILE" in capsys.readouterr().err
     rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"
