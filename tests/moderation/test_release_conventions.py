@@ -184,6 +184,9 @@ def test_cells_macro_and_pooled_rows_follow_the_release(mod_row):
     a = a[[(i in common[b]) for b, i in zip(a["benchmark"], a["item_id"])]]
     ok = ((a["gold"] == "flag") == (a["decision"] == "flag")).tolist()
     assert pooled["n"] == 64 and pooled["accuracy"] == pytest.approx(sum(ok) / 64)
+    from toolkit.moderation.report import common_item_counts
+
+    assert common_item_counts(frame) == {"xstest": 36, "aegis": 28}
     # the swapped variant is scored on the common ids it has (10 xstest + 8 aegis items)
     variant = table[(table["moderator_id"] == "org/a@swapped") & (table["benchmark"] == "pooled")].iloc[0]
     assert variant["n"] == 10 + 8
@@ -226,3 +229,20 @@ def test_temperature_scaling_as_rigor_analysis(mod_row):
         for k, v in want.items():
             assert row[k] == pytest.approx(v, rel=1e-9), (bench, k)
     assert want["temperature"] > 2 and want["ece_scaled"] < want["ece_heldout"]
+
+
+def test_report_summary_names_the_common_item_set(mod_row, tmp_path):
+    import json
+
+    from toolkit.moderation.workflow import write_report
+    from toolkit.records_io import write_jsonl_atomic
+
+    frame = _records(mod_row)
+    rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in frame.to_dict("records")]
+    write_jsonl_atomic(tmp_path / "r.jsonl", rows)
+    write_report(tmp_path / "r.jsonl", tmp_path / "out", n_bootstrap=10, n_splits=2, stability_repeats=2, figures=False)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["common_items"] == {"aegis": 28, "xstest": 36}
+    assert summary["n_dropped"] == {"org/a|aegis": 2, "org/a|xstest": 4, "org/b|aegis": 2,
+                                    "org/a@swapped|aegis": 2}

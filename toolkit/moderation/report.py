@@ -90,6 +90,12 @@ def scored_items(frame: pd.DataFrame) -> pd.DataFrame:
     return kept
 
 
+def common_item_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """benchmark -> size of its common item set."""
+    decided = frame[frame["decision"].notna()].assign(moderator=lambda f: moderator_key(f))
+    return {b: len(ids) for b, ids in common_item_ids(decided).items()}
+
+
 def dropped_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
     """(moderator, benchmark) -> decided items left out by the common-item-set rule."""
     decided = frame[frame["decision"].notna()].assign(moderator=lambda f: moderator_key(f))
