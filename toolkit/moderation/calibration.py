@@ -49,14 +49,15 @@ def nll(y: np.ndarray, q: np.ndarray) -> float:
 
 
 def fit_temperature(y: np.ndarray, p: np.ndarray) -> float:
-    """The first T of ``T_GRID`` with the lowest NLL of gold under sigmoid(logit(p) / T)."""
+    """The first T of ``T_GRID`` with the lowest NLL of gold under sigmoid(logit(p) / T).
+
+    All 800 temperatures at once (one row each); ``argmin`` returns the first minimum, as the
+    release's loop with a strict ``<`` does."""
     z = logit(p)
-    best, best_t = math.inf, 1.0
-    for t in T_GRID:
-        loss = nll(y, 1.0 / (1.0 + np.exp(-z / t)))
-        if loss < best:
-            best, best_t = loss, float(t)
-    return best_t
+    y = np.asarray(y, dtype=float)
+    q = 1.0 / (1.0 + np.exp(-z[None, :] / T_GRID[:, None]))
+    losses = -np.mean(y * np.log(np.clip(q, 1e-9, 1)) + (1 - y) * np.log(np.clip(1 - q, 1e-9, 1)), axis=1)
+    return float(T_GRID[int(np.argmin(losses))])
 
 
 @dataclass
