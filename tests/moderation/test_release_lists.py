@@ -76,3 +76,31 @@ def test_moderate_runs_on_a_release_list(tmp_path, capsys):
     first_no = [r["item_id"] for r in listed if r["gold"] == "no_flag"][:3]
     assert sorted(frame["item_id"]) == sorted(first_flag + first_no)  # balanced head of the release list
     assert set(frame["benchmark"]) == {"aegis"}
+
+
+def test_lists_rebuild_from_released_files(shared_benchmarks, tmp_path):
+    """The mirror's released XSTest file rebuilds the shipped XSTest list exactly; two files that disagree,
+    or a repeated id with other gold, are refused with the file and line."""
+    import json
+
+    from toolkit.errors import ValidationFailed
+    from toolkit.moderation.release_lists import compare_with_list, list_from_release_files, read_release_ids
+
+    rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"
+    rows = list_from_release_files([rel, rel])
+    assert len(rows) == 200 and compare_with_list(rows, load_item_list("xstest")) == ""
+    lines = rel.read_text().splitlines()
+    other = tmp_path / "Other__xstest.jsonl"
+    other.write_text("\n".join(lines[:-1]) + "\n")  # one id short
+    with pytest.raises(SuiteDataError, match=r"disagree: 1 missing"):
+        list_from_release_files([rel, other])
+    flipped = json.loads(lines[0])
+    flipped["gt"] = "(A)" if flipped["gt"] == "(B)" else "(B)"
+    other.write_text("\n".join([json.dumps(flipped)] + lines[1:]) + "\n")
+    with pytest.raises(SuiteDataError, match=r"1 with other gold"):
+        list_from_release_files([rel, other])
+    other.write_text("\n".join(lines + [json.dumps(flipped)]) + "\n")  # a repeat with other gold
+    with pytest.raises(ValidationFailed, match=r"Other__xstest.jsonl:201"):
+        read_release_ids(other)
+    # a shipped list that lost an item is caught
+    assert compare_with_list(rows, load_item_list("xstest")[1:]).startswith("1 extra")

@@ -7,7 +7,6 @@ confidence = solo.conf_lp, verbal = solo.gen_conf / 10, temperature scaling on s
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
