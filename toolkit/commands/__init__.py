@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "evaluate",
     "recompute",
     "rank",
+    "export",
     "analyze",
     "agreement",
     "moderate",
