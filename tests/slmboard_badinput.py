@@ -211,7 +211,7 @@ def _table(src: Path, *extra: str) -> list[str]:
 
 
 IMPORT_CASES: list[ImportCase] = [
-    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, lm-eval, table",
+    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, inspect, lm-eval, table",
                lambda d: ["nope", str(_good_csv(d)), "--out", str(d / "run")]),
     ImportCase("import_wrong_format", "import table on a .json file", "{src}: expected a CSV, JSONL or parquet table",
                lambda d: _table(_csv_source(d, "{}", "src.json"))),
@@ -253,7 +253,30 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_truncated", "import lm-eval with a truncated samples line", "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:2: invalid JSON",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, truncate=True)), "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_inspect_wrong_format", "import inspect on a CSV file", "{src}: expected Inspect logs (.eval / .json)",
+               lambda d: _inspect(_good_csv(d), d)),
+    ImportCase("import_inspect_not_a_log", "import inspect on a JSON file that is no Inspect log", "{src}: not a readable Inspect log",
+               lambda d: _inspect(_csv_source(d, '{"results": {}, "configs": {}}', "results.json"), d)),
+    ImportCase("import_inspect_truncated", "import inspect on a .eval log cut short", "{src}: not a readable Inspect log",
+               lambda d: _inspect(_truncated_eval(d), d)),
 ]
+
+
+def _inspect(src: Path, d: Path) -> list[str]:
+    return ["inspect", str(src), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]
+
+
+def _truncated_eval(d: Path) -> Path:
+    """An .eval log (Inspect's zip layout: header.json + one sample) cut off before the zip's directory."""
+    import zipfile
+
+    path = d / "log.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", json.dumps({"version": 2, "status": "success", "eval": {"task": "smoke", "model": "org/m"}}))
+        z.writestr("samples/1_epoch_1.json", json.dumps({"id": 1, "epoch": 1, "input": _smoke_prompts()[0]}))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 2 // 3])
+    return path
 
 
 def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Path:

@@ -37,8 +37,8 @@ def run(a) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import", help="turn another tool's results (table, eee, lm-eval) into a run folder")
-    p.add_argument("format", help="table | eee | lm-eval")
+    p = sub.add_parser("import", help="turn another tool's results (table, eee, lm-eval, inspect) into a run folder")
+    p.add_argument("format", help="table | eee | lm-eval | inspect")
     p.add_argument("source", nargs="+", help="source files or folders")
     p.add_argument("--out", required=True, help="run folder to write (or to add judges to, when it holds the same responses)")
     p.add_argument("--suite", default=None, help="suite the source answers (when the source does not say)")
