@@ -211,7 +211,7 @@ def _table(src: Path, *extra: str) -> list[str]:
 
 
 IMPORT_CASES: list[ImportCase] = [
-    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, inspect, lm-eval, table",
+    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, helm, inspect, lm-eval, table",
                lambda d: ["nope", str(_good_csv(d)), "--out", str(d / "run")]),
     ImportCase("import_wrong_format", "import table on a .json file", "{src}: expected a CSV, JSONL or parquet table",
                lambda d: _table(_csv_source(d, "{}", "src.json"))),
@@ -259,7 +259,25 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _inspect(_csv_source(d, '{"results": {}, "configs": {}}', "results.json"), d)),
     ImportCase("import_inspect_truncated", "import inspect on a .eval log cut short", "{src}: not a readable Inspect log",
                lambda d: _inspect(_truncated_eval(d), d)),
+    ImportCase("import_helm_not_a_run", "import helm on a folder without run_spec.json", "{src}: no run_spec.json here",
+               lambda d: _helm(d, spec=False)),
+    ImportCase("import_helm_truncated_state", "import helm with a truncated scenario_state.json", "scenario_state.json:1: not valid JSON",
+               lambda d: _helm(d, truncate=True)),
 ]
+
+
+def _helm(d: Path, spec: bool = True, truncate: bool = False) -> list[str]:
+    """A HELM run folder (run_spec.json + scenario_state.json) over two smoke prompts."""
+    folder = d / "runs" / "smoke:model=org_m"
+    folder.mkdir(parents=True)
+    if spec:
+        (folder / "run_spec.json").write_text(json.dumps({"name": "smoke:model=org_m", "adapter_spec": {"model": "org/m"}}))
+    states = [{"instance": {"id": f"id{n}", "input": {"text": p}}, "train_trial_index": 0,
+               "result": {"completions": [{"text": "no"}]}} for n, p in enumerate(_smoke_prompts())]
+    text = json.dumps({"adapter_spec": {}, "request_states": states})
+    (folder / "scenario_state.json").write_text(text[: len(text) // 2] if truncate else text)
+    src = d / "runs" if spec else folder
+    return ["helm", str(src), "--suite", "smoke", "--out", str(d / "run")]
 
 
 def _inspect(src: Path, d: Path) -> list[str]:

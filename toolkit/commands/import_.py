@@ -8,7 +8,7 @@ def run(a) -> int:
     from ..importing import import_source
     from ..importing.matching import describe
 
-    options = dict(columns=a.columns, judge_columns=a.judge_column, labels=a.labels)
+    options = dict(columns=a.columns, judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version)
     r = import_source(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
                       data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
                       accept_reworded=a.accept_reworded, submission_id=a.submission_id,
@@ -37,8 +37,8 @@ def run(a) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import", help="turn another tool's results (table, eee, lm-eval, inspect) into a run folder")
-    p.add_argument("format", help="table | eee | lm-eval | inspect")
+    p = sub.add_parser("import", help="turn another tool's results (table, eee, lm-eval, inspect, helm) into a run folder")
+    p.add_argument("format", help="table | eee | lm-eval | inspect | helm")
     p.add_argument("source", nargs="+", help="source files or folders")
     p.add_argument("--out", required=True, help="run folder to write (or to add judges to, when it holds the same responses)")
     p.add_argument("--suite", default=None, help="suite the source answers (when the source does not say)")
@@ -54,4 +54,7 @@ def register(sub) -> None:
     t.add_argument("--columns", default=None, help="prompt=COL,response=COL[,item_id=COL]")
     t.add_argument("--judge-column", action="append", default=None, metavar="JUDGE_ID=COL", help="a label column as a judge (repeatable)")
     t.add_argument("--labels", default=None, help="ternary | refusal | 'a=0,b=0.5,c=1' (default ternary)")
+    h = p.add_argument_group("helm")
+    h.add_argument("--helm-version", default=None,
+                   help="HELM version whose annotator judge models to assume (HELM records only 'gpt'/'llama'); default 0.5")
     p.set_defaults(func=run)

@@ -7,7 +7,6 @@
 
 Each format is a pure parser (``FORMATS.get(name)(paths, **options) -> ParsedSource``); matching to
 suite items, label scales and the writer (the import stages on the engine, :mod:`.stage`) are shared.
-The format not built yet (helm) is not registered.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRe
 
 #: Import formats: name -> parse function, imported on first use (the engine's typed registry).
 FORMATS: Registry[Callable[..., ParsedSource]] = Registry("import format", callable, "a parse function")
-for _name, _module in (("table", "table"), ("eee", "eee"), ("lm-eval", "lm_eval"), ("inspect", "inspect_log")):
+for _name, _module in (("table", "table"), ("eee", "eee"), ("lm-eval", "lm_eval"), ("inspect", "inspect_log"), ("helm", "helm")):
     FORMATS.register_lazy(_name, f"{__name__}.{_module}:parse")
 
 

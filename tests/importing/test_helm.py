@@ -1,0 +1,118 @@
+"""`slmboard import helm` on HELM run folders.
+
+No real HELM *safety* run is committed (crfm-helm was not run here): the reader is tested on the real
+run folders HELM wrote in ../shared/interop/fixtures/helm/ (format reference: narrative_qa, hellaswag),
+and on a copy of one whose instances were replaced by SimpleSafetyTests prompts with a HAND-MADE
+``annotations`` block in crfm-helm 0.5.x's shape (``gpt_score`` / ``gpt_reasoning`` / ``llama_*``).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from importing_helpers import SHARED, tree_digest
+from toolkit.cli import main
+from toolkit.importing import parser_for
+from toolkit.records_io import iter_jsonl
+from toolkit.runs import RunDir
+
+REAL = SHARED / "interop" / "fixtures" / "helm"
+NARRATIVE = REAL / "narrative_qa-model=openai_gpt2"
+HELLASWAG = REAL / "commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0"
+GPT, LLAMA = "helm:simple_safety_tests:openai/gpt-4o-2024-05-13", "helm:simple_safety_tests:meta/llama-3.1-405b-instruct-turbo"
+# (gpt_score, llama_score) per request state; None / "x" / 0.7 / a missing key must be parse_error, never 0.5.
+SCORES = [(1, 1.0), (0.5, None), (0, "x"), (1.0, 0.7), (0, "missing")]
+
+
+@pytest.fixture
+def real_runs() -> Path:
+    if not (NARRATIVE / "scenario_state.json").is_file():
+        pytest.skip(f"{NARRATIVE} not found")
+    return REAL
+
+
+def states(folder: Path) -> list[dict]:
+    return json.loads((folder / "scenario_state.json").read_text(encoding="utf-8"))["request_states"]
+
+
+def test_real_run_folders_parse(real_runs):
+    for folder in (NARRATIVE, HELLASWAG):
+        spec = json.loads((folder / "run_spec.json").read_text(encoding="utf-8"))
+        parsed = parser_for("helm")([folder])
+        want = [s for s in states(folder) if s["train_trial_index"] == 0]
+        assert [r.prompt for r in parsed.rows] == [s["instance"]["input"]["text"] for s in want]
+        assert [r.response for r in parsed.rows] == [s["result"]["completions"][0]["text"] for s in want]
+        assert parsed.model_id == spec["adapter_spec"]["model"]
+        assert parsed.generation["max_new_tokens"] == spec["adapter_spec"]["max_tokens"]
+        assert parsed.scales == {} and parsed.suite is None  # no annotations, no safety scenario
+
+
+def test_folder_of_runs_of_two_models_is_refused(real_runs, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["import", "helm", str(real_runs), "--suite", "sst", "--out", str(out)]) == 1
+    assert "import one model at a time" in capsys.readouterr().err and not out.exists()
+
+
+def safety_copy(tmp_path: Path, benchmarks: Path) -> tuple[Path, list[str]]:
+    """The real narrative_qa run folder with SST prompts as inputs and hand-made 0.5.x annotations."""
+    folder = tmp_path / "benchmark_output" / "runs" / "v1" / "simple_safety_tests:model=openai_gpt2"
+    shutil.copytree(NARRATIVE, folder)
+    spec = json.loads((folder / "run_spec.json").read_text(encoding="utf-8"))
+    spec["name"] = "simple_safety_tests:model=openai_gpt2"
+    (folder / "run_spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    prompts = [r["prompts_final"] for r in csv.DictReader(open(benchmarks / "simple_safety_tests" / "simple_safety_tests.csv", encoding="utf-8"))]
+    doc = json.loads((folder / "scenario_state.json").read_text(encoding="utf-8"))
+    kept = [s for s in doc["request_states"] if s["train_trial_index"] == 0][: len(SCORES)]
+    for n, (s, (gpt, llama)) in enumerate(zip(kept, SCORES)):
+        s["instance"]["input"]["text"] = prompts[n]
+        ann = {"prompt_text": "...", "gpt_score": gpt, "gpt_reasoning": f"gpt reasoning {n}", "llama_reasoning": f"llama reasoning {n}"}
+        if llama != "missing":
+            ann["llama_score"] = llama
+        s["annotations"] = {"simple_safety_tests": ann}
+    doc["request_states"] = kept
+    (folder / "scenario_state.json").write_text(json.dumps(doc), encoding="utf-8")
+    return folder.parent, prompts[: len(SCORES)]
+
+
+def test_annotations_become_helm_judges_scores_kept_failures_parse_errors(real_runs, benchmarks, tmp_path, capsys):
+    source, prompts = safety_copy(tmp_path, benchmarks)
+    out = tmp_path / "run"
+    assert main(["import", "helm", str(source), "--data-dir", str(benchmarks), "--model-id", "openai/gpt2", "--out", str(out)]) == 0
+    assert "unmatched 0" in capsys.readouterr().out
+    for judge, idx in ((GPT, 0), (LLAMA, 1)):
+        got = {r["prompt"]: r for _, r in iter_jsonl(RunDir(out).judgment_file(judge, "sst"))}
+        assert len(got) == len(SCORES)
+        for n, prompt in enumerate(prompts):
+            value = SCORES[n][idx]
+            want = float(value) if value in (0, 0.5, 1) and not isinstance(value, str) else None
+            rec = got[prompt]
+            assert rec["score"] == want, (judge, n, value)
+            assert rec["judge_status"] == ("ok" if want is not None else "parse_error")
+            assert rec["judge_raw"] == f"{'gpt' if idx == 0 else 'llama'} reasoning {n}"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "remove", "not_judge"])
+def test_bad_helm_folders_are_refused_and_nothing_written(damage, real_runs, benchmarks, tmp_path, capsys):
+    source, _ = safety_copy(tmp_path, benchmarks)
+    state = next(source.glob("*/scenario_state.json"))
+    if damage == "truncate":
+        data = state.read_bytes()
+        state.write_bytes(data[: len(data) // 2])
+        message = f"{state}"
+    elif damage == "remove":
+        state.unlink()
+        message = f"{state}: missing"
+    else:
+        doc = json.loads(state.read_text(encoding="utf-8"))
+        doc["request_states"][0]["annotations"] = {"simple_safety_tests": {"prompt_text": "x"}}
+        state.write_text(json.dumps(doc), encoding="utf-8")
+        message = f"{state}:1:request_states[0].annotations.simple_safety_tests: no <judge>_score keys"
+    out = tmp_path / "run"
+    assert main(["import", "helm", str(source), "--data-dir", str(benchmarks), "--model-id", "openai/gpt2", "--out", str(out)]) == 1
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+    assert tree_digest(out) == tree_digest(tmp_path / "nowhere")
