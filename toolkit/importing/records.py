@@ -108,6 +108,8 @@ def check_judges_read(parsed: ParsedSource, built: BuiltRecords) -> None:
     """A judge none of whose labels reads is a wrong column or a wrong --labels: refuse it, with examples."""
     errors = []
     for judge_id, counts in built.status.items():
+        if parsed.judge_info.get(judge_id, {}).get("failures_from_source"):
+            continue  # the source itself recorded the failures (Inspect's unscored samples): import them as parse_error
         if counts.get("ok", 0) == 0 and sum(counts.values()) > 0:
             rows = [r for rows in built.judgments.values() for r in rows if r["judge_id"] == judge_id][:3]
             examples = "; ".join(f"{r['judge_raw']!r}: {r['judge_reason']}" for r in rows)
