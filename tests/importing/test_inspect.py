@@ -161,3 +161,24 @@ def test_unscored_and_unknown_grades_are_parse_errors_never_a_guess():
         assert nan.status == "parse_error" and "unscored" in nan.reason
         assert scale({"value": "Q", "explanation": None}, "safe").status == "parse_error"
     assert inspect_value({"value": 0.7}, None).status == "parse_error"
+
+
+@pytest.mark.parametrize("damage", ["sample_error", "eval_status"])
+def test_failed_samples_and_unfinished_evals_are_refused(damage, benchmarks, tmp_path, capsys):
+    """A log Inspect would write for a failed sample / an eval that stopped: re-written with inspect_ai's own writer."""
+    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+
+    log = read_eval_log(str(log_file(".eval", MOCK_LOGS)))
+    if damage == "sample_error":
+        log.samples[1].error = EvalError(message="model API timed out", traceback="", traceback_ansi="")
+        message = ":2:samples[1].error: sample"
+    else:
+        log.status = "cancelled"
+        message = "status: the eval ended 'cancelled'"
+    src = tmp_path / "damaged.json"
+    write_eval_log(log, str(src))
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(src), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert str(src) in err and message in err, err
+    assert not out.exists()
