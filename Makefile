@@ -10,7 +10,7 @@ STAMP   := $(VENV)/.slmboard-installed
 VLLM_VENV  ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.slmboard-vllm-installed
 
-.PHONY: demo test install browser clean-demo vllm-venv
+.PHONY: demo test install browser clean-demo vllm-venv helm-venv
 
 install: $(STAMP)
 
@@ -34,6 +34,19 @@ $(VLLM_STAMP): constraints-vllm.txt
 	$(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
 	$(VLLM_VENV)/bin/python -c "import vllm" 
 	touch $(VLLM_STAMP)
+
+# crfm-helm (HELM) in its own venv, for regenerating HELM fixtures of `slmboard import helm`; NOT part of
+# `make test` (the tests read committed run folders). torch==2.13.0 (CPU) first, as for .venv. ~5 min.
+HELM_VENV  ?= .venv-helm
+HELM_STAMP := $(HELM_VENV)/.slmboard-helm-installed
+helm-venv: $(HELM_STAMP)
+
+$(HELM_STAMP):
+	$(PYTHON) -m venv $(HELM_VENV)
+	$(HELM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(HELM_VENV)/bin/python -m pip install --quiet torch==2.13.0 crfm-helm==0.5.16
+	$(HELM_VENV)/bin/helm-run --help >/dev/null
+	touch $(HELM_STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/slmboard demo
