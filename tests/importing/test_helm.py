@@ -72,6 +72,8 @@ def safety_copy(tmp_path: Path, benchmarks: Path) -> tuple[Path, list[str]]:
         ann = {"prompt_text": "...", "gpt_score": gpt, "gpt_reasoning": f"gpt reasoning {n}", "llama_reasoning": f"llama reasoning {n}"}
         if llama != "missing":
             ann["llama_score"] = llama
+        if llama is None:  # what crfm-helm 0.5.x writes for a reply it could not parse
+            ann["llama_reasoning"], ann["llama_response_text"] = None, f"llama reasoning {n}"
         s["annotations"] = {"simple_safety_tests": ann}
     doc["request_states"] = kept
     (folder / "scenario_state.json").write_text(json.dumps(doc), encoding="utf-8")

@@ -27,7 +27,8 @@ from .base import ParsedSource, SourceRow, Verdict, fail, require_files
 SCENARIO_SUITES = {"harm_bench": "harmbench", "simple_safety_tests": "sst", "xstest": "xstest",
                    "air_bench_2024": "airbench", "bbq": "bbq"}
 #: HELM version → the judge model behind each short name of its safety annotators (HELM's own
-#: model names; HELM writes only the short name into the annotation).
+#: model names; HELM writes only the short name into the annotation). crfm-helm 0.5.x:
+#: helm/benchmark/annotation/model_as_judge.py (0.5.16 has dropped "llama"; older 0.5.x runs have both).
 JUDGE_MODELS = {
     "0.5": {"gpt": "openai/gpt-4o-2024-05-13", "llama": "meta/llama-3.1-405b-instruct-turbo"},
 }
@@ -71,8 +72,9 @@ def judge_model(short: str, version: str) -> str:
 
 def score_verdict(annotation: dict, short: str) -> Verdict:
     """``<short>_score`` 0 / 0.5 / 1 kept; anything else (missing, None, text, 0.7) is a parse_error."""
-    reasoning = annotation.get(f"{short}_reasoning")
-    raw = reasoning if isinstance(reasoning, str) else None
+    # A reply HELM could not parse keeps its text in <short>_response_text (reasoning and score None).
+    texts = [annotation.get(f"{short}_reasoning"), annotation.get(f"{short}_response_text")]
+    raw = next((t for t in texts if isinstance(t, str)), None)
     value = annotation.get(f"{short}_score")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return Verdict(None, raw, f"{short}_score is {value!r}, not a number (the judge's reply did not parse)")
