@@ -14,7 +14,7 @@ NEEDED = ("suite", "judge_id", "model_id", "item_id", "score")
 
 
 def _dataset_item_files(root: Path) -> list[Path] | None:
-    from .publishing import layout
+    from . import dataset_layout as layout
 
     if (root / layout.DATA_DIR).is_dir() and (root / "README.md").is_file():
         return layout.item_files(root)

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 
 def run(a) -> int:
+    from ..errors import BadOption
     from .. import api
 
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:
-        raise ValueError(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
+        raise BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
     result, paths = api.agreement(a.data, names[0], names[1], out=a.out)
     for suite, m in result.items():
         kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"

@@ -5,9 +5,9 @@ import sys
 
 
 def run(a) -> int:
-    from ..publishing.recompute import recompute
+    from .. import api
 
-    r = recompute(a.dataset, n_bootstrap=a.bootstrap, rejudge=a.rejudge, judge=a.judge, threshold=a.threshold,
+    r = api.recompute(a.dataset, n_bootstrap=a.bootstrap, rejudge=a.rejudge, judge=a.judge, threshold=a.threshold,
                   seed=a.seed, commit=not a.no_commit, xet=False if a.no_xet else None)
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))

@@ -115,9 +115,9 @@ class GenerationStage(Stage[Task, ResponseRecord]):
     def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
         modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}
         if group in MC_SUITES and modes - {self.mode}:
-            raise SlmboardError(
-                f"{self.output_file(group)} holds {group} answers in --mode {', '.join(sorted(modes))}; "
-                f"this run asks for --mode {self.mode}: use another --out folder"
+            raise RunMismatch(
+                f"{self.output_file(group)} holds {group} answers in mode {', '.join(sorted(modes))}; "
+                f"this run asks for mode {self.mode}: use another run folder"
             )
 
     def process(self, batch: list[Task], progress: Callable[[int], None]) -> Iterator[list[ResponseRecord]]:

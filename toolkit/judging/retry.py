@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, TypeVar
 
+from ..errors import BadOption
+
 __all__ = ["RetryPolicy", "RateLimiter", "RetryStats", "call_with_retry", "is_retryable", "retry_after_seconds"]
 
 T = TypeVar("T")
@@ -30,7 +32,7 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
-            raise ValueError(f"max_attempts must be >= 1, got {self.max_attempts}")
+            raise BadOption(f"max_attempts must be >= 1, got {self.max_attempts}")
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Full jitter: uniform in [0, min(max_delay, base * 2**attempt)] (attempt counts from 0)."""
@@ -127,7 +129,7 @@ class RateLimiter:
                  clock: Callable[[], float] = time.monotonic):
         for name, v in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
             if v is not None and v <= 0:
-                raise ValueError(f"{name} must be positive, got {v}")
+                raise BadOption(f"{name} must be positive, got {v}")
         self.rpm, self.tpm, self._clock = requests_per_minute, tokens_per_minute, clock
         now = clock()
         self._req = [float(requests_per_minute or 0), now]
