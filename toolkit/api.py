@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .publishing.recompute import RecomputeResult
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
-           "evaluate", "recompute", "moderate", "moderation_report", "ValidationFailed", "RecordError"]
+           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "ValidationFailed", "RecordError"]
 
 PathLike = str | Path
 
@@ -270,6 +270,28 @@ def moderate(
     return run_moderator(out, moderator, benchmarks, variant=variant, data=dict(data or {}), lists_dir=lists_dir,
                          limit=limit, submission_id=submission_id, batch_size=batch_size, show_progress=show_progress,
                          items=items)
+
+
+def import_released_moderation(files: Sequence[PathLike], out: PathLike, moderator_id: str | None = None) -> list[Path]:
+    """Write Safety-Flag's released per-item files as ModerationRecords into RUN/moderation/<benchmark>.jsonl."""
+    from .moderation.workflow import import_released_files
+
+    return import_released_files(files, out, moderator_id=moderator_id)
+
+
+def build_moderation_list(
+    benchmark: str, lists_dir: PathLike, data: PathLike | None = None, n_per_class: int = 100, rule: str = "random",
+    seed: int = 0,
+) -> tuple[Path, int, str]:
+    """Build a class-balanced item list of ``benchmark`` from its source → LISTS_DIR/<benchmark>.jsonl.
+
+    Returns (the list file, its number of items, its sha256).
+    """
+    from .moderation.suite import build_item_list, write_item_list
+
+    rows = build_item_list(benchmark, data, n_per_class=n_per_class, rule=rule, seed=seed)
+    path = Path(lists_dir) / f"{benchmark}.jsonl"
+    return path, len(rows), write_item_list(path, rows)
 
 
 def moderation_report(

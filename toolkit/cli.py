@@ -22,12 +22,14 @@ def build_parser() -> argparse.ArgumentParser:
 def flag_hint(exc: BaseException) -> str | None:
     """What to do on the command line about a library error (library messages name no flags)."""
     from .publishing.submit import AlreadyPublished
-    from .runs import RunMismatch
+    from .runs import NotARun, RunMismatch
 
     if isinstance(exc, AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
     if isinstance(exc, RunMismatch):
         return "pass another --out folder"
+    if isinstance(exc, NotARun):
+        return "create it with `slmboard generate --out FOLDER`"
     return None
 
 

@@ -29,29 +29,23 @@ def _check_backend_flags(a) -> None:
 
 
 def run(a) -> int:
+    from .. import api
     from ..errors import SlmboardError
-    from ..moderation import workflow
 
     if a.import_released:
-        files = workflow.import_released_files(a.import_released, a.out, moderator_id=a.moderator_id)
+        files = api.import_released_moderation(a.import_released, a.out, moderator_id=a.moderator_id)
         print(f"imported {len(files)} file(s) → " + ", ".join(map(str, files)))
         return 0
     data = _source_data(a.source_data, a.data_dir)
     if a.build_list:
-        from ..moderation.suite import build_item_list, write_item_list
-
         if not a.lists_dir:
             raise SlmboardError("--build-list needs --lists-dir DIR (where the list file is written)")
-        rows = build_item_list(a.build_list, data.get(a.build_list), n_per_class=a.per_class, rule=a.rule, seed=a.seed)
-        from pathlib import Path
-
-        sha = write_item_list(Path(a.lists_dir) / f"{a.build_list}.jsonl", rows)
-        print(f"wrote {a.lists_dir}/{a.build_list}.jsonl: {len(rows)} items (sha256 {sha})")
+        path, n, sha = api.build_moderation_list(a.build_list, a.lists_dir, data.get(a.build_list), n_per_class=a.per_class,
+                                                 rule=a.rule, seed=a.seed)
+        print(f"wrote {path}: {n} items (sha256 {sha})")
         return 0
     if not a.out:
         raise SlmboardError("--out RUN is required")
-    from .. import api
-
     _check_backend_flags(a)
     benchmarks = [b.strip() for b in a.benchmarks.split(",") if b.strip()]
     r = api.moderate(a.out, benchmarks, model=a.model, variant=a.variant, data=data, lists_dir=a.lists_dir,

@@ -241,7 +241,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes)
     if create_pr:
-        raise SlmboardError("--create-pr needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
     local = LocalFolderHub(where)
     if not local.has_inflight():
         # Before taking the lock, so a refused submission touches nothing. With a crashed writer's
