@@ -27,10 +27,13 @@ if TYPE_CHECKING:
     from .moderation.suite import ModerationItem
     from .moderation.workflow import ReportResult
     from .publishing import SubmitResult
+    from .exporting.eee import EeeExport
+    from .exporting.eval_results import EvalResultsExport
     from .publishing.recompute import RecomputeResult
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
-           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "ValidationFailed", "RecordError"]
+           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
+           "ValidationFailed", "RecordError"]
 
 PathLike = str | Path
 
@@ -116,6 +119,23 @@ def rank(data: PathLike, out: PathLike | None = None, n_bootstrap: int = 1000, s
     from .ranking import rank_records
 
     return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed)
+
+
+def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
+    """Every Eval Ever 0.3.0 files (one aggregate + samples file per model, suite and judge) in ``out``;
+    numbers from the leaderboard recomputed from the per-item records of ``data``."""
+    from .exporting.eee import export_eee as _export_eee
+
+    return _export_eee(data, out, n_bootstrap=n_bootstrap, seed=seed)
+
+
+def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = None,
+                        primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
+    """Hugging Face ``.eval_results/slmboard.yaml`` per model in ``out`` (S_adj of each suite under its
+    primary judge); ``push=True`` also opens one pull request per model repo."""
+    from .exporting.eval_results import export_eval_results as _export
+
+    return _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges, push=push)
 
 
 def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True) -> str:
@@ -232,13 +252,16 @@ def recompute(
     seed: int = 0,
     commit: bool = True,
     xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
 ) -> RecomputeResult:
     """(Maintainers) rebuild leaderboard + figures of a dataset from its per-item records and commit;
-    ``rejudge`` re-judges that many items per submission file with ``judge`` and flags disagreement above ``threshold``."""
+    ``rejudge`` re-judges that many items per submission file with ``judge`` and flags disagreement above
+    ``threshold``; ``primary_judges`` / ``gate`` update the card's choices (None keeps them)."""
     from .publishing.recompute import recompute as rebuild
 
     return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
-                   commit=commit, xet=xet)
+                   commit=commit, xet=xet, primary_judges=primary_judges, gate=gate)
 
 
 def moderate(
