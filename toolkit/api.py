@@ -100,11 +100,17 @@ def submit(
     data_dir: PathLike | None = None,
     create_pr: bool = False,
     xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
 ) -> SubmitResult:
-    """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure)."""
+    """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
+
+    ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices.
+    """
     from .publishing.submit import submit as publish
 
-    return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet)
+    return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                   primary_judges=primary_judges, gate=gate)
 
 
 def read_items(data: PathLike) -> pd.DataFrame:
