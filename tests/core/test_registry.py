@@ -67,7 +67,7 @@ def test_unused_judges_are_not_imported():
     "argv, message",
     [
         (["generate", "--out", "{tmp}/r", "--suites", "nope"], "unknown suite 'nope'; valid suites: "),
-        (["generate", "--out", "{tmp}/r", "--model", "nope", "--suites", "smoke"], "unknown backend 'nope'; valid backends: hf, openai, vllm"),
+        (["generate", "--out", "{tmp}/r", "--model", "nope", "--suites", "smoke"], "unknown model backend 'nope'; valid model backends: hf, openai, vllm"),
         (["judge", "{tmp}/r", "--judge", "nope"], "unknown judge 'nope'; valid judges: bbq, guard, heuristic, mdjudge, openai"),
     ],
 )

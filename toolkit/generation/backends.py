@@ -85,7 +85,7 @@ def _is_backend_factory(obj: object) -> bool:
 
 
 #: name -> Backend class or factory, called as ``factory(model_args=..., batch_size=...)``.
-BACKENDS: Registry[Callable[..., Backend]] = Registry("backend", _is_backend_factory, "a Backend factory")
+BACKENDS: Registry[Callable[..., Backend]] = Registry("model backend", _is_backend_factory, "a Backend factory")
 BACKENDS.register_lazy("hf", "toolkit.generation.hf:HFBackend")
 BACKENDS.register_lazy("openai", "toolkit.generation.openai_backend:OpenAIBackend")
 BACKENDS.register_lazy("vllm", "toolkit.generation.vllm_backend:VLLMBackend")
