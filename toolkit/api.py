@@ -102,15 +102,17 @@ def submit(
     xet: bool | None = None,
     primary_judges: dict[str, str] | None = None,
     gate: bool | None = None,
+    allow_partial: bool = False,
 ) -> SubmitResult:
     """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
 
-    ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices.
+    ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
+    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them).
     """
     from .publishing.submit import submit as publish
 
     return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                   primary_judges=primary_judges, gate=gate)
+                   primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
 
 
 def read_items(data: PathLike) -> pd.DataFrame:
