@@ -51,24 +51,25 @@ def submit(run_dir: str | Path, to: str | Path, **kwargs):
     return _submit(run_dir, to, **kwargs)
 
 
-def read_items(data: str | Path) -> pd.DataFrame:
-    """Per-item records as a DataFrame from a .jsonl/.parquet file, a run folder or a dataset folder."""
+def read_items(data) -> pd.DataFrame:
+    """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
+    Hub dataset id (checked: scores, duplicates; errors name the source file and line)."""
     from .reading import read_item_frame
 
     return read_item_frame(data)
 
 
-def rank(data: str | Path, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``."""
+def rank(data, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int = 0,
+         suite_totals: dict[str, int] | None = None) -> pd.DataFrame:
+    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
+
+    DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
+    (suite, judge) group at a time, so memory follows the largest group, not the number of records.
+    """
     from .publishing.submit import leaderboard_arrow
-    from .scoring import compute_leaderboard
+    from .scoring.leaderboard import leaderboard_from
 
-    from .reading import read_item_frame
-    from .scoring.leaderboard import REQUIRED_COLUMNS
-
-    # Only the columns the leaderboard uses: the text and nested generation columns dominate read time.
-    items = read_item_frame(data, columns=list(REQUIRED_COLUMNS) + ["submission_id", "model_revision"])
-    table = compute_leaderboard(items, n_bootstrap=n_bootstrap, seed=seed)
+    table = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
     if out is not None:
         import pyarrow.parquet as pq
 
@@ -105,11 +106,16 @@ def agreement(data: str | Path, judge_a: str, judge_b: str, out: str | Path | No
 
     Returns (result keyed by suite, (json path, csv path) or None).
     """
-    from .judging.agreement import agreement_by_suite, write_agreement
-    from .reading import read_item_frame
+    from .judging.agreement import agreement_by_suite, resolve_judge_id, write_agreement
+    from .reading import iter_item_groups, open_items
 
-    frame = read_item_frame(data, columns=["suite", "judge_id", "model_id", "item_id", "score"])
-    result, extra = agreement_by_suite(frame, judge_a, judge_b)
+    source = open_items(data)
+    present = sorted({judge for _, judge in source.groups()})
+    judges = [resolve_judge_id(pd.DataFrame({"judge_id": present}), j) for j in (judge_a, judge_b)]
+    # Only the two judges' groups are read (each checked by the reader).
+    frames = [g.frame for g in iter_item_groups(source, columns=["suite", "judge_id", "model_id", "item_id", "score"], judges=judges)]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["suite", "judge_id", "model_id", "item_id", "score"])
+    result, extra = agreement_by_suite(frame, judges[0], judges[1])
     paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
     return result, paths
 

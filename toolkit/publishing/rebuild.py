@@ -39,16 +39,23 @@ SUBMISSIONS_INDEX_SCHEMA = pa.schema(
 
 
 def read_item_scores(root: Path) -> pd.DataFrame:
-    """The columns the leaderboard needs, from every per-item parquet file of the dataset."""
+    """The columns the leaderboard needs, from every per-item parquet file of the dataset (checked)."""
+    from ..reading import read_item_frame
+
     files = layout.item_files(root)
     if not files:
         return pd.DataFrame(columns=_LEADERBOARD_INPUT)
-    tables = [pq.read_table(f, columns=_LEADERBOARD_INPUT) for f in files]
-    return pa.concat_tables(tables).to_pandas()
+    return read_item_frame(files, columns=_LEADERBOARD_INPUT)
 
 
 def leaderboard_table(root: Path, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    return compute_leaderboard(read_item_scores(root), n_bootstrap=n_bootstrap, seed=seed)
+    """The leaderboard of a dataset folder, read and ranked one (suite, judge) group at a time."""
+    from ..scoring.leaderboard import leaderboard_from
+
+    files = layout.item_files(root)  # the per-item files only (the card may not be written yet)
+    if not files:
+        return compute_leaderboard(pd.DataFrame(columns=_LEADERBOARD_INPUT), n_bootstrap=n_bootstrap, seed=seed)
+    return leaderboard_from(files, n_bootstrap=n_bootstrap, seed=seed)
 
 
 def read_manifests(root: Path) -> list[Submission]:

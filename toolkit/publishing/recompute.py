@@ -88,7 +88,6 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
               threshold: float = 0.2, seed: int = 0, commit: bool = True, xet: bool | None = None) -> RecomputeResult:
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
-    from .rebuild import leaderboard_table
     from .submit import rebuild_shared_files
 
     kind, where = parse_target(dataset)
@@ -98,7 +97,8 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
         if not layout.item_files(root):
             raise SlmboardError(f"{where} holds no per-item records (data/<suite>/*.parquet); nothing to recompute")
         rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None)
-        table = leaderboard_table(root, n_bootstrap=0)  # figures need ranks only
+        # The figures need ranks only: read back the leaderboard just rebuilt instead of ranking twice.
+        table = pq.read_table(root / layout.LEADERBOARD_FILE).to_pandas()
         state["n_rows"] = len(table)
         state["figures"] = write_figures(root, table)
         files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, "README.md", *state["figures"]]
