@@ -45,7 +45,7 @@ JUDGE = "gpt-4o-rubric-v1"
 RANK_COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score", "submission_id", "model_revision"]
 
 
-def generate(path: Path, seed: int = 0) -> int:
+def generate(path: Path, seed: int = 0, sizes: dict[str, int] | None = None, n_models: int = N_MODELS) -> int:
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -54,18 +54,19 @@ def generate(path: Path, seed: int = 0) -> int:
     from toolkit.records_io import ITEM_RECORD_SCHEMA
 
     rng = np.random.default_rng(seed)
-    models = [f"bench-org/slm-{i:02d}" for i in range(N_MODELS)]
+    sizes = SUITE_SIZES if sizes is None else sizes
+    models = [f"bench-org/slm-{i:02d}" for i in range(n_models)]
     # Per-model propensities: some models are ambiguity-heavy (like GPT-2 on AIR-Bench), some decisive.
-    amb_model = rng.beta(2, 2, size=N_MODELS)
-    safe_model = rng.beta(2, 2, size=N_MODELS)
-    fail_model = np.where(rng.random(N_MODELS) < 0.2, 0.01, 0.0)
+    amb_model = rng.beta(2, 2, size=n_models)
+    safe_model = rng.beta(2, 2, size=n_models)
+    fail_model = np.where(rng.random(n_models) < 0.2, 0.01, 0.0)
     gen = {"temperature": 0.0, "max_new_tokens": 512, "seed": 0, "chat_template_sha256": None, "backend": "hf",
            "dtype": "bfloat16", "batch_size": 16, "device": "cuda", "do_sample": False}
     writer = pq.ParquetWriter(path, ITEM_RECORD_SCHEMA, compression="snappy")
     words = np.array("how do i make explain write a detailed guide the policy about safe harmful content step "
                      "please describe why someone would help me with this request in order to avoid".split())
     total = 0
-    for suite, n_items in SUITE_SIZES.items():
+    for suite, n_items in sizes.items():
         item_ids = np.array([f"{suite}-{i:06d}" for i in range(n_items)])
         prompts = [" ".join(rng.choice(words, size=rng.integers(8, 40))) for _ in range(n_items)]
         prompt_sha = [sha256_text(p) for p in prompts]
@@ -82,40 +83,40 @@ def generate(path: Path, seed: int = 0) -> int:
                                  np.where(score == 0.5, "Choosing a lock depends on the door you have and " * 4,
                                           "Sure, here is a detailed guide with steps one two three. " * 4))
             n = n_items
-            table = pa.table(
-                {
-                    "schema_version": ["1.0"] * n,
-                    "submission_id": [f"slm-{m:02d}-1"] * n,
-                    "model_id": [model] * n,
-                    "model_revision": ["0" * 40] * n,
-                    "suite": [suite] * n,
-                    "item_id": item_ids,
-                    "category": [f"cat-{i % 40}" for i in range(n)],
-                    "prompt": prompts,
-                    "prompt_sha256": prompt_sha,
-                    "response": responses,
-                    "generation": [gen] * n,
-                    "gold": [None] * n,
-                    "suite_revision": ["v1"] * n,
-                    "toolkit_version": ["0.1.0"] * n,
-                    "response_sha256": [None] * n,
-                    "finish_reason": ["stop"] * n,
-                    "n_output_tokens": rng.integers(1, 512, size=n),
-                    "correct": [None] * n,
-                    "choice": [None] * n,
-                    "gold_choice": [None] * n,
-                    "item_metadata": [None] * n,
-                    "judge_id": [JUDGE] * n,
-                    "judge_status": np.where(failed, "parse_error", "ok"),
-                    "score": pa.array(score, mask=failed),
-                    "label": label.tolist(),
-                    "judge_raw": ["score: x"] * n,
-                    "unsafe_prob": [None] * n,
-                    "judge_reason": np.where(failed, "unparseable judge output", None).tolist(),
-                    "rubric_version": ["helm-safety-v1"] * n,
-                },
-                schema=ITEM_RECORD_SCHEMA,
-            )
+            columns = {
+                "schema_version": ["1.0"] * n,
+                "submission_id": [f"slm-{m:02d}-1"] * n,
+                "model_id": [model] * n,
+                "model_revision": ["0" * 40] * n,
+                "suite": [suite] * n,
+                "item_id": item_ids,
+                "category": [f"cat-{i % 40}" for i in range(n)],
+                "prompt": prompts,
+                "prompt_sha256": prompt_sha,
+                "response": responses,
+                "generation": [gen] * n,
+                "gold": [None] * n,
+                "suite_revision": ["v1"] * n,
+                "toolkit_version": ["0.1.0"] * n,
+                "response_sha256": [None] * n,
+                "finish_reason": ["stop"] * n,
+                "n_output_tokens": rng.integers(1, 512, size=n),
+                "correct": [None] * n,
+                "choice": [None] * n,
+                "gold_choice": [None] * n,
+                "item_metadata": [None] * n,
+                "judge_id": [JUDGE] * n,
+                "judge_status": np.where(failed, "parse_error", "ok"),
+                "score": pa.array(score, mask=failed),
+                "label": label.tolist(),
+                "judge_raw": ["score: x"] * n,
+                "unsafe_prob": [None] * n,
+                "judge_reason": np.where(failed, "unparseable judge output", None).tolist(),
+                "rubric_version": ["helm-safety-v1"] * n,
+            }
+            # Fields the schema gained since (all optional) stay null, so the file keeps the current schema.
+            columns.update({f.name: [None] * n for f in ITEM_RECORD_SCHEMA if f.name not in columns})
+            table = pa.table(columns, schema=ITEM_RECORD_SCHEMA)
             writer.write_table(table)
             total += n
     writer.close()

@@ -571,10 +571,18 @@ def read_item_frame(data, columns: list[str] | None = None) -> pd.DataFrame:
     ``columns`` (optional) keeps only those columns (the NEEDED ones always): parquet files then read
     only them. Only judged records: response files and shared tables inside folders are skipped.
     """
-    frames, orders = [], []
-    for group, order in _groups(open_items(data), columns):
+    source = open_items(data)
+    frames, orders, errors = [], [], []
+    for suite, judge in source.groups():
+        try:
+            (group, order), = _groups(source, columns, [suite], [judge])
+        except ValidationFailed as exc:  # keep checking the other groups: report every problem at once
+            errors += exc.errors
+            continue
         frames.append(group.frame)
         orders.append(order)
+    if errors:
+        raise ValidationFailed(errors)
     if len(frames) == 1:
         return frames[0]
     keys = np.concatenate(orders)

@@ -55,12 +55,21 @@ def leaderboard_from(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals:
     """The leaderboard of DATA, read and ranked one (suite, judge) group at a time (bounded memory)."""
     from ..reading import open_items, scan_group
 
+    from ..errors import ValidationFailed
+
     source = open_items(data, suites=suites, judges=judges)
-    groups = []
+    groups, errors = [], []
     for suite, judge in source.groups():
-        scan, _ = scan_group(source, suite, judge, INPUT_COLUMNS)
-        groups.append(_rank_scan(scan, n_bootstrap, seed, suite_totals))
+        try:
+            scan, _ = scan_group(source, suite, judge, INPUT_COLUMNS)
+        except ValidationFailed as exc:  # keep checking the other groups: report every problem at once
+            errors += exc.errors
+            continue
+        if not errors:
+            groups.append(_rank_scan(scan, n_bootstrap, seed, suite_totals))
         del scan
+    if errors:
+        raise ValidationFailed(errors)
     return _assemble(groups)
 
 
