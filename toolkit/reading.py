@@ -417,7 +417,7 @@ class GroupScan:
         self.extras: dict[str, dict[int, object]] = {}
         self.errors: list[RecordError] = []
         self.n_rows = 0
-        self._spans: list[tuple[int, str, np.ndarray]] = []  # (first serial, file, lines)
+        self._spans: list[tuple[int, str, np.ndarray]] = []  # (first serial, file, lines or [first line])
 
     def add(self, batch: _Batch) -> None:
         null_rows = np.zeros(len(batch), dtype=bool)
@@ -439,7 +439,10 @@ class GroupScan:
         if self.n_rows + len(batch) >= 2**31 - 1:
             raise RecordFileError(f"{batch.file}: more than 2**31 records in one (suite, judge) group")
         serial = np.arange(self.n_rows, self.n_rows + len(batch), dtype=np.int32)
-        self._spans.append((self.n_rows, batch.file, batch.lines))
+        lines = batch.lines
+        if len(lines) and lines[-1] - lines[0] == len(lines) - 1:
+            lines = lines[:1]  # consecutive rows (a parquet row group): the first line says it all
+        self._spans.append((self.n_rows, batch.file, lines))
         self.n_rows += len(batch)
         before = self.stamp[model, item]
         self.stamp[model, item] = serial
@@ -483,7 +486,7 @@ class GroupScan:
         """(file, line) of the row with this serial number."""
         i = bisect.bisect_right([s for s, _, _ in self._spans], serial) - 1
         start, file, lines = self._spans[i]
-        return file, int(lines[serial - start])
+        return file, int(lines[0] + (serial - start) if len(lines) == 1 else lines[serial - start])
 
     def _duplicate(self, first: int, second: int, model: int, item: int) -> None:
         (f1, l1), (f2, l2) = self.where(first), self.where(second)
@@ -500,7 +503,9 @@ class GroupScan:
         names = self.models.names()
         order = np.argsort(names.astype(str), kind="stable")
         self.stamp = np.empty((0, 0), dtype=np.int32)  # the checks are done: free it before the bootstrap
-        return np.ascontiguousarray(self.labels[order, : len(self.items.known)].T), names[order]
+        codes = np.ascontiguousarray(self.labels[order, : len(self.items.known)].T)
+        self.labels = np.empty((0, 0), dtype=np.int8)
+        return codes, names[order]
 
     def extras_for(self, sorted_names: np.ndarray) -> dict[str, list]:
         """The first row's value of each provenance column for each model (``sorted_names`` order)."""
