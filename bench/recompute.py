@@ -18,6 +18,12 @@
    (c) `naive`     — the same 7-column read + a baseline bootstrap that resamples rows per (suite, judge)
                      (draw item ids, gather every model's rows of those items, count labels).
    Phases alternate within each repeat so the ratios compare runs made under the same load.
+3. ``--boards 100,1000`` (issue 16): full-size boards, N models × AIR-Bench/SALAD/BBQ/HarmBench/SST/XSTest
+   sizes, one judge, only the 7 rank columns (:func:`generate_board`); phases `read_cols` (100 only),
+   `scan` / `scan_dict` (streaming scans) and `rank`, each with its peak RSS.
+4. ``--base DIR`` (issue 16): `rank` of the checkout DIR (the previous code) side by side with this one on
+   the 1M file, then every leaderboard column of the two compared.
+Files go to --workdir (keep it under /tmp); delete it when done.
 """
 from __future__ import annotations
 
