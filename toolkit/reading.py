@@ -20,6 +20,7 @@ group (:class:`GroupScan`), so memory follows the largest group's matrices, not 
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,8 +107,11 @@ def _hub_files(repo: str, revision: str | None, suites: Sequence[str] | None) ->
     try:
         root = Path(snapshot_download(repo, repo_type="dataset", revision=revision, allow_patterns=patterns + ["README.md"]))
     except Exception as exc:  # huggingface_hub raises many types (not found, offline, auth)
+        from .publishing.hub import scrub
+
+        reason = scrub(str(exc).splitlines()[0] if str(exc) else "", os.environ.get("HF_TOKEN"))
         raise SlmboardError(f"{repo}: not a local file or folder, and reading it as a Hub dataset failed: "
-                            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+                            f"{type(exc).__name__}: {reason}") from None
     label = repo + (f"@{revision}" if revision else "")
     return [_File(f, f"{label}/{f.relative_to(root).as_posix()}", True) for f in layout.item_files(root)]
 
