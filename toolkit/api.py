@@ -69,6 +69,12 @@ def rank(data, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int
     from .publishing.submit import leaderboard_arrow
     from .scoring.leaderboard import leaderboard_from
 
+    if suite_totals is None and isinstance(data, (str, Path)) and Path(data).is_dir():
+        from .publishing.rebuild import read_manifests
+        from .publishing.rebuild import suite_totals as manifest_totals
+
+        # A dataset folder's manifests know each suite's total (coverage of partial runs); a run folder's do not.
+        suite_totals = manifest_totals(read_manifests(Path(data))) or None
     table = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
     if out is not None:
         import pyarrow.parquet as pq

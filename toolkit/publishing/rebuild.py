@@ -49,13 +49,29 @@ def read_item_scores(root: Path) -> pd.DataFrame:
 
 
 def leaderboard_table(root: Path, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The leaderboard of a dataset folder, read and ranked one (suite, judge) group at a time."""
+    """The leaderboard of a dataset folder, read and ranked one (suite, judge) group at a time;
+    ``coverage`` from the suite totals its manifests record."""
     from ..scoring.leaderboard import leaderboard_from
 
+    totals = suite_totals(read_manifests(root)) or None
     files = layout.item_files(root)  # the per-item files only (the card may not be written yet)
     if not files:
         return compute_leaderboard(pd.DataFrame(columns=_LEADERBOARD_INPUT), n_bootstrap=n_bootstrap, seed=seed)
-    return leaderboard_from(files, n_bootstrap=n_bootstrap, seed=seed)
+    return leaderboard_from(files, n_bootstrap=n_bootstrap, seed=seed, suite_totals=totals)
+
+
+def suite_totals(manifests: list[Submission]) -> dict[str, int]:
+    """suite -> canonical item count, as the manifests record it (the largest, should two disagree)."""
+    totals: dict[str, int] = {}
+    for m in manifests:
+        for suite, n in m.suite_totals.items():
+            totals[suite] = max(n, totals.get(suite, 0))
+    return totals
+
+
+def leaderboard_with_totals(records: pd.DataFrame, totals: dict[str, int], **kwargs) -> pd.DataFrame:
+    """compute_leaderboard, given the suite totals for its ``coverage`` column."""
+    return compute_leaderboard(records, suite_totals=totals or None, **kwargs)
 
 
 def read_manifests(root: Path) -> list[Submission]:
