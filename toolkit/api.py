@@ -36,6 +36,8 @@ __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "ser
            "ValidationFailed", "RecordError"]
 
 PathLike = str | Path
+#: Where records come from: a record file, a run folder, several run folders, a dataset folder or a Hub dataset id.
+DataSource = str | Path | Sequence[str | Path]
 
 
 def generate(
@@ -115,18 +117,24 @@ def submit(
                    primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
 
 
-def read_items(data: PathLike) -> pd.DataFrame:
-    """Per-item records as a DataFrame from a .jsonl/.parquet file, a run folder or a dataset folder."""
+def read_items(data: DataSource) -> pd.DataFrame:
+    """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
+    Hub dataset id (checked: scores, duplicates; errors name the source file and line)."""
     from .reading import read_item_frame
 
     return read_item_frame(data)
 
 
-def rank(data: PathLike, out: PathLike | None = None, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``."""
+def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = 1000, seed: int = 0,
+         suite_totals: dict[str, int] | None = None) -> pd.DataFrame:
+    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
+
+    DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
+    (suite, judge) group at a time, so memory follows the largest group, not the number of records.
+    """
     from .ranking import rank_records
 
-    return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed)
+    return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
 
 
 def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
@@ -178,21 +186,30 @@ def merge(shards: Sequence[PathLike], out: PathLike, data_dir: PathLike | None =
 
 
 def agreement(
-    data: PathLike, judge_a: str, judge_b: str, out: PathLike | None = None
+    data: DataSource, judge_a: str, judge_b: str, out: PathLike | None = None
 ) -> tuple[dict[str, dict[str, Any]], tuple[Path, Path] | None]:
     """Agreement of two judges per suite (paper 1 Tables 5-6); with ``out``, writes agreement.json/.csv there.
 
     Returns (result keyed by suite, (json path, csv path) or None).
     """
-    from .judging.agreement import agreement_by_suite, write_agreement
-    from .reading import read_item_frame
+    from .judging.agreement import agreement_by_suite, resolve_judge_id, write_agreement
+    from .reading import iter_item_groups, open_items
 
     from .errors import BadOption
 
-    frame = read_item_frame(data, columns=["suite", "judge_id", "model_id", "item_id", "score"])
+    source = open_items(data)
+    present = sorted({judge for _, judge in source.groups()})
     try:
-        result, extra = agreement_by_suite(frame, judge_a, judge_b)
-    except ValueError as exc:  # an unknown or repeated judge name: the caller's input, not a bug
+        judges = [resolve_judge_id(pd.DataFrame({"judge_id": present}), j) for j in (judge_a, judge_b)]
+    except ValueError as exc:  # an unknown judge name: the caller's input, not a bug
+        raise BadOption(str(exc)) from exc
+    # Only the two judges' groups are read (each checked by the reader).
+    columns = ["suite", "judge_id", "model_id", "item_id", "score"]
+    frames = [g.frame for g in iter_item_groups(source, columns=columns, judges=judges)]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    try:
+        result, extra = agreement_by_suite(frame, judges[0], judges[1])
+    except ValueError as exc:  # a repeated judge name
         raise BadOption(str(exc)) from exc
     paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
     return result, paths

@@ -2,22 +2,29 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 
-def rank_records(data: str | Path, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Recompute the leaderboard from per-item records; with ``out``, write leaderboard.parquet/.csv there."""
+def rank_records(
+    data: str | Path | Sequence[str | Path],
+    out: str | Path | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    suite_totals: Mapping[str, int] | None = None,
+) -> pd.DataFrame:
+    """Recompute the leaderboard from per-item records, one (suite, judge) group at a time (memory follows
+    the largest group, not the number of records); with ``out``, write leaderboard.parquet/.csv there."""
     from .arrow_schemas import leaderboard_arrow
-    from .publishing.rebuild import leaderboard_with_totals, read_manifests, suite_totals
-    from .reading import read_item_frame
-    from .scoring.leaderboard import REQUIRED_COLUMNS
+    from .publishing.rebuild import read_manifests
+    from .publishing.rebuild import suite_totals as manifest_totals
+    from .scoring.leaderboard import leaderboard_from
 
-    # Only the columns the leaderboard uses: the text and nested generation columns dominate read time.
-    items = read_item_frame(data, columns=list(REQUIRED_COLUMNS) + ["submission_id", "model_revision"])
-    # A dataset folder's manifests know each suite's total (coverage of partial runs); a run folder's do not.
-    totals = suite_totals(read_manifests(Path(data))) if Path(data).is_dir() else {}
-    table = leaderboard_with_totals(items, totals, n_bootstrap=n_bootstrap, seed=seed)
+    if suite_totals is None and isinstance(data, (str, Path)) and Path(data).is_dir():
+        # A dataset folder's manifests know each suite's total (coverage of partial runs); a run folder's do not.
+        suite_totals = manifest_totals(read_manifests(Path(data))) or None
+    table = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
     if out is not None:
         import pyarrow.parquet as pq
 

@@ -49,7 +49,8 @@ def run_analysis(
     show_progress: bool = True,
 ) -> dict:
     from ..reading import read_item_frame
-    from ..scoring import bbq_metrics, compute_leaderboard, policy_rank_correlations, suite_instability, suite_rank_correlations
+    from ..scoring import bbq_metrics, policy_rank_correlations, suite_instability, suite_rank_correlations
+    from ..scoring.leaderboard import leaderboard_from
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "summary.json").is_file())):
@@ -66,7 +67,7 @@ def run_analysis(
         (tmp / "figures").mkdir()
         bbq_mask = is_bbq(items)
         ternary = items[~bbq_mask]
-        board = compute_leaderboard(items, n_bootstrap=n_bootstrap, seed=seed)
+        board = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed)  # one (suite, judge) at a time
         board.to_csv(tmp / "leaderboard.csv", index=False)
         tboard = board[~(board["suite"].eq("bbq") | board["judge_id"].isin(BBQ_JUDGES))]
         suite_instability(tboard).to_csv(tmp / "suite_instability.csv", index=False)
