@@ -79,6 +79,7 @@ def manifests(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.timeout(1800)  # real scorer models: 523 s measured on 2 busy cores
 def test_analyze_end_to_end_with_real_scorers(tmp_path):
     data = tiny_records(tmp_path)
     out = tmp_path / "analysis"
