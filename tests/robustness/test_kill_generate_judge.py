@@ -12,6 +12,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -57,32 +58,48 @@ def _item_ids(path: Path) -> list[str]:
     return [json.loads(line)["item_id"] for line in whole.splitlines() if line.strip()]
 
 
-def _kill_mid_write(cmd: list[str], output: Path, target: int) -> tuple[int, int] | None:
-    """Start ``cmd``; once ``output`` holds ``target`` whole records, freeze and kill it.
-    Returns (records at the kill, records after it), or None when it finished first (a miss)."""
+def _cache_rows(path: Path) -> int:
+    """Judgments committed to the judge's sqlite cache (one commit per judgment as it arrives)."""
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            return int(db.execute("SELECT count(*) FROM judgments").fetchone()[0])
+    except sqlite3.OperationalError:  # created but no table yet
+        return 0
+
+
+def _kill_mid_write(cmd: list[str], output: Path, target: int, progress=None) -> tuple[int, int] | None:
+    """Start ``cmd``; once ``progress()`` (default: whole records in ``output``) reaches ``target``,
+    freeze and kill it. Returns (progress at the kill, records of ``output`` after it), or None when
+    it finished first (a miss). A kill counts only if fewer than N records were written at that moment."""
+    progress = progress or (lambda: len(_item_ids(output)))
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
     deadline = time.monotonic() + 300
     try:
-        while proc.poll() is None and len(_item_ids(output)) < target:
+        while proc.poll() is None and progress() < target:
             assert time.monotonic() < deadline, "the child never reached the marker"
             time.sleep(0.002)
         if proc.poll() is not None:
             return None
         os.kill(proc.pid, signal.SIGSTOP)
         alive = proc.poll() is None
-        at_kill = len(_item_ids(output))
+        at_kill, written = progress(), len(_item_ids(output))
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    return (at_kill, len(_item_ids(output))) if alive and at_kill < N_ITEMS else None
+    if not (alive and at_kill < N_ITEMS and written < N_ITEMS):
+        return None
+    assert len(_item_ids(output)) == written and progress() == at_kill, "output written after the kill"
+    return at_kill, written
 
 
-def _kill_trials(make_cmd, output, prepare, seed: int) -> list[tuple[int, int, int]]:
+def _kill_trials(make_cmd, output, prepare, seed: int, progress_of=None) -> list[tuple[int, int, int]]:
     """TRIALS kills, each mid-write (a trial that finishes before the kill is retried, at most 3 times).
-    Returns (target, records at the kill, records after it) per trial."""
+    Returns (target, progress at the kill, records written at the kill) per trial."""
     rng = random.Random(seed)
     landed = []
     for trial in range(1, TRIALS + 1):
@@ -90,13 +107,13 @@ def _kill_trials(make_cmd, output, prepare, seed: int) -> list[tuple[int, int, i
         for attempt in range(3):
             key = (trial, attempt)
             prepare(key)
-            result = _kill_mid_write(make_cmd(key), output(key), target)
+            result = _kill_mid_write(make_cmd(key), output(key), target, progress_of(key) if progress_of else None)
             if result is not None:
                 break
         assert result is not None, f"trial {trial}: the process finished before the kill three times"
-        at_kill, after = result
-        # records before the kill (at least the marker), some still to come, none written after it
-        assert target <= at_kill < N_ITEMS and after == at_kill, (trial, target, at_kill, after)
+        at_kill, written = result
+        # work done before the kill (at least the marker), some still to come
+        assert target <= at_kill < N_ITEMS and written < N_ITEMS, (trial, target, at_kill, written)
         partial = _item_ids(output(key))
         assert len(partial) == len(set(partial)), f"trial {trial}: duplicates after the kill"
         done = subprocess.run(make_cmd(key), capture_output=True, text=True, env=_env(), timeout=300)
@@ -104,7 +121,7 @@ def _kill_trials(make_cmd, output, prepare, seed: int) -> list[tuple[int, int, i
         ids = _item_ids(output(key))
         assert len(ids) == N_ITEMS and len(set(ids)) == N_ITEMS, f"trial {trial}: {len(ids)} records, {len(set(ids))} distinct"
         assert len(output(key).read_text().splitlines()) == N_ITEMS  # every line whole: no torn remnant kept
-        landed.append((target, at_kill, after))
+        landed.append((target, at_kill, written))
     return landed
 
 
@@ -125,7 +142,11 @@ def test_kill_9_judging_then_resume(tmp_path, server):
             shutil.copytree(base, run(key))
 
     out = lambda key: run(key) / "judgments" / "openai-echo-model" / "smoke.jsonl"  # noqa: E731
-    landed = _kill_trials(lambda key: _judge_cmd(run(key), server, tmp_path / f"cache-{key[0]}-{key[1]}.sqlite"), out, prepare, seed=11)
+    cache = lambda key: tmp_path / f"cache-{key[0]}-{key[1]}.sqlite"  # noqa: E731
+    # The judge commits each judgment to its cache as it arrives and appends records to the file in
+    # groups: the marker is the cache, and the kill must come before the file holds every record.
+    landed = _kill_trials(lambda key: _judge_cmd(run(key), server, cache(key)), out, prepare, seed=11,
+                          progress_of=lambda key: lambda: _cache_rows(cache(key)))
     assert len(landed) == TRIALS and len({at for _, at, _ in landed}) > 1
     # Echo replies carry no score tag: every item ends explicitly failed (parse_error), none silently scored.
     rows = [json.loads(line) for f in tmp_path.glob("judge-*/judgments/openai-echo-model/smoke.jsonl") for line in f.read_text().splitlines()]
