@@ -79,10 +79,11 @@ def test_mdjudge_argmax_mode_fails_exactly_the_off_format_replies(model_dir):
     judge = stand_in(model_dir)  # require_argmax=True: the judge's default
     items = [JudgeInput("salad", f"s{k}", p, a) for k, (p, a) in enumerate(zip(PROMPTS, ANSWERS))]
     out = judge.judge(items)
-    on_format = [reference_first_token(judge, x.prompt, x.response)[1] for x in items]
-    assert [j.status for j in out] == ["ok" if fmt else "parse_error" for fmt in on_format]
+    format_tokens = {repr(judge._tok.decode([judge.token_ids[w]])) for w in ("safe", "unsafe")}
     for j in out:
+        argmax = j.raw.rsplit("argmax=", 1)[1]  # the trace names the most likely first token
         assert "p(safe)=" in j.raw
+        assert j.status == ("ok" if argmax in format_tokens else "parse_error"), j.raw
         if j.status == "parse_error":
             assert j.score is None and j.unsafe_prob is None and "neither 'safe' nor 'unsafe'" in j.reason
     scored = [x for x, j in zip(items, out) if j.status == "ok"]
