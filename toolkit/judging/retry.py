@@ -126,11 +126,11 @@ class RateLimiter:
     """
 
     def __init__(self, requests_per_minute: float | None = None, tokens_per_minute: float | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], Awaitable] = asyncio.sleep):
         for name, v in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
             if v is not None and v <= 0:
                 raise BadOption(f"{name} must be positive, got {v}")
-        self.rpm, self.tpm, self._clock = requests_per_minute, tokens_per_minute, clock
+        self.rpm, self.tpm, self._clock, self._sleep = requests_per_minute, tokens_per_minute, clock, sleep
         now = clock()
         self._req = [float(requests_per_minute or 0), now]
         self._tok = [float(tokens_per_minute or 0), now]
@@ -159,8 +159,10 @@ class RateLimiter:
         if not self.rpm and not self.tpm:
             return
         async with self._lock:  # FIFO: one waiter at a time keeps the order fair
-            while (wait := self._wait_needed(tokens)) > 0:
-                await asyncio.sleep(wait)
+            # A microsecond's shortfall is float rounding of the refill, not a budget to wait for:
+            # sleeping it could add less than the clock's resolution and never end.
+            while (wait := self._wait_needed(tokens)) > 1e-6:
+                await self._sleep(wait)
             if self.rpm:
                 self._req[0] -= 1
             if self.tpm:
