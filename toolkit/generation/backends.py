@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import SlmboardError
 
@@ -48,6 +48,24 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:
         """Greedy completions of user prompts (the backend applies the chat template), same order."""
+
+    def generate_stream(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> Iterator[tuple[int, Completion]]:
+        """Yield (index into prompts, completion) as each answer finishes, every index exactly once.
+
+        Default: :meth:`generate` on chunks of the batch size, yielded in order. Backends that can
+        finish answers one by one (continuous batching, concurrent requests) override it.
+        """
+        size = max(1, self.default_batch_size())
+        for start in range(0, len(prompts), size):
+            chunk = prompts[start : start + size]
+            completions = self.generate(chunk, max_new_tokens, seed)
+            if len(completions) != len(chunk):
+                raise SlmboardError(f"backend {self.name} returned {len(completions)} completions for {len(chunk)} prompts")
+            yield from enumerate(completions, start)
+
+    def set_concurrency(self, n: int) -> None:
+        """How many prompts are in flight at once (``generate --concurrency``); only some backends have it."""
+        raise SlmboardError(f"backend {self.name!r} has no --concurrency; it applies to the hf and openai backends")
 
     def default_batch_size(self) -> int:
         return 8

@@ -8,7 +8,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from schemas import GenerationConfig, ResponseRecord, sha256_text
 
@@ -105,13 +105,15 @@ def generate(
     show_progress: bool = True,
     shard: str | None = None,
     mode: str = "generate",
+    concurrency: int | None = None,
 ) -> GenerateResult:
     """Generate responses for every (pending) item of ``suites`` into the run folder ``out``.
 
     ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see :mod:`.shards`);
     ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer letter is
     parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood``
-    (the option with the highest log-probability).
+    (the option with the highest log-probability). ``concurrency`` = prompts in flight at once
+    (``hf``: rows of the continuous batch; ``openai``: requests), recorded as the batch size.
     """
     if mode not in MC_MODES:
         raise SlmboardError(f"unknown --mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
@@ -122,6 +124,10 @@ def generate(
     suite_names = sorted({i.suite for i in items}, key=lambda s: [i.suite for i in items].index(s))
     run = RunDir(out)
     backend = backend or make_backend(model, args, batch_size)
+    if concurrency is not None:
+        if concurrency < 1:
+            raise SlmboardError(f"--concurrency must be at least 1, got {concurrency}")
+        backend.set_concurrency(concurrency)
     desc = backend.describe()
     gen = GenerationConfig(
         temperature=0.0,
@@ -130,7 +136,7 @@ def generate(
         chat_template_sha256=desc.chat_template_sha256,
         backend=backend.name,
         dtype=desc.dtype,
-        batch_size=backend.default_batch_size() if batch_size in (None, "auto") else int(batch_size),
+        batch_size=backend.default_batch_size() if concurrency or batch_size in (None, "auto") else int(batch_size),
         device=desc.device,
         do_sample=False,
     )
@@ -186,48 +192,59 @@ def generate(
                 n_skipped += 1
             else:
                 pending.append((item, suite_gen))
-    # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
+    # Similar lengths together (the runner's groups; the backend schedules within a group).
     pending.sort(key=lambda p: (p[0].suite, p[1].max_new_tokens, len(p[0].prompt)))
-    size = gen.batch_size or 8
     bar = progress_bar(total=len(pending), desc=f"generate {config.model_id}", unit="item", enabled=show_progress)
     appenders: dict[str, JsonlAppender] = {}
     try:
-        i = 0
-        while i < len(pending):
-            suite, suite_gen = pending[i][0].suite, pending[i][1]
-            batch = [pending[i]]
-            while len(batch) < size and i + len(batch) < len(pending):
-                nxt = pending[i + len(batch)]
-                if nxt[0].suite != suite or nxt[1] != suite_gen:
-                    break
-                batch.append(nxt)
-            i += len(batch)
-            prompts = [b[0].prompt for b in batch]
-            if suite in MC_SUITES and mode == "loglikelihood":
-                completions, extras = _answer_by_loglikelihood(backend, prompts)
-            else:
-                completions = backend.generate(prompts, suite_gen.max_new_tokens, suite_gen.seed)
-                extras = [{} for _ in batch]
-            if len(completions) != len(batch):
-                raise SlmboardError(f"backend {backend.name} returned {len(completions)} completions for {len(batch)} prompts")
-            records = [
-                _response_record(config, item, suite_gen, completion, mode if suite in MC_SUITES else None, extra)
-                .model_dump(mode="json")
-                for (item, _), completion, extra in zip(batch, completions, extras)
-            ]
+        for suite, suite_gen, group in _groups(pending):
             if suite not in appenders:
                 appenders[suite] = JsonlAppender(run.response_file(suite))
-            appenders[suite].append(records)  # one atomic batch: a kill loses at most this batch
-            n_new += len(records)
-            n_tokens += sum(c.n_output_tokens or 0 for c in completions)
-            elapsed = max(time.perf_counter() - started, 1e-9)
-            bar.update(len(records))
-            bar.set_postfix_str(f"{n_tokens / elapsed:.0f} tok/s")
+            mc_mode = mode if suite in MC_SUITES else None
+            for item, completion, extra in _answers(backend, suite, suite_gen, group, mode, gen.batch_size or 8):
+                record = _response_record(config, item, suite_gen, completion, mc_mode, extra).model_dump(mode="json")
+                appenders[suite].append([record])  # each answer as it finishes: a kill loses only those in flight
+                n_new += 1
+                n_tokens += completion.n_output_tokens or 0
+                bar.update(1)
+                bar.set_postfix_str(f"{n_tokens / max(time.perf_counter() - started, 1e-9):.0f} tok/s")
     finally:
         bar.close()
         for appender in appenders.values():
             appender.close()
     return GenerateResult(run.root, config, n_new, n_skipped, time.perf_counter() - started, n_tokens)
+
+
+def _groups(pending: list[tuple[SuiteItem, GenerationConfig]]) -> Iterator[tuple[str, GenerationConfig, list[SuiteItem]]]:
+    """Consecutive runs of items with the same suite and decoding config."""
+    start = 0
+    while start < len(pending):
+        suite, suite_gen = pending[start][0].suite, pending[start][1]
+        end = start + 1
+        while end < len(pending) and pending[end][0].suite == suite and pending[end][1] == suite_gen:
+            end += 1
+        yield suite, suite_gen, [item for item, _ in pending[start:end]]
+        start = end
+
+
+def _answers(
+    backend: Backend, suite: str, suite_gen: GenerationConfig, items: list[SuiteItem], mode: str, batch_size: int
+) -> Iterator[tuple[SuiteItem, Completion, dict]]:
+    """(item, completion, record extras) for every item, each as soon as the backend has it."""
+    prompts = [item.prompt for item in items]
+    if suite in MC_SUITES and mode == "loglikelihood":
+        for start in range(0, len(items), batch_size):
+            completions, extras = _answer_by_loglikelihood(backend, prompts[start : start + batch_size])
+            yield from zip(items[start : start + batch_size], completions, extras)
+        return
+    seen: set[int] = set()
+    for index, completion in backend.generate_stream(prompts, suite_gen.max_new_tokens, suite_gen.seed):
+        if not isinstance(index, int) or not 0 <= index < len(items) or index in seen:
+            raise SlmboardError(f"backend {backend.name} streamed index {index!r}: not a new index into {len(items)} prompts")
+        seen.add(index)
+        yield items[index], completion, {}
+    if len(seen) != len(items):
+        raise SlmboardError(f"backend {backend.name} streamed {len(seen)} completions for {len(items)} prompts")
 
 
 def _response_record(
