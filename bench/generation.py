@@ -20,6 +20,10 @@ work done. "identical" = exact string equality with (d). "compute share" = token
 matmul GFLOP/s measured in this run ÷ GFLOP per generated token = 2 × parameters of the model's
 linear layers, lm_head included; attention over the context is extra work not counted). Load
 averages are printed beside every timing: the machine may be shared.
+
+On a busy machine the one-at-a-time reference is the slow part: ``--save`` writes each path's texts
+and timings as JSON, ``--prompts 0:15`` runs a slice, and ``--reference A.json,B.json`` uses saved
+(d) slices (e.g. run in parallel processes) instead of running (d) again.
 """
 from __future__ import annotations
 
@@ -184,12 +188,13 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
         f"matmul microbenchmark {gflops:.1f} GFLOP/s; model {per_token:.3f} GFLOP per generated token → compute limit "
         f"≈ {limit:.0f} tokens/s",
         "",
-        "| path | tokens | wall s | CPU s | tokens/s | vs (a) | identical to (d) | compute share | load 1/5/15 before → after |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| path | tokens | wall s | CPU s | tokens/s | vs (a) | tokens/CPU-s | vs (a) | identical to (d) | compute share | load 1/5/15 before → after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    base = None
+    base = base_cpu = None
     if "a" in results:
         base = count_tokens(results["a"][0]) / results["a"][1]["wall_s"]
+        base_cpu = count_tokens(results["a"][0]) / results["a"][1]["cpu_s"]
     for key in ("a", "b", "c", "raw", "lockstep", "d"):
         if key not in results:
             continue
@@ -198,12 +203,25 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
         tps = tokens / t["wall_s"]
         same = f"{sum(x == y for x, y in zip(texts, ref))}/{n}" if ref is not None else "n/a"
         vs = f"{tps / base:.2f}×" if base else "n/a"
-        lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {t['cpu_s']:.1f} | {tps:.1f} | {vs} | {same} "
+        ours = key in ("a", "b", "d")  # the server's CPU time is not this process's
+        per_cpu = f"{tokens / t['cpu_s']:.1f}" if ours else "(server)"
+        vs_cpu = f"{tokens / t['cpu_s'] / base_cpu:.2f}×" if base_cpu and ours else "n/a"
+        lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {t['cpu_s']:.1f} | {tps:.1f} | {vs} | {per_cpu} | {vs_cpu} | {same} "
                      f"| {tps / limit:.1%} | {t['load']} |")
     if "c" in results and "raw" in results:
         c, raw = (count_tokens(results[k][0]) / results[k][1]["wall_s"] for k in ("c", "raw"))
         lines.append(f"\n(c) / all-in-flight rate = {c / raw:.2f} (target ≥ 0.90)")
     return "\n".join(lines)
+
+
+def _load_reference(files: list[str]) -> tuple[list[str], dict]:
+    """(d) from saved slices run in parallel: texts concatenated, wall = the slowest slice, CPU summed."""
+    while not all(Path(f).is_file() for f in files):  # slices still running in other processes
+        time.sleep(10)
+    parts = [json.loads(Path(f).read_text())["d"] for f in files]
+    timing = {"wall_s": max(p["wall_s"] for p in parts), "cpu_s": sum(p["cpu_s"] for p in parts),
+              "load": "; ".join(p["load"] for p in parts) + f" ({len(parts)} processes in parallel)"}
+    return [t for p in parts for t in p["texts"]], timing
 
 
 def _threads() -> int:
@@ -219,11 +237,17 @@ def main() -> int:
     ap.add_argument("--paths", default="d,a,b,raw,c", help="comma list of d, a, b (hf) and raw, c, lockstep (vllm)")
     ap.add_argument("--vllm-venv", default=os.environ.get("SLMBOARD_VLLM_VENV", str(REPO / ".venv-vllm")))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--save", default=None, help="write every path's texts and timings to this JSON file")
+    ap.add_argument("--prompts", default=None, metavar="START:END", help="only this slice of the N prompts")
+    ap.add_argument("--reference", default=None, help="comma list of --save files holding (d) for consecutive slices")
     a = ap.parse_args()
 
     from toolkit.suites import load_items
 
     prompts = [i.prompt for i in load_items("smoke", limit=a.n_prompts)]
+    if a.prompts:
+        start, end = (int(x) if x else None for x in a.prompts.split(":"))
+        prompts = prompts[start:end]
     paths = [p.strip() for p in a.paths.split(",") if p.strip()]
     gflops = matmul_gflops()
     print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
@@ -232,6 +256,10 @@ def main() -> int:
     if vllm_paths:
         results.update(run_vllm_paths(prompts, a.max_new_tokens, a.vllm_venv, vllm_paths))
     gflops_after = matmul_gflops()
+    if a.save:
+        Path(a.save).write_text(json.dumps({k: {"texts": v[0], **v[1]} for k, v in results.items()}, indent=1))
+    if a.reference:
+        results["d"] = _load_reference(a.reference.split(","))
 
     def count_tokens(texts: list[str]) -> int:
         return sum(len(backend.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts)
