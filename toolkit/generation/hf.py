@@ -210,3 +210,8 @@ class _StopRule:
 
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Threads sleep at OpenMP barriers instead of spinning: with other processes on the same cores,
+# spinning made batched float32 matmuls 5-10x slower (BENCHMARKS.md, "Generation"). Read by the
+# OpenMP runtime when torch loads, so it only applies if torch is not imported yet; set
+# OMP_WAIT_POLICY=ACTIVE to opt out.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
