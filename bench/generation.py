@@ -80,7 +80,13 @@ def timed(fn):
                  "load": f"{load_before} → {load()}"}
 
 
-def run_hf_paths(prompts: list[str], max_new: int, paths: list[str]) -> tuple[dict, object]:
+def _checkpoint(results: dict, save: str | None, count_tokens=None) -> None:
+    """Save every finished path at once (a long run on a busy machine may be cut short)."""
+    if save:
+        Path(save).write_text(json.dumps({k: {"texts": v[0], **v[1]} for k, v in results.items()}, indent=1))
+
+
+def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str | None = None) -> tuple[dict, object]:
     from toolkit.generation import make_backend
 
     backend = make_backend("hf", {"dtype": "float32"}, OLD_BATCH)
@@ -109,7 +115,9 @@ def run_hf_paths(prompts: list[str], max_new: int, paths: list[str]) -> tuple[di
             results["b"] = timed(new)
         elif path == "d":
             results["d"] = timed(lambda: [one.generate([p], max_new, 0)[0].text for p in prompts])
-        print(f"  {path}: {results[path][1]}", flush=True)
+        tokens = sum(len(backend.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in results[path][0])
+        print(f"  {path}: {tokens} tokens, {results[path][1]}", flush=True)
+        _checkpoint(results, save)
     return results, backend
 
 
@@ -251,7 +259,7 @@ def main() -> int:
     paths = [p.strip() for p in a.paths.split(",") if p.strip()]
     gflops = matmul_gflops()
     print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
-    results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "d")])
+    results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "d")], a.save)
     vllm_paths = [p for p in paths if p in ("raw", "c", "lockstep")]
     if vllm_paths:
         results.update(run_vllm_paths(prompts, a.max_new_tokens, a.vllm_venv, vllm_paths))
