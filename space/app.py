@@ -76,6 +76,7 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, refresh=refresh,
              share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)
         space_api.register(holder)
+    demo.slmboard_views = views  # introspection (tests, deploy checks): the tabs and their update functions
     return demo
 
 

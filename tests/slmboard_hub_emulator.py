@@ -376,6 +376,11 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         finally:
             repo.lock.release()
 
+    # --- Spaces, variables, secrets, repo settings, PR discussions (space helper) -----------------
+    from slmboard_hub_emulator_spaces import install as install_space_routes
+
+    install_space_routes(app, state, err, authorised)
+    # --- end of the space helper's block -----------------------------------------------------------
     return app
 
 

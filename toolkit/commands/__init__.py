@@ -21,6 +21,8 @@ COMMAND_MODULES = (
     "moderate",
     "moderation_report",
     "serve",
+    "space",
+    "review",
     "demo",
 )
 
