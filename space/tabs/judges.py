@@ -64,7 +64,7 @@ def build(ctx: Ctx) -> TabView:
     md = gr.Markdown("Open this tab to compute judge agreement for the selected suite.", elem_id="judges-agreement")
     gr.Markdown("#### Per model: where do the judges disagree?")
     table = gr.Dataframe(pd.DataFrame(columns=PER_MODEL_COLUMNS), datatype="str", interactive=False,
-                         elem_id="judges-per-model", show_label=False, max_height=700)
+                         elem_id="judges-per-model", show_label=False, max_height=1600)
 
     def update(suite, judge, values):
         h = ctx.holder
