@@ -20,8 +20,11 @@ from pathlib import Path
 # Gradio phones home for analytics/version checks on import/launch; a Space does not need it and
 # offline machines would wait on it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-if not __package__:  # `python space/app.py` from a checkout: make `space`, `schemas`, `toolkit` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if not __package__:  # `python space/app.py` from a checkout: import `space`, `schemas`, `toolkit` from the
+    # checkout, and drop space/ itself from the path (its modules must not shadow top-level names)
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != here]
+    sys.path.insert(0, str(Path(here).parent))
 
 import gradio as gr  # noqa: E402
 import matplotlib  # noqa: E402
@@ -54,7 +57,7 @@ def judge_note(board, suite, judge) -> str:
 def build_app(data: str | Path | None = None, settings: Settings | None = None) -> gr.Blocks:
     """Build the page. Data is read now, on Refresh, and on the refresh timer when it changed."""
     settings = settings or Settings()
-    holder = Holder(data)
+    holder = Holder(data, warm=settings.warm_items)
     ctx = Ctx(holder, settings)
     board = holder.board
     views: list[TabView] = []
@@ -71,7 +74,8 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
             tab_components = {}
             for key, module in TAB_MODULES.items():
                 with gr.Tab(TABS[key], id=key, elem_id=f"tab-{key}") as tab:
-                    views.append(module.build(ctx))
+                    built = module.build(ctx)
+                    views.extend(built if isinstance(built, list) else [built])
                 tab_components[key] = tab
         wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, refresh=refresh,
              share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)

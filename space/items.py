@@ -2,7 +2,7 @@
 
 The checked columns (ids, scores, labels, categories) are read through ``toolkit.reading`` — the
 same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
-sorted naturally (``xstest_2`` before ``xstest_10``). A page is then a slice of that index; only
+sorted by model, then naturally by item id (``xstest_2`` before ``xstest_10``). A page is then a slice of that index; only
 the long text of the rows on the page (prompt, response, judge output) is read afterwards, with a
 pyarrow filter on their ids, so a page never loads the text of a million rows.
 """
@@ -65,7 +65,9 @@ def load_index(root: Path) -> tuple[pd.DataFrame, str | None]:
     frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
     for col in ("suite", "model_id", "item_id", "judge_id", "label", "category", "judge_status"):
         frame[col] = frame[col].astype("string").astype("category")
-    order = np.lexsort((frame["judge_id"].cat.codes, frame["model_id"].cat.codes, _natural_codes(frame["item_id"].array),
+    # suite, model, item (natural), judge: a page then lies in one model's files, so reading its text
+    # prunes the other files by their model_id statistics
+    order = np.lexsort((frame["judge_id"].cat.codes, _natural_codes(frame["item_id"].array), frame["model_id"].cat.codes,
                         frame["suite"].cat.codes))
     return frame.iloc[order].reset_index(drop=True), None
 
@@ -77,6 +79,7 @@ class ItemStore:
     _by_suite: dict[str, pd.DataFrame] = field(default_factory=dict)
     error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _text_sets: dict[str, ds.Dataset | None] = field(default_factory=dict)
 
     def index(self) -> pd.DataFrame:
         with self._lock:  # concurrent first visits build it once
@@ -84,11 +87,15 @@ class ItemStore:
                 self._index, self.error = load_index(Path(self.root))
             return self._index
 
+    def warm(self) -> None:
+        """Build the index in a background thread (at start-up), so the first Items visitor does not wait."""
+        threading.Thread(target=self.index, name="slmboard-items-index", daemon=True).start()
+
     def suite_frame(self, suite: str | None) -> pd.DataFrame:
         """The suite's checked records (naturally sorted); empty for an unknown suite."""
         idx = self.index()
         if suite not in self._by_suite:
-            self._by_suite[suite] = idx[idx["suite"] == suite].reset_index(drop=True)
+            self._by_suite[suite] = idx[(idx["suite"] == suite).to_numpy(dtype=bool, na_value=False)].reset_index(drop=True)
         return self._by_suite[suite]
 
     def suites(self) -> list[str]:
@@ -105,6 +112,8 @@ class ItemStore:
     def select(self, suite: str | None, model: str | None = None, judge: str | None = None,
                label: str | None = None, category: str | None = None) -> pd.DataFrame:
         f = self.suite_frame(suite)
+        if not any(v and v != ALL for v in (model, judge, label, category)):
+            return f  # no filter: no copy of a million rows
         keep = np.ones(len(f), dtype=bool)
         for col, want in (("model_id", model), ("judge_id", judge), ("category", category)):
             if want and want != ALL:
@@ -115,10 +124,12 @@ class ItemStore:
 
     def text(self, suite: str, keys: pd.DataFrame) -> pd.DataFrame:
         """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``."""
-        files = sorted(str(p) for p in (Path(self.root) / "data" / suite).glob("*.parquet")) if suite else []
-        if keys.empty or not files:
+        if suite not in self._text_sets:  # file footers read once per suite, not per page
+            files = sorted(str(p) for p in (Path(self.root) / "data" / suite).glob("*.parquet")) if suite else []
+            self._text_sets[suite] = ds.dataset(files, format="parquet") if files else None
+        d = self._text_sets[suite]
+        if keys.empty or d is None:
             return pd.DataFrame(columns=KEY + TEXT_COLUMNS)
-        d = ds.dataset(files, format="parquet")
         cols = [c for c in KEY + TEXT_COLUMNS if c in d.schema.names]
         ids = [str(v) for v in keys["item_id"].unique()]
         models = [str(v) for v in keys["model_id"].unique()]

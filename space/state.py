@@ -23,17 +23,22 @@ class Settings:
     refresh_seconds: float = 300.0
     #: Hub dataset whose open pull requests the Submit tab lists (None: the served dataset when it is a Hub id)
     queue_dataset: str | None = None
+    #: build the Items index in the background at start-up and after a reload
+    warm_items: bool = True
 
 
 class Holder:
     """The Board shared by all sessions. Refresh builds a new Board and swaps the reference in
     one assignment (atomic), so a concurrent request sees either the old or the new data."""
 
-    def __init__(self, data: str | Path | None):
+    def __init__(self, data: str | Path | None, warm: bool = True):
         self.data = data
+        self.warm = warm
         self.board: Board = load_board(data)
         self.items = ItemStore(self.board.data_dir)
         self.signature = self._signature(self.board)
+        if warm:
+            self.items.warm()
 
     @staticmethod
     def _signature(board: Board) -> tuple:
@@ -45,7 +50,10 @@ class Holder:
 
     def reload(self) -> Board:
         board = load_board(self.data)
-        self.items = ItemStore(board.data_dir)
+        items = ItemStore(board.data_dir)
+        if self.warm:
+            items.warm()
+        self.items = items
         self.board = board
         self.signature = self._signature(board)
         return board

@@ -30,10 +30,10 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
     full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in free), *view_outputs]
     inputs = [suite_dd, judge_dd, tab_state, *(p.component for p in params)]
 
-    def compute(suite, judge, tab, values, only=None) -> list:
+    def compute(suite, judge, tab, values, only=None, deferred=False) -> list:
         out: list[Any] = []
         for v in views:
-            wanted = only is None or v.key in only
+            wanted = (only is None or v.key in only) and v.deferred == deferred
             asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
             if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
                 out += list(v.update(suite, judge, values))
@@ -107,7 +107,22 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
                 **defaults}
         return share_query(state, base)
 
-    def then_url(event):
+    def later(only):
+        def run(*args):
+            """The deferred views (slow figures) the event concerns, after the main event answered."""
+            suite, judge, tab, values = unpack(args)
+            board = holder.board
+            suites = board.suites()
+            suite = suite if suite in suites else (suites[0] if suites else None)
+            judge = judge if judge in board.judges(suite) else board.default_judge(suite)
+            return [*[gr.skip()] * (4 + len(free)), *compute(suite, judge, tab, values, only=only, deferred=True)]
+        return run
+
+    def then_url(event, only: set | None | bool = None):
+        """Chain the deferred views (``only``: the tab keys concerned, None = all, False = none) and
+        the address-bar update."""
+        if only is not False and any(v.deferred and (only is None or v.key in only) for v in views):
+            event = event.then(later(only), inputs, full_out, **PRIVATE)
         event.then(query, inputs, share, **PRIVATE).then(None, [share], None, js=WRITE_URL, **PRIVATE)
 
     load_event = demo.load(on_load, inputs, [*full_out, tabs, tab_state], **PRIVATE)
@@ -116,17 +131,20 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
     then_url(judge_dd.input(on_judge, inputs, full_out, **PRIVATE))
     then_url(refresh.click(on_refresh, inputs, full_out, **PRIVATE))
     if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
-        gr.Timer(ctx.settings.refresh_seconds).tick(on_tick, inputs, full_out, **PRIVATE)
+        then_url(gr.Timer(ctx.settings.refresh_seconds).tick(on_tick, inputs, full_out, **PRIVATE))
 
     for view in views:
         _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url)
         tab = tab_components[view.key]
 
+        if view.deferred or any(v.key == view.key for v in views[:views.index(view)]):
+            continue  # one select event per tab
+
         def on_select(*args, key=view.key):
             suite, judge, _, values = unpack(args)
             return [*[gr.skip()] * 4, *[gr.skip()] * len(free), *compute(suite, judge, key, values, only={key}), key]
 
-        then_url(tab.select(on_select, inputs, [*full_out, tab_state], **PRIVATE))
+        then_url(tab.select(on_select, inputs, [*full_out, tab_state], **PRIVATE), only={view.key})
 
 
 def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url) -> None:
@@ -148,7 +166,7 @@ def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, comput
 
         comp = p.component
         trigger = comp.submit if isinstance(comp, (gr.Textbox, gr.Number)) else comp.input
-        then_url(trigger(on_change, inputs, full_out, **PRIVATE))
+        then_url(trigger(on_change, inputs, full_out, **PRIVATE), only=readers(p.key))
     pager = getattr(view, "pager", None)
     if pager:
         prev, nxt, page_comp = pager
@@ -159,7 +177,7 @@ def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, comput
                 head = [gr.skip()] * 4 + [gr.update(value=values["page"]) if f is page else gr.skip() for f in free]
                 return [*head, *compute(suite, judge, tab, values, only={view.key})]
 
-            then_url(button.click(on_step, inputs, full_out, **PRIVATE))
+            then_url(button.click(on_step, inputs, full_out, **PRIVATE), only=False)
     download = getattr(view, "download", None)
     if download:
         button, files, write = download

@@ -42,3 +42,5 @@ class TabView:
     reads: set[str] = field(default_factory=set)
     #: computed only while the tab is open (and when it is opened): expensive reads
     lazy: bool = False
+    #: computed in a follow-up event, after the rest of the page has answered (slow figures)
+    deferred: bool = False

@@ -51,7 +51,7 @@ def table_update(rows: pd.DataFrame, groups, visible: bool = True) -> dict:
                      visible=visible)
 
 
-def build(ctx: Ctx) -> TabView:
+def build(ctx: Ctx) -> list[TabView]:
     board = ctx.holder.board
     with gr.Row():
         family = gr.Dropdown(families(board.submissions), value=[], multiselect=True, label="Family", elem_id="family-filter")
@@ -73,9 +73,12 @@ def build(ctx: Ctx) -> TabView:
         b = ctx.holder.board
         rows = b.rows(suite, judge)
         shown = shown_rows(b, suite, judge, values)
-        return (table_update(shown, values.get("cols") or [], visible=not b.empty), scores_ci_figure(shown),
+        return (table_update(shown, values.get("cols") or [], visible=not b.empty),
                 caption(b, suite, judge, rows, len(shown)),
                 gr.update(choices=families(b.submissions), value=values.get("family") or []))
+
+    def update_plot(suite, judge, values):
+        return (scores_ci_figure(shown_rows(ctx.holder.board, suite, judge, values)),)
 
     def write_files(suite, judge, *vals):
         values = dict(zip(FILTER_KEYS, vals))
@@ -91,6 +94,8 @@ def build(ctx: Ctx) -> TabView:
               Param("size", size, "any"), Param("tuned", tuned, "any"), Param("q", search, ""),
               Param("sort", sort, "rank (raw)"),
               Param("cols", cols, list(DEFAULT_GROUPS), parse=lambda s: [x for x in s.split(",") if x in GROUPS])]
-    view = TabView("leaderboard", params, [table, plot, cap, family], update)
+    view = TabView("leaderboard", params, [table, cap, family], update)
     view.download = (download, files, write_files)  # wired by the app (needs the shared selectors)
-    return view
+    # the interval plot follows the table in a second event: the table shows first
+    figure = TabView("leaderboard", [], [plot], update_plot, reads=set(FILTER_KEYS), deferred=True)
+    return [view, figure]

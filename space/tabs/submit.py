@@ -6,7 +6,7 @@ import gradio as gr
 import pandas as pd
 
 from space.data import md_escape
-from space.queue import COLUMNS, QueueCache
+from space.pr_queue import COLUMNS, QueueCache
 from space.tabs.base import Ctx, TabView
 from space.texts import SUBMIT_MD
 

@@ -154,7 +154,7 @@ def test_review_comments_each_open_pr_and_the_space_lists_them(emulator, synthet
     assert "/tmp/" not in bad[0]  # paths relative to the PR, not the reviewer's disk
     queue = client(env, f"""
         import json, sys; sys.path.insert(0, {str(REPO)!r})
-        from space.queue import queue_table
+        from space.pr_queue import queue_table
         print(queue_table({DATASET!r}).to_json(orient="records"))""")
     by_pr = {r["PR"]: r for r in queue}
     assert by_pr["#1"]["review"] == "passed" and by_pr["#2"]["review"] == "failed"
