@@ -3,7 +3,9 @@ from ._common import SCHEMA_VERSION, sha256_text
 from .leaderboard import POLICIES, POLICY_VALUE, LeaderboardRow
 from .records import (
     LABEL_OF_SCORE,
+    JUDGMENT_STATUSES,
     SCORE_OF_LABEL,
+    TERNARY_SCORES,
     GenerationConfig,
     ItemRecord,
     ModerationRecord,
@@ -26,6 +28,8 @@ __all__ = [
     "POLICY_VALUE",
     "LABEL_OF_SCORE",
     "SCORE_OF_LABEL",
+    "TERNARY_SCORES",
+    "JUDGMENT_STATUSES",
     "Architecture",
     "GenerationConfig",
     "ItemRecord",

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class SlmboardError(Exception):
@@ -25,6 +28,20 @@ class RecordError:
         return f"{where}: {self.message}"
 
 
+def pydantic_errors(exc: "ValidationError", file: str, row: int | None) -> list[RecordError]:
+    """One RecordError (file, row, field) per problem pydantic found in one record."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or None
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (not in the schema)"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        out.append(RecordError(file, row, loc, msg))
+    return out
+
+
 class ValidationFailed(SlmboardError):
     """Records or manifests failed validation; ``errors`` lists every problem found."""
 
@@ -41,3 +58,26 @@ class RecordFileError(SlmboardError):
 
 class PublishError(SlmboardError):
     """The dataset could not be updated; it was left as it was before the attempt."""
+
+
+class UnknownComponent(SlmboardError, LookupError):
+    """A name that no registry holds (suite, judge, backend, moderator); the message lists the valid names."""
+
+    def __init__(self, kind: str, name: object, valid: Sequence[str]):
+        self.kind, self.name, self.valid = kind, name, list(valid)
+        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid) or '(none)'}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class RecordFileCorrupt(ValidationFailed):
+    """A record file a stage resumes from holds bad rows; each error names the file and line."""
+
+    def __init__(self, errors: Sequence[RecordError]):
+        super().__init__(errors)
+        self.args = (f"{self.args[0]}\nfix or remove these lines, then re-run the same command to resume",)
+
+
+class BadOption(SlmboardError, ValueError):
+    """An option value a library function cannot use (also a ValueError, for older callers)."""

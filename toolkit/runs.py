@@ -21,6 +21,10 @@ from .naming import judge_slug
 from .records_io import atomic_write_text
 
 
+class RunMismatch(SlmboardError):
+    """A run folder holds another model, decoding config or shard than the command asks for."""
+
+
 class RunConfig(BaseModel):
     """What a run is; re-running the same command must find the same config (else it is another run)."""
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission
 
-from .errors import RecordError, RecordFileError, ValidationFailed
+from .errors import RecordError, RecordFileError, ValidationFailed, pydantic_errors
 from .records_io import iter_rows, record_files
 
 RECORD_KINDS: dict[str, type[BaseModel]] = {
@@ -31,19 +31,6 @@ def guess_kind(row: dict[str, Any]) -> str:
     if "record_files" in row or ("toolkit_version" in row and "prompt" not in row and "suite" not in row):
         return "submission"
     return "response"
-
-
-def pydantic_errors(exc: ValidationError, file: str, row: int | None) -> list[RecordError]:
-    out = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"]) or None
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown field (not in the schema)"
-        elif err["type"] == "missing":
-            msg = "required field is missing"
-        out.append(RecordError(file, row, loc, msg))
-    return out
 
 
 @dataclass

@@ -164,9 +164,12 @@ def test_make_judge_heuristic():
 
 
 def test_make_judge_unknown_lists_valid_names():
-    with pytest.raises(ValueError, match="valid judges: .*heuristic"):
+    from toolkit.errors import UnknownComponent
+
+    # One unknown-name error for every registry (issue 15 §2), listing the valid names.
+    with pytest.raises(UnknownComponent, match="valid judges: .*heuristic"):
         make_judge("nope")
-    with pytest.raises(ValueError, match="unknown judge 'nope'"):
+    with pytest.raises(UnknownComponent, match="unknown judge 'nope'"):
         make_judge("nope:model-x")
 
 

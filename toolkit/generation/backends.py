@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import SlmboardError
+from ..registry import Registry
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,22 @@ class Backend(abc.ABC):
     def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:
         """Greedy completions of user prompts (the backend applies the chat template), same order."""
 
+    def generate_stream(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> Iterator[tuple[int, Completion]]:
+        """Yield ``(index into prompts, Completion)`` as each answer finishes, every index exactly once.
+
+        This default calls :meth:`generate` on chunks of :meth:`default_batch_size` prompts and yields
+        in order; backends that finish answers out of order (a server, continuous batching) override it
+        so that the generation stage can append each answer the moment it exists.
+        """
+        size = max(1, self.default_batch_size())
+        for start in range(0, len(prompts), size):
+            chunk = prompts[start : start + size]
+            completions = self.generate(chunk, max_new_tokens, seed)
+            if len(completions) != len(chunk):
+                raise SlmboardError(f"backend {self.name} returned {len(completions)} completions for {len(chunk)} prompts")
+            for offset, completion in enumerate(completions):
+                yield start + offset, completion
+
     def default_batch_size(self) -> int:
         return 8
 
@@ -63,18 +80,22 @@ class Backend(abc.ABC):
         )
 
 
-BACKENDS: dict[str, Callable[..., Backend]] = {}
+def _is_backend_factory(obj: object) -> bool:
+    return callable(obj)
 
 
-def register_backend(name: str):
-    def deco(factory: Callable[..., Backend]):
-        BACKENDS[name] = factory
-        return factory
+#: name -> Backend class or factory, called as ``factory(model_args=..., batch_size=...)``.
+BACKENDS: Registry[Callable[..., Backend]] = Registry("model backend", _is_backend_factory, "a Backend factory")
+BACKENDS.register_lazy("hf", "toolkit.generation.hf:HFBackend")
+BACKENDS.register_lazy("openai", "toolkit.generation.openai_backend:OpenAIBackend")
+BACKENDS.register_lazy("vllm", "toolkit.generation.vllm_backend:VLLMBackend")
 
-    return deco
+
+def register_backend(name: str) -> Callable[[Callable[..., Backend]], Callable[..., Backend]]:
+    """Class decorator: register a Backend under ``name`` (a second, different one is refused)."""
+    return BACKENDS.register(name)
 
 
 def make_backend(name: str, model_args: dict[str, str], batch_size: int | str | None = None) -> Backend:
-    if name not in BACKENDS:
-        raise SlmboardError(f"unknown model backend {name!r}; valid backends: {', '.join(sorted(BACKENDS))}")
-    return BACKENDS[name](model_args=model_args, batch_size=batch_size)
+    """Build the backend ``name``; :class:`~toolkit.errors.UnknownComponent` lists the valid ones."""
+    return BACKENDS.get(name)(model_args=model_args, batch_size=batch_size)

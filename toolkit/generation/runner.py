@@ -5,18 +5,17 @@ import datetime as _dt
 import json
 import math
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from schemas import GenerationConfig, ResponseRecord, sha256_text
 
 from .. import __version__
-from ..errors import SlmboardError
-from ..progress import progress_bar
-from ..records_io import JsonlAppender, iter_jsonl
-from ..runs import RunConfig, RunDir
+from ..choices import parse_choice
+from ..errors import BadOption, SlmboardError
+from ..runs import RunConfig, RunDir, RunMismatch
+from ..stage import WHOLE_GROUP, Stage, run_stage
 from ..suites import SuiteItem, get_suite, load_items
 from .backends import Backend, Completion, make_backend
 from .model_args import parse_model_args
@@ -36,6 +35,9 @@ MC_SUITES = {"bbq"}
 MC_MODES = ("generate", "loglikelihood")
 MC_LETTERS = ("A", "B", "C")
 
+#: One generation task: a suite item and the decoding it is answered with.
+Task = tuple[SuiteItem, GenerationConfig]
+
 
 @dataclass
 class GenerateResult:
@@ -51,19 +53,6 @@ def default_submission_id(model_id: str, revision: str) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id.split("/")[-1]).strip("-.") or "model"
     rev = re.sub(r"[^A-Za-z0-9]+", "", revision.split(":")[-1])[:8] or "rev"
     return f"{name[:100]}-{rev}"
-
-
-def _done_ids(path: Path) -> tuple[set[str], set[str]]:
-    """Item ids already answered in ``path`` and the multiple-choice modes they were answered in."""
-    done, modes = set(), set()
-    if path.exists():
-        for _, row in iter_jsonl(path):
-            if isinstance(row, dict) and "item_id" in row:
-                done.add(row["item_id"])
-                meta = row.get("item_metadata")
-                if isinstance(meta, str) and '"mc_mode"' in meta:
-                    modes.add(json.loads(meta).get("mc_mode"))
-    return done, modes
 
 
 def suite_decoding(suite: str, gen: GenerationConfig, max_new_tokens: int | None = None) -> GenerationConfig:
@@ -91,6 +80,71 @@ def _answer_by_loglikelihood(backend: Backend, prompts: list[str]) -> tuple[list
     return completions, extras
 
 
+class GenerationStage(Stage[Task, ResponseRecord]):
+    """Items -> ResponseRecords in ``RUN/responses/<suite>.jsonl``; one group per suite.
+
+    Each suite's pending items go to the backend at once (sorted by length: less padding, same
+    greedy outputs); :meth:`Backend.generate_stream` chunks them and yields answers as they finish,
+    and each is appended the moment it exists.
+    """
+
+    record_type = ResponseRecord
+    unit = "item"
+    batching = WHOLE_GROUP
+
+    def __init__(self, run: RunDir, config: RunConfig, backend: Backend, mode: str) -> None:
+        self.run, self.config, self.backend, self.mode = run, config, backend, mode
+        self.description = f"generate {config.model_id}"
+        self.n_tokens = 0
+
+    def output_file(self, group: str) -> Path:
+        return self.run.response_file(group)
+
+    def group_of(self, task: Task) -> str:
+        return task[0].suite
+
+    def record_group(self, record: ResponseRecord) -> str:
+        return record.suite
+
+    def task_key(self, task: Task) -> str:
+        return task[0].item_id
+
+    def record_key(self, record: ResponseRecord) -> str:
+        return record.item_id
+
+    def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
+        modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}
+        if group in MC_SUITES and modes - {self.mode}:
+            raise SlmboardError(
+                f"{self.output_file(group)} holds {group} answers in --mode {', '.join(sorted(modes))}; "
+                f"this run asks for --mode {self.mode}: use another --out folder"
+            )
+
+    def process(self, batch: list[Task], progress: Callable[[int], None]) -> Iterator[list[ResponseRecord]]:
+        suite, gen = batch[0][0].suite, batch[0][1]
+        mc_mode = self.mode if suite in MC_SUITES else None
+        prompts = [item.prompt for item, _ in batch]
+        if mc_mode == "loglikelihood":
+            size = gen.batch_size or 8
+            for start in range(0, len(batch), size):
+                completions, extras = _answer_by_loglikelihood(self.backend, prompts[start : start + size])
+                yield [_response_record(self.config, item, gen, c, mc_mode, x)
+                       for (item, _), c, x in zip(batch[start : start + size], completions, extras)]
+            return
+        seen: set[int] = set()
+        for index, completion in self.backend.generate_stream(prompts, gen.max_new_tokens, gen.seed):
+            if index in seen or not 0 <= index < len(batch):
+                raise SlmboardError(f"backend {self.backend.name} streamed answer index {index} twice or out of range")
+            seen.add(index)
+            self.n_tokens += completion.n_output_tokens or 0
+            yield [_response_record(self.config, batch[index][0], gen, completion, mc_mode)]
+        if len(seen) != len(batch):
+            raise SlmboardError(f"backend {self.backend.name} returned {len(seen)} completions for {len(batch)} prompts")
+
+    def progress_note(self, seconds: float) -> str | None:
+        return f"{self.n_tokens / max(seconds, 1e-9):.0f} tok/s"
+
+
 def generate(
     out: str | Path,
     suites: Sequence[str] | str = ("smoke",),
@@ -114,14 +168,29 @@ def generate(
     (the option with the highest log-probability).
     """
     if mode not in MC_MODES:
-        raise SlmboardError(f"unknown --mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
+        raise BadOption(f"unknown answer mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
     args = parse_model_args(model_args) if isinstance(model_args, str) or model_args is None else dict(model_args)
     shard_kn = parse_shard(shard)
     # Fails fast on unknown suites / missing files, before the (slow) model load.
     items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
-    suite_names = sorted({i.suite for i in items}, key=lambda s: [i.suite for i in items].index(s))
     run = RunDir(out)
     backend = backend or make_backend(model, args, batch_size)
+    config = _resume_config(run, _run_config(backend, items, args, batch_size, max_new_tokens, submission_id, limit, shard_kn))
+    run.save_config(config)
+    tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]
+    # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
+    order = {s: i for i, s in reversed(list(enumerate(t[0].suite for t in tasks)))}
+    tasks.sort(key=lambda t: (order[t[0].suite], t[1].max_new_tokens, len(t[0].prompt)))
+    stage = GenerationStage(run, config, backend, mode)
+    result = run_stage(stage, tasks, show_progress=show_progress)
+    return GenerateResult(run.root, config, result.n_written, result.n_skipped, result.seconds, stage.n_tokens)
+
+
+def _run_config(backend: Backend, items: list[SuiteItem], args: dict[str, str], batch_size: int | str | None,
+                max_new_tokens: int | None, submission_id: str | None, limit: int | None,
+                shard_kn: tuple[int, int] | None) -> RunConfig:
+    """The run.json of a new run: the model as the backend describes it, the run's decoding and suites."""
+    suite_names = list(dict.fromkeys(i.suite for i in items))
     desc = backend.describe()
     gen = GenerationConfig(
         temperature=0.0,
@@ -134,7 +203,7 @@ def generate(
         device=desc.device,
         do_sample=False,
     )
-    config = RunConfig(
+    return RunConfig(
         submission_id=submission_id or default_submission_id(desc.model_id, desc.model_revision),
         model_id=desc.model_id,
         model_revision=desc.model_revision,
@@ -149,93 +218,35 @@ def generate(
         model_info=desc.info,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
-    if run.exists():
-        previous = run.load_config()
-        if previous.identity() != config.identity():
-            raise SlmboardError(
-                f"{run.root} holds a run of {previous.model_id}@{previous.model_revision} with other settings; "
-                "use another --out folder (a run folder holds one model and one decoding config)"
-            )
-        if previous.shard != config.shard:
-            raise SlmboardError(
-                f"{run.root} holds shard {previous.shard or 'none'}, not shard {config.shard or 'none'}; "
-                "use another --out folder per shard"
-            )
-        # A resumed run may cover more items (a larger --limit); run.json records the widest.
-        widest = None if previous.limit is None or limit is None else max(previous.limit, limit)
-        config = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(suite_names)), "limit": widest})
-        config.suite_revisions.update({s: get_suite(s).revision for s in suite_names})
-    run.save_config(config)
 
-    started = time.perf_counter()
-    n_new = n_skipped = n_tokens = 0
-    by_suite: dict[str, list[SuiteItem]] = {}
-    for item in items:
-        by_suite.setdefault(item.suite, []).append(item)
-    pending: list[tuple[SuiteItem, GenerationConfig]] = []
-    for suite, suite_items in by_suite.items():
-        done, modes = _done_ids(run.response_file(suite))
-        if suite in MC_SUITES and modes - {mode}:
-            raise SlmboardError(
-                f"{run.response_file(suite)} holds {suite} answers in --mode {', '.join(sorted(modes))}; "
-                f"this run asks for --mode {mode}: use another --out folder"
-            )
-        suite_gen = suite_decoding(suite, gen, max_new_tokens)
-        for item in suite_items:
-            if item.item_id in done:
-                n_skipped += 1
-            else:
-                pending.append((item, suite_gen))
-    # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
-    pending.sort(key=lambda p: (p[0].suite, p[1].max_new_tokens, len(p[0].prompt)))
-    size = gen.batch_size or 8
-    bar = progress_bar(total=len(pending), desc=f"generate {config.model_id}", unit="item", enabled=show_progress)
-    appenders: dict[str, JsonlAppender] = {}
-    try:
-        i = 0
-        while i < len(pending):
-            suite, suite_gen = pending[i][0].suite, pending[i][1]
-            batch = [pending[i]]
-            while len(batch) < size and i + len(batch) < len(pending):
-                nxt = pending[i + len(batch)]
-                if nxt[0].suite != suite or nxt[1] != suite_gen:
-                    break
-                batch.append(nxt)
-            i += len(batch)
-            prompts = [b[0].prompt for b in batch]
-            if suite in MC_SUITES and mode == "loglikelihood":
-                completions, extras = _answer_by_loglikelihood(backend, prompts)
-            else:
-                completions = backend.generate(prompts, suite_gen.max_new_tokens, suite_gen.seed)
-                extras = [{} for _ in batch]
-            if len(completions) != len(batch):
-                raise SlmboardError(f"backend {backend.name} returned {len(completions)} completions for {len(batch)} prompts")
-            records = [
-                _response_record(config, item, suite_gen, completion, mode if suite in MC_SUITES else None, extra)
-                .model_dump(mode="json")
-                for (item, _), completion, extra in zip(batch, completions, extras)
-            ]
-            if suite not in appenders:
-                appenders[suite] = JsonlAppender(run.response_file(suite))
-            appenders[suite].append(records)  # one atomic batch: a kill loses at most this batch
-            n_new += len(records)
-            n_tokens += sum(c.n_output_tokens or 0 for c in completions)
-            elapsed = max(time.perf_counter() - started, 1e-9)
-            bar.update(len(records))
-            bar.set_postfix_str(f"{n_tokens / elapsed:.0f} tok/s")
-    finally:
-        bar.close()
-        for appender in appenders.values():
-            appender.close()
-    return GenerateResult(run.root, config, n_new, n_skipped, time.perf_counter() - started, n_tokens)
+
+def _resume_config(run: RunDir, config: RunConfig) -> RunConfig:
+    """A new run's config, or the folder's own widened to this call (same model, decoding and shard only)."""
+    if not run.exists():
+        return config
+    previous = run.load_config()
+    if previous.identity() != config.identity():
+        raise RunMismatch(
+            f"{run.root} holds a run of {previous.model_id}@{previous.model_revision} with other settings; "
+            "use another output folder (a run folder holds one model and one decoding config)"
+        )
+    if previous.shard != config.shard:
+        raise RunMismatch(
+            f"{run.root} holds shard {previous.shard or 'none'}, not shard {config.shard or 'none'}; "
+            "use another output folder per shard"
+        )
+    # A resumed run may cover more items (a larger --limit); run.json records the widest.
+    widest = None if previous.limit is None or config.limit is None else max(previous.limit, config.limit)
+    resumed = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(config.suites)), "limit": widest})
+    resumed.suite_revisions.update(config.suite_revisions)
+    return resumed
 
 
 def _response_record(
-    config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion, mc_mode: str | None = None, extra: dict | None = None
+    config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion: Completion, mc_mode: str | None = None,
+    extra: dict | None = None,
 ) -> ResponseRecord:
     """One record; suite metadata goes to ``item_metadata`` (JSON), multiple-choice answers to choice/correct."""
-    from ..judging.multiple_choice import parse_choice  # light module: no torch
-
     meta: dict = dict(item.metadata)
     choice = gold_choice = correct = None
     if mc_mode is not None:

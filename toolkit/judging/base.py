@@ -8,25 +8,39 @@ measures *correct behaviour*: refusing a benign look-alike prompt scores 0.
 A judge that fails or whose output cannot be parsed returns ``score=None`` with
 ``status`` "parse_error" / "error" and a reason -- never a silent 0.5.
 
-Judges are registered by name with :func:`register_judge` and built from a spec string with
-:func:`make_judge`: ``"heuristic"`` or ``"<name>:<argument>"`` (e.g. ``"openai:gpt-4o"``);
-the part after the first colon is passed to the factory as its first positional argument.
+Judges are registered by name with :func:`register_judge` (one :class:`~toolkit.registry.Registry`,
+:data:`JUDGES`) and built from a spec string with :func:`make_judge`: ``"heuristic"`` or
+``"<name>:<argument>"`` (e.g. ``"openai:gpt-4o"``); the part after the first colon is passed to the
+factory as its first positional argument.
+
+The contract the judging stage relies on is declared here, on :class:`Judge`: how it wants its
+items batched (:class:`JudgeCapabilities`), where it may keep resumable state (:meth:`Judge.prepare`),
+progress as an argument (:meth:`Judge.judge_with_progress`), extra record fields
+(:meth:`Judge.record_extras`), a per-group refit once a (model, suite) is complete
+(:meth:`Judge.finalize_group`) and usage counters (:meth:`Judge.usage_stats`).
 
 This module imports no heavy dependencies (no torch).
 """
 from __future__ import annotations
 
 import abc
-import importlib
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from schemas.records import JUDGMENT_STATUSES, TERNARY_SCORES
+
+from ..registry import Registry
+
+if TYPE_CHECKING:
+    from schemas import ItemRecord
 
 __all__ = [
     "JudgeInput",
     "Judgment",
     "Judge",
+    "JudgeCapabilities",
     "JUDGES",
-    "BUILTIN_JUDGE_MODULES",
     "JUDGMENT_STATUSES",
     "TERNARY_SCORES",
     "register_judge",
@@ -34,9 +48,6 @@ __all__ = [
     "available_judges",
 ]
 
-#: The only scores a judge may emit (besides None on failure).
-TERNARY_SCORES: frozenset[float] = frozenset({0.0, 0.5, 1.0})
-JUDGMENT_STATUSES: tuple[str, ...] = ("ok", "parse_error", "error")
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,21 @@ class Judgment:
             raise ValueError(f"unsafe_prob must be in [0, 1], got {self.unsafe_prob!r}")
 
 
+@dataclass(frozen=True)
+class JudgeCapabilities:
+    """How a judge wants to be driven by the judging stage (declared, never probed).
+
+    ``whole_run``: every pending item of the run in one call (e.g. one Batch API job).
+    ``preferred_batch_size``: the smallest batch that keeps the judge's own request pool full
+    (the stage uses the larger of this and the user's batch size). ``batch_api``: the judge keeps
+    a resumable job id in the state folder given to :meth:`Judge.prepare`.
+    """
+
+    whole_run: bool = False
+    preferred_batch_size: int = 0
+    batch_api: bool = False
+
+
 class Judge(abc.ABC):
     """Base class: ``judge`` takes a batch and returns one Judgment per input, in order."""
 
@@ -91,64 +117,75 @@ class Judge(abc.ABC):
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
         ...
 
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """Batching and state needs; the default is plain batches of the user's size."""
+        return JudgeCapabilities()
+
+    def prepare(self, state_dir: Path) -> None:
+        """Called once before a run is judged, with a folder where resumable state may be kept."""
+
+    def judge_with_progress(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None]) -> list[Judgment]:
+        """:meth:`judge`, calling ``progress(n)`` as answers arrive (the default: once, at the end)."""
+        out = self.judge(inputs)
+        progress(len(out))
+        return out
+
+    def record_extras(self, item: JudgeInput) -> dict[str, object]:
+        """Extra ItemRecord fields for ``item`` after the last :meth:`judge` call (default none)."""
+        return {}
+
+    def finalize_group(self, records: list["ItemRecord"]) -> list["ItemRecord"]:
+        """Called with every record of one (model, suite) once its judging is complete (also after a
+        resume or a raised --limit); return them, changed where the judge refits on the whole group
+        (MD-Judge's Otsu thresholds). The stage rewrites the file atomically when they change."""
+        return records
+
+    def usage_stats(self) -> dict[str, int]:
+        """Counters over the judge's lifetime (requests, retries, cache_hits, ...); empty when not counted."""
+        return {}
+
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         return f"{type(self).__name__}(judge_id={getattr(self, 'judge_id', '?')!r})"
 
 
-#: name -> factory. Filled by :func:`register_judge` (importing a judge module registers it).
-JUDGES: dict[str, Callable[..., Judge]] = {}
+def _is_judge_factory(obj: object) -> bool:
+    return callable(obj)
 
-#: Judges that ship with the toolkit: name -> module that registers it, imported on demand by
-#: :func:`make_judge` so that unused judges (and their dependencies) are never imported.
-BUILTIN_JUDGE_MODULES: dict[str, str] = {
-    "heuristic": "toolkit.judging.heuristic",
-    "openai": "toolkit.judging.openai_judge",
-    "mdjudge": "toolkit.judging.mdjudge",
-    "guard": "toolkit.judging.guard",
-    "bbq": "toolkit.judging.multiple_choice",
-}
+
+#: name -> judge factory. Built-in judges are registered lazily (``module:object``), so unused
+#: judges (and their dependencies) are never imported; importing a judge module registers it.
+JUDGES: Registry[Callable[..., Judge]] = Registry("judge", _is_judge_factory, "a Judge factory")
+JUDGES.register_lazy("heuristic", "toolkit.judging.heuristic:make_heuristic_judge")
+JUDGES.register_lazy("openai", "toolkit.judging.openai_judge:make_openai_judge")
+JUDGES.register_lazy("mdjudge", "toolkit.judging.mdjudge:make_mdjudge")
+JUDGES.register_lazy("guard", "toolkit.judging.guard:make_guard_judge")
+JUDGES.register_lazy("bbq", "toolkit.judging.multiple_choice:MultipleChoiceJudge")
 
 
 def register_judge(name: str) -> Callable[[Callable[..., Judge]], Callable[..., Judge]]:
-    """Class/function decorator: register a judge factory under ``name``."""
-    if not name or ":" in name or name != name.strip():
-        raise ValueError(f"invalid judge name {name!r} (non-empty, no ':' and no surrounding spaces)")
-
-    def deco(factory: Callable[..., Judge]) -> Callable[..., Judge]:
-        existing = JUDGES.get(name)
-        if existing is not None and existing is not factory and (
-            getattr(existing, "__qualname__", None) != getattr(factory, "__qualname__", None)
-            or getattr(existing, "__module__", None) != getattr(factory, "__module__", None)
-        ):
-            raise ValueError(f"judge name {name!r} is already registered to {existing!r}")
-        JUDGES[name] = factory
-        return factory
-
-    return deco
+    """Class/function decorator: register a judge factory under ``name`` (a second, different one is refused)."""
+    return JUDGES.register(name)
 
 
 def available_judges() -> list[str]:
-    """Sorted names accepted by :func:`make_judge` (registered or built in)."""
-    return sorted(set(JUDGES) | set(BUILTIN_JUDGE_MODULES))
+    """Sorted names accepted by :func:`make_judge`."""
+    return JUDGES.names()
 
 
 def make_judge(spec: str, **options) -> Judge:
     """Build a judge from ``"name"`` or ``"name:argument"``; ``options`` go to the factory.
 
-    Raises ValueError (listing the valid names) for an unknown name.
+    Raises :class:`~toolkit.errors.UnknownComponent` (listing the valid names) for an unknown name.
     """
+    from ..errors import BadOption
+
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"judge spec must be a non-empty string, got {spec!r}; valid judges: {available_judges()}")
+        raise BadOption(f"judge spec must be a non-empty string, got {spec!r}; valid judges: {', '.join(available_judges())}")
     name, sep, arg = spec.strip().partition(":")
-    if name not in JUDGES and name in BUILTIN_JUDGE_MODULES:
-        importlib.import_module(BUILTIN_JUDGE_MODULES[name])
-    if name not in JUDGES:
-        raise ValueError(
-            f"unknown judge {name!r} (spec {spec!r}); valid judges: {', '.join(available_judges())}"
-        )
-    factory = JUDGES[name]
+    factory = JUDGES.get(name)
     if sep:
         if not arg:
-            raise ValueError(f"judge spec {spec!r} has an empty argument after ':'")
+            raise BadOption(f"judge spec {spec!r} has an empty argument after ':'")
         return factory(arg, **options)
     return factory(**options)

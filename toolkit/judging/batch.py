@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..records_io import atomic_write_text
 from .base import JudgeInput, Judgment
 from .cache import cache_key, sha256_text
-from .openai_judge import OpenAIJudge
+
+if TYPE_CHECKING:  # only for annotations: openai_judge imports this module lazily, never the reverse
+    from .openai_judge import OpenAIJudge
 
 __all__ = ["judge_with_batch_api", "batch_lines", "parse_batch_output", "FINAL_STATES"]
 

@@ -33,34 +33,15 @@ multiple-choice item) is judge_status ``error`` with a reason.
 """
 from __future__ import annotations
 
-import re
-from typing import Optional, Sequence
+from typing import Sequence
 
+from ..choices import LETTERS as CHOICE_LETTERS, parse_choice
 from .base import Judge, JudgeInput, Judgment, register_judge
 
 __all__ = ["parse_choice", "MultipleChoiceJudge", "JUDGE_ID", "LETTERS"]
 
 JUDGE_ID = "bbq-mc-v1"
-LETTERS = ("A", "B", "C")
-# Leading letter, optionally bracketed and/or after "Answer:", followed by punctuation, space or the end.
-_LEADING = re.compile(r"^(?:answer\s*[:\-]?\s*)?[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)", re.I)
-
-
-def parse_choice(response: str, letters: Sequence[str] = LETTERS) -> Optional[str]:
-    """The option letter a response starts with, or None (unmapped)."""
-    text = (response or "").strip()
-    if not text:
-        return None
-    if text.upper() in letters and len(text) == 1:
-        return text.upper()
-    m = _LEADING.match(text)
-    if not m:
-        return None
-    letter = m.group(1)
-    # A lower-case "a" opening a sentence ("a grandson ...") is an article, not option A.
-    if letter.islower() and not text[: m.end()].lower().startswith(("answer", "(", "[")):
-        return None
-    return letter.upper() if letter.upper() in letters else None
+LETTERS = CHOICE_LETTERS
 
 
 @register_judge("bbq")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import SlmboardError
-from .base import Judge, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
 from .cache import JudgmentCache
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
@@ -59,7 +59,6 @@ class OpenAIJudge(Judge):
         tokens_per_minute: float | None = None,
         cache: bool | str | Path | JudgmentCache = True,
         air_templates: AirBenchTemplates | str | Path | None = None,
-        on_item: Callable[[int], None] | None = None,
         batch_api: bool = False,
         batch_poll_seconds: float = 30.0,
         batch_state_path: str | Path | None = None,
@@ -91,18 +90,38 @@ class OpenAIJudge(Judge):
         if air_templates is not None and not isinstance(air_templates, AirBenchTemplates):
             air_templates = load_air_bench_templates(air_templates)
         self.air_templates = air_templates
-        self.on_item = on_item
         self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
         #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
         self.stats: Counter = Counter()
         self._rng = random.Random(self.seed)
-        # The runner hands over many items at once so the request pool stays full.
-        self.preferred_batch_size = max(64, 8 * self.concurrency)
-        # Batch API: every pending item goes into one batch; the runner points the state file into the run folder.
+        # Batch API: every pending item goes into one batch; prepare() points the state file into the run folder.
         self.batch_api = bool(batch_api)
-        self.whole_run = self.batch_api
         self.batch_poll_seconds = float(batch_poll_seconds)
         self.batch_state_path = Path(batch_state_path) if batch_state_path else None
+
+    # ---- the judging stage's contract ------------------------------------------------------
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        # Many items per call keep the request pool full; the Batch API wants every pending item in one job.
+        return JudgeCapabilities(whole_run=self.batch_api, preferred_batch_size=max(64, 8 * self.concurrency),
+                                 batch_api=self.batch_api)
+
+    def prepare(self, state_dir: Path) -> None:
+        """The pending batch id lives in the run folder, so a restarted command resumes it."""
+        if self.batch_api and self.batch_state_path is None:
+            self.batch_state_path = Path(state_dir) / "batch-state.json"
+
+    def usage_stats(self) -> dict[str, int]:
+        return dict(self.stats)
+
+    def judge_with_progress(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None]) -> list[Judgment]:
+        if not inputs:
+            return []
+        if self.batch_api:
+            out = self.judge(inputs)
+            progress(len(out))
+            return out
+        return asyncio.run(self.ajudge(inputs, progress))
 
     # ---- requests ------------------------------------------------------------------------
     def rubric(self, item: JudgeInput) -> Rubric:
@@ -205,7 +224,8 @@ class OpenAIJudge(Judge):
             except (KeyError, ValueError) as exc:
                 raise ValueError(f"judge {self.judge_id}: item {x.suite}/{x.item_id}: {exc.args[0] if exc.args else exc}") from exc
 
-    async def ajudge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
+    async def ajudge(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None] | None = None) -> list[Judgment]:
+        """Judge concurrently; ``progress(1)`` is called as each answer arrives."""
         self.check_inputs(inputs)
         sem = asyncio.Semaphore(self.concurrency)
         limiter = RateLimiter(self.rpm, self.tpm)
@@ -213,8 +233,8 @@ class OpenAIJudge(Judge):
         try:
             async def run(i: int, item: JudgeInput) -> tuple[int, Judgment]:
                 j = await self._one(client, item, sem, limiter)
-                if self.on_item is not None:
-                    self.on_item(1)
+                if progress is not None:
+                    progress(1)
                 return i, j
 
             results = await asyncio.gather(*(run(i, x) for i, x in enumerate(inputs)))

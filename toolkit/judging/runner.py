@@ -4,27 +4,28 @@ Resume semantics: an item that already has a record from this judge is skipped. 
 judge_status is "error" (an API failure, not a verdict) are retried on the next run by default:
 they are dropped from the judgments file (atomic rewrite) and judged again; parse errors are
 verdicts about the reply and stay. Judges with their own request pool (``preferred_batch_size``)
-get larger batches; judges that need a whole suite at once (``whole_run``, e.g. MD-Judge's
-per-model Otsu thresholds) get every pending item in one call.
+get larger batches; judges that need every pending item at once (``whole_run``, e.g. one Batch
+API job) get them in one call. Once a suite's judgments are complete the judge's
+``finalize_group`` sees all of them (MD-Judge refits its Otsu thresholds on all items).
+The engine (:mod:`toolkit.stage`) does the resuming, appending and progress.
 """
 from __future__ import annotations
 
-import json
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from schemas import LABEL_OF_SCORE, ItemRecord, ResponseRecord
 
-
-from ..errors import RecordError, SlmboardError, ValidationFailed
-from ..progress import progress_bar
-from ..records_io import JsonlAppender, atomic_write_text, iter_jsonl, repair_torn_tail
+from ..errors import SlmboardError
 from ..runs import RunDir
-from ..validation import pydantic_errors
+from ..stage import WHOLE_RUN, Batching, Stage, read_records, run_stage
 from .base import Judge, JudgeInput, Judgment, make_judge
+
+
+class NothingToJudge(SlmboardError):
+    """The run folder holds no responses (for the asked suites)."""
 
 
 @dataclass
@@ -46,21 +47,8 @@ class JudgeResult:
 
 
 def read_responses(path: Path) -> list[ResponseRecord]:
-    """Responses of one suite; any bad row stops judging with file:row:field errors."""
-    from pydantic import ValidationError
-
-    out, errors = [], []
-    for row_no, row in iter_jsonl(path):
-        if isinstance(row, RecordError):
-            errors.append(row)
-            continue
-        try:
-            out.append(ResponseRecord.model_validate(row))
-        except ValidationError as exc:
-            errors.extend(pydantic_errors(exc, str(path), row_no))
-    if errors:
-        raise ValidationFailed(errors)
-    return out
+    """Responses of one suite; any bad row stops judging with file:line:field errors."""
+    return [record for _, record in read_records(path, ResponseRecord)]
 
 
 def item_record(response: ResponseRecord, judge: Judge, judgment: Judgment, extra: dict | None = None) -> ItemRecord:
@@ -82,32 +70,53 @@ def item_record(response: ResponseRecord, judge: Judge, judgment: Judgment, extr
     )
 
 
-def _done_ids(path: Path, retry_errors: bool = False) -> tuple[set[str], int]:
-    """Item ids this judge has already judged, and how many "error" records would be retried."""
-    done: set[str] = set()
-    n_errors = 0
-    if path.exists():
-        for _, row in iter_jsonl(path):
-            if isinstance(row, dict) and "item_id" in row:
-                if retry_errors and row.get("judge_status") == "error":
-                    n_errors += 1
-                else:
-                    done.add(row["item_id"])
-    return done, n_errors
+class JudgingStage(Stage[ResponseRecord, ItemRecord]):
+    """ResponseRecords -> ItemRecords in ``RUN/judgments/<judge>/<suite>.jsonl``; one group per suite."""
 
+    record_type = ItemRecord
+    finalizes = True  # the judge's finalize_group sees every complete (model, suite)
 
-def _drop_error_records(path: Path) -> None:
-    """Rewrite a judgments file without its "error" records (atomic: all or nothing)."""
-    repair_torn_tail(path)
-    kept = []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        try:
-            if json.loads(line).get("judge_status") == "error":
-                continue
-        except (ValueError, AttributeError):
-            pass  # a bad line stays for `validate` to report
-        kept.append(line)
-    atomic_write_text(path, "".join(kept))
+    def __init__(self, run: RunDir, judge: Judge, batch_size: int, retry_errors: bool, result: JudgeResult) -> None:
+        self.run, self.judge, self.retry_errors, self.result = run, judge, retry_errors, result
+        self.description = f"judge {judge.judge_id}"
+        caps = judge.capabilities
+        self.batching = WHOLE_RUN if caps.whole_run else Batching(max(batch_size, caps.preferred_batch_size), across_groups=True)
+
+    def output_file(self, group: str) -> Path:
+        return self.run.judgment_file(self.judge.judge_id, group)
+
+    def group_of(self, task: ResponseRecord) -> str:
+        return task.suite
+
+    def record_group(self, record: ItemRecord) -> str:
+        return record.suite
+
+    def task_key(self, task: ResponseRecord) -> str:
+        return task.item_id
+
+    def record_key(self, record: ItemRecord) -> str:
+        return record.item_id
+
+    def keep_on_resume(self, record: ItemRecord) -> bool:
+        # An API failure is not a verdict: judged again by default. Parse errors are verdicts and stay.
+        return not (self.retry_errors and record.judge_status == "error")
+
+    def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
+        inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
+                             category=r.category, gold_choice=r.gold_choice) for r in batch]
+        judgments = self.judge.judge_with_progress(inputs, progress)
+        if len(judgments) != len(inputs):
+            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
+        records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
+        for record, judgment in zip(records, judgments):
+            self.result.status_counts[judgment.status] += 1
+            self.result.label_counts[record.label or "failed"] += 1
+            if judgment.status != "ok":
+                self.result.failure_reasons[f"{judgment.status}: {(judgment.reason or '?')[:120]}"] += 1
+        yield records
+
+    def finalize_group(self, group: str, records: list[ItemRecord]) -> list[ItemRecord]:
+        return self.judge.finalize_group(records)
 
 
 def judge_run(
@@ -117,7 +126,7 @@ def judge_run(
     batch_size: int = 32,
     show_progress: bool = True,
     retry_errors: bool = True,
-    **judge_options,
+    **judge_options: object,
 ) -> JudgeResult:
     """Judge every response of the run that this judge has not judged yet.
 
@@ -125,75 +134,15 @@ def judge_run(
     """
     run = RunDir(run_dir)
     run.load_config()  # fails clearly on a folder that is not a run
-    response_files = run.response_files()
-    if suites:
-        wanted = set(suites)
-        response_files = [f for f in response_files if f.stem in wanted]
+    response_files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not response_files:
-        raise SlmboardError(f"{run.root}: no responses to judge; run `slmboard generate --out {run.root}` first")
+        raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
     judge_obj = make_judge(judge, **judge_options) if isinstance(judge, str) else judge
     result = JudgeResult(run.root, judge_obj.judge_id)
-    pending: list[tuple[str, ResponseRecord]] = []
-    responses_by_suite = {path.stem: read_responses(path) for path in response_files}  # validate all before writing
-    for suite, responses in responses_by_suite.items():
-        out_path = run.judgment_file(judge_obj.judge_id, suite)
-        done, n_errors = _done_ids(out_path, retry_errors)
-        if n_errors:
-            _drop_error_records(out_path)
-            result.n_retried_errors += n_errors
-        for response in responses:
-            if response.item_id in done:
-                result.n_skipped += 1
-            else:
-                pending.append((suite, response))
-    if getattr(judge_obj, "batch_api", False) and getattr(judge_obj, "batch_state_path", "") is None:
-        # The pending batch id lives in the run folder, so a restarted command resumes it.
-        judge_obj.batch_state_path = run.judgments_dir(judge_obj.judge_id) / "batch-state.json"
-    if getattr(judge_obj, "whole_run", False):
-        batch_size = max(1, len(pending))
-    else:
-        batch_size = max(batch_size, int(getattr(judge_obj, "preferred_batch_size", 0) or 0))
-    extras = getattr(judge_obj, "record_extras", None)
-    started = time.perf_counter()
-    bar = progress_bar(total=len(pending), desc=f"judge {judge_obj.judge_id}", unit="item", enabled=show_progress)
-    per_item = hasattr(judge_obj, "on_item") and judge_obj.on_item is None
-    if per_item:
-        judge_obj.on_item = bar.update  # the judge ticks the bar as each answer arrives
-    appenders: dict[str, JsonlAppender] = {}
-    try:
-        for start in range(0, len(pending), batch_size):
-            batch = pending[start : start + batch_size]
-            inputs = [
-                JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold, category=r.category,
-                           gold_choice=r.gold_choice)
-                for _, r in batch
-            ]
-            judgments = judge_obj.judge(inputs)
-            if len(judgments) != len(inputs):
-                raise SlmboardError(f"judge {judge_obj.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
-            by_suite: dict[str, list[dict]] = {}
-            for (suite, response), judgment, x in zip(batch, judgments, inputs):
-                record = item_record(response, judge_obj, judgment, extras(x) if callable(extras) else None)
-                by_suite.setdefault(suite, []).append(record.model_dump(mode="json"))
-                result.status_counts[judgment.status] += 1
-                result.label_counts[record.label or "failed"] += 1
-                if judgment.status != "ok":
-                    result.failure_reasons[f"{judgment.status}: {(judgment.reason or '?')[:120]}"] += 1
-            for suite, rows in by_suite.items():
-                if suite not in appenders:
-                    appenders[suite] = JsonlAppender(run.judgment_file(judge_obj.judge_id, suite))
-                appenders[suite].append(rows)
-            result.n_new += len(batch)
-            if not per_item:
-                bar.update(len(batch))
-    finally:
-        if per_item:
-            judge_obj.on_item = None
-        bar.close()
-        for appender in appenders.values():
-            appender.close()
-    result.seconds = time.perf_counter() - started
-    stats = getattr(judge_obj, "stats", None)
-    if stats:
-        result.judge_stats = dict(stats)
+    tasks = [r for path in response_files for r in read_responses(path)]  # validate all before writing
+    judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
+    outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
+    result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
+    result.seconds = outcome.seconds
+    result.judge_stats = judge_obj.usage_stats()
     return result

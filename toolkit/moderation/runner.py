@@ -1,20 +1,21 @@
 """Run a moderator over the suite into ``RUN/moderation/<benchmark>.jsonl`` (resumable).
 
-Each batch is validated as ModerationRecords and appended whole (JsonlAppender); on a rerun, the
-(moderator, item, prompt variant) triples already on disk are skipped, so a killed run continues
-where it stopped and never duplicates a record.
+Each batch is built as ModerationRecords and appended whole by the stage engine
+(:mod:`toolkit.stage`); on a rerun, the (moderator, item, prompt variant) triples already on disk
+are skipped, so a killed run continues where it stopped and never duplicates a record.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
+
+from schemas import ModerationRecord
 
 from ..errors import SlmboardError
-from ..progress import progress_bar
-from ..records_io import JsonlAppender, iter_jsonl, repair_torn_tail
 from ..runs import RunDir
+from ..stage import Batching, Stage, run_stage
 from .moderators import Moderator
 from .suite import ModerationItem, load_items
 
@@ -32,17 +33,51 @@ def default_submission_id(moderator_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "-", moderator_id.split("/")[-1])[:100] + "-moderation"
 
 
-def _done(path: Path, moderator_id: str, variant: str) -> set[str]:
-    done = set()
-    if not path.is_file():
-        return done
-    repair_torn_tail(path)  # a killed run's half line is cut (its item is redone), as the appender would
-    for line, obj in iter_jsonl(path):
-        if not isinstance(obj, dict):
-            raise SlmboardError(f"{obj}; fix or remove the file before resuming")
-        if obj.get("moderator_id") == moderator_id and obj.get("prompt_variant", "default") == variant:
-            done.add(str(obj.get("item_id")))
-    return done
+class ModerationStage(Stage[ModerationItem, ModerationRecord]):
+    """Items -> ModerationRecords in ``RUN/moderation/<benchmark>.jsonl``; one group per benchmark.
+
+    A benchmark file may hold several moderators and prompt variants: only this (moderator,
+    variant)'s records count as done; the others are left alone.
+    """
+
+    record_type = ModerationRecord
+
+    def __init__(self, run: RunDir, moderator: Moderator, variant: str, submission_id: str, batch_size: int,
+                 result: ModerationRunResult) -> None:
+        self.run, self.moderator, self.variant, self.submission_id = run, moderator, variant, submission_id
+        self.result = result
+        self.description = f"moderate {moderator.moderator_id}"
+        self.batching = Batching(batch_size)
+
+    def output_file(self, group: str) -> Path:
+        return self.run.moderation_file(group)
+
+    def group_of(self, task: ModerationItem) -> str:
+        return task.benchmark
+
+    def record_group(self, record: ModerationRecord) -> str:
+        return record.benchmark
+
+    def task_key(self, task: ModerationItem) -> str:
+        return task.item_id
+
+    def record_key(self, record: ModerationRecord) -> str | None:
+        ours = record.moderator_id == self.moderator.moderator_id and record.prompt_variant == self.variant
+        return record.item_id if ours else None
+
+    def process(self, batch: list[ModerationItem], progress: Callable[[int], None]) -> Iterator[list[ModerationRecord]]:
+        from .. import __version__
+
+        outcomes = self.moderator.moderate(batch, self.variant)
+        if len(outcomes) != len(batch):
+            raise SlmboardError(f"{self.moderator.moderator_id}: {len(outcomes)} outcomes for {len(batch)} items")
+        self.result.no_decision += sum(o.decision is None for o in outcomes)
+        yield [ModerationRecord(
+            submission_id=self.submission_id, moderator_id=self.moderator.moderator_id, benchmark=it.benchmark,
+            item_id=it.item_id, gold=it.gold, decision=o.decision, p_flag_logprob=o.p_flag_logprob,
+            confidence_verbal=o.confidence_verbal, raw_output=o.raw_output, prompt_variant=self.variant,
+            toolkit_version=__version__,
+        ) for it, o in zip(batch, outcomes)]
 
 
 def run_moderator(
@@ -60,43 +95,16 @@ def run_moderator(
 ) -> ModerationRunResult:
     """Moderate every listed item of each benchmark; ``data[benchmark]`` is a source file or mirror
     folder (else the pinned source / the Hub). ``items`` bypasses loading (already joined items)."""
-    from schemas import ModerationRecord
-
-    from .. import __version__
-
     run = RunDir(run_dir)
-    submission_id = submission_id or default_submission_id(moderator.moderator_id)
     data = data or {}
     # Load every benchmark first: a missing source fails before any model time is spent.
     loaded = {b: (items or {}).get(b) or load_items(b, data.get(b), lists_dir, limit) for b in benchmarks}
     result = ModerationRunResult(run.root)
-    for bench, its in loaded.items():
-        path = run.moderation_file(bench)
-        done = _done(path, moderator.moderator_id, variant)
-        todo = [it for it in its if it.item_id not in done]
-        result.skipped[bench] = len(its) - len(todo)
-        result.written[bench] = 0
-        result.files.append(path)
-        bar = progress_bar(len(todo), f"moderate {bench}", enabled=show_progress)
-        with JsonlAppender(path) as out:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start:start + batch_size]
-                outcomes = moderator.moderate(batch, variant)
-                if len(outcomes) != len(batch):
-                    raise SlmboardError(f"{moderator.moderator_id}: {len(outcomes)} outcomes for {len(batch)} items")
-                rows = []
-                for it, o in zip(batch, outcomes):
-                    row = {
-                        "schema_version": "1.0", "submission_id": submission_id, "moderator_id": moderator.moderator_id,
-                        "benchmark": bench, "item_id": it.item_id, "gold": it.gold, "decision": o.decision,
-                        "p_flag_logprob": o.p_flag_logprob, "confidence_verbal": o.confidence_verbal,
-                        "raw_output": o.raw_output, "prompt_variant": variant, "toolkit_version": __version__,
-                    }
-                    ModerationRecord.model_validate(row)  # a bad record stops the run before it is written
-                    rows.append(row)
-                    result.no_decision += o.decision is None
-                out.append(rows)
-                result.written[bench] += len(rows)
-                bar.update(len(rows))
-        bar.close()
+    stage = ModerationStage(run, moderator, variant, submission_id or default_submission_id(moderator.moderator_id),
+                            batch_size, result)
+    outcome = run_stage(stage, [it for its in loaded.values() for it in its], show_progress=show_progress)
+    for bench in loaded:
+        result.written[bench] = outcome.written.get(bench, 0)
+        result.skipped[bench] = outcome.skipped.get(bench, 0)
+        result.files.append(run.moderation_file(bench))
     return result

@@ -3,13 +3,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Mapping, Optional
+from typing import ClassVar, Mapping, Optional, Sequence
+
+from ..errors import UnknownComponent
 
 GOLDS = ("unsafe", "safe")
 
 
-class UnknownSuiteError(KeyError):
-    """A suite name that is not in the registry."""
+class UnknownSuiteError(UnknownComponent, KeyError):
+    """A suite name that is not in the registry (a KeyError too, for older callers)."""
+
+    def __init__(self, name: object, valid: Sequence[str] = ()):
+        UnknownComponent.__init__(self, "suite", name, valid)
 
     def __str__(self) -> str:  # KeyError would repr() the message, quotes and all
         return str(self.args[0]) if self.args else ""

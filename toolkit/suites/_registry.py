@@ -1,12 +1,25 @@
-"""The suite registry: a plain dict filled by @register_suite."""
+"""The suite registry: one :class:`~toolkit.registry.Registry` of Suite classes, filled by @register_suite."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
 
+from ..registry import Registry
 from ._base import Suite, SuiteItem, UnknownSuiteError
 
-SUITES: dict[str, type[Suite]] = {}
+
+def _is_suite_class(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Suite)
+
+
+def _unknown_suite(kind: str, name: object, valid: list[str]) -> UnknownSuiteError:
+    return UnknownSuiteError(name, valid)
+
+
+#: name -> Suite subclass, in registration order (``list(SUITES)``, ``SUITES["smoke"]``, ``"x" in SUITES``).
+SUITES: Registry[type[Suite]] = Registry(
+    "suite", _is_suite_class, "a subclass of Suite", normalize=lambda n: n.strip().lower(), error=_unknown_suite
+)
 
 S = TypeVar("S", bound=type[Suite])
 
@@ -19,20 +32,12 @@ def register_suite(cls: S) -> S:
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
-    old = SUITES.get(name)
-    # The same class seen again (module reloaded) is fine; two classes claiming one name are not.
-    if old is not None and (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
-        raise ValueError(f"suite name '{name}' is already registered by {old.__module__}.{old.__qualname__}")
-    SUITES[name] = cls
-    return cls
+    return SUITES.add(name, cls)
 
 
 def get_suite(name: str) -> Suite:
-    """An instance of the registered suite ``name``."""
-    cls = SUITES.get(name.strip().lower()) if isinstance(name, str) else None
-    if cls is None:
-        raise UnknownSuiteError(f"unknown suite {name!r}; valid suites: {', '.join(sorted(SUITES))}")
-    return cls()
+    """An instance of the registered suite ``name`` (UnknownSuiteError, listing valid names, otherwise)."""
+    return SUITES.get(name)()
 
 
 def _names(names: Union[Sequence[str], str]) -> list[str]:
@@ -43,7 +48,7 @@ def _names(names: Union[Sequence[str], str]) -> list[str]:
         if n and n not in out:  # loading a suite twice would only duplicate its ids
             out.append(n)
     if not out:
-        raise ValueError(f"no suite names given; valid suites: {', '.join(sorted(SUITES))}")
+        raise ValueError(f"no suite names given; valid suites: {', '.join(SUITES.names())}")
     return out
 
 

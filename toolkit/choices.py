@@ -1,0 +1,31 @@
+"""Multiple-choice answer parsing (BBQ), shared by generation and the ``bbq`` judge (a leaf module).
+
+The response, stripped, must *start* with the option letter (``A``, ``A.``, ``A)``, ``(A)``,
+``Answer: A``) or be the lone letter in lower case; anything else is unmapped (None). See
+:mod:`toolkit.judging.multiple_choice` for why free text is never searched.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+
+LETTERS: tuple[str, ...] = ("A", "B", "C")
+# Leading letter, optionally bracketed and/or after "Answer:", followed by punctuation, space or the end.
+_LEADING = re.compile(r"^(?:answer\s*[:\-]?\s*)?[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)", re.I)
+
+
+def parse_choice(response: str, letters: Sequence[str] = LETTERS) -> Optional[str]:
+    """The option letter a response starts with, or None (unmapped)."""
+    text = (response or "").strip()
+    if not text:
+        return None
+    if text.upper() in letters and len(text) == 1:
+        return text.upper()
+    m = _LEADING.match(text)
+    if not m:
+        return None
+    letter = m.group(1)
+    # A lower-case "a" opening a sentence ("a grandson ...") is an article, not option A.
+    if letter.islower() and not text[: m.end()].lower().startswith(("answer", "(", "[")):
+        return None
+    return letter.upper() if letter.upper() in letters else None
