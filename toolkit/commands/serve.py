@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 
-
 def run(a) -> int:
     from .. import api
 
