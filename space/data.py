@@ -136,6 +136,11 @@ def _normalise(lb: pd.DataFrame) -> pd.DataFrame:
 
 def card_primary_judges(root: Path) -> dict[str, str]:
     """``slmboard.primary_judges`` of the dataset card's YAML header ({} when absent or unreadable)."""
+    return _card_block(root, "primary_judges")
+
+
+def _card_block(root: Path, key: str) -> dict[str, str]:
+    """``slmboard.<key>`` (a mapping) of the dataset card's YAML header; {} when absent or unreadable."""
     card = root / CARD_PATH
     if not card.is_file():
         return {}
@@ -149,7 +154,8 @@ def card_primary_judges(root: Path) -> dict[str, str]:
         meta = yaml.safe_load(header) or {}
     except Exception:  # a broken card header must not take the page down; the rule still applies
         return {}
-    found = (meta.get("slmboard") or {}).get("primary_judges") if isinstance(meta, dict) else None
+    block = meta.get("slmboard") if isinstance(meta, dict) else None
+    found = block.get(key) if isinstance(block, dict) else None
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
@@ -159,11 +165,13 @@ def primary_judges(root: Path, leaderboard: pd.DataFrame) -> dict[str, tuple[str
     from toolkit.scoring.primary_judge import choose_primary_judges
 
     card = card_primary_judges(root)
+    reasons = _card_block(root, "primary_judge_reasons")  # written by `submit`/`recompute` beside the choice
     out = {}
     for suite, pj in choose_primary_judges(leaderboard).items():
         chosen = card.get(suite)
         if chosen is not None and chosen in set(leaderboard.loc[leaderboard["suite"] == suite, "judge_id"]):
-            out[suite] = (chosen, "the suite's primary judge as the dataset card records it")
+            why = f": {reasons[suite]}" if suite in reasons else ""
+            out[suite] = (chosen, f"the suite's primary judge as the dataset card records it{why}")
         elif chosen is not None:
             out[suite] = (pj.judge_id, f"the dataset card names {chosen}, which has no rows here; by rule: {pj.reason}")
         else:

@@ -1,9 +1,12 @@
 """A Hugging Face Hub *emulator* for tests: the real huggingface_hub / datasets client code talks to it
 on 127.0.0.1 instead of huggingface.co.
 
-It implements only the endpoints that client code uses to create a dataset repo, commit to it
-(regular files and classic LFS uploads; start the client with HF_HUB_DISABLE_XET=1) and read it
-back (revision info, tree, paths-info, refs, commits, resolve). Commits honour ``parentCommit``
+It implements only the endpoints that client code uses to create a repo (dataset or model), commit
+to it (regular files and classic LFS uploads; start the client with HF_HUB_DISABLE_XET=1) and read it
+back (revision info, tree, paths-info, refs, commits, resolve); pull requests (``create_pr=True``
+commits open a discussion; list and details) and repo settings (``update_repo_settings``: gated,
+visibility). A test can refuse pull requests on a repo (as the Hub does when discussions are
+disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussions_disabled": true}``. Commits honour ``parentCommit``
 exactly like the Hub: 412 when the branch moved, 409 while another commit to the same repo is in
 flight. State lives in memory; one process per test (start with :func:`start_emulator`).
 
@@ -72,6 +75,10 @@ class Repo:
     refs: dict[str, str] = field(default_factory=dict)  # "main" / "refs/pr/1" -> commit oid
     lock: threading.Lock = field(default_factory=threading.Lock)
     n_prs: int = 0
+    # -- pull requests and settings (export helper) --
+    discussions: list[dict] = field(default_factory=list)
+    settings: dict = field(default_factory=lambda: {"gated": False, "private": False})
+    discussions_disabled: bool = False
 
 
 class State:
@@ -148,7 +155,8 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
 
     def info(repo: Repo, commit: Commit) -> dict:
         return {
-            "id": repo.id, "sha": commit.oid, "private": False, "disabled": False, "gated": False,
+            "id": repo.id, "sha": commit.oid, "private": bool(repo.settings["private"]), "disabled": False,
+            "gated": repo.settings["gated"],
             "lastModified": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(commit.date)),
             "siblings": [{"rfilename": p, "size": e.size} for p, e in sorted(commit.files.items())],
             "tags": [], "downloads": 0, "likes": 0, "author": repo.id.split("/")[0],
@@ -211,6 +219,53 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
     async def lfs_verify(oid: str):
         return {"ok": oid in state.lfs} if oid in state.lfs else err(404, "EntryNotFound", f"LFS object {oid} missing")
 
+    # ---------------------------------------------- pull requests and repo settings (export helper)
+    def discussion_json(repo: Repo, d: dict) -> dict:
+        return {**{k: v for k, v in d.items() if k not in ("description", "ref")}, "repo": {"name": repo.id, "type": repo.type}}
+
+    def discussions(request: Request, repo: Repo, tail: list[str]):
+        if repo.discussions_disabled:
+            return err(403, "Forbidden", "Discussions are disabled for this repo")
+        if tail:  # details of one discussion
+            found = next((d for d in repo.discussions if str(d["num"]) == tail[0]), None)
+            if found is None:
+                return err(404, "EntryNotFound", f"Discussion {tail[0]} not found")
+            return {**discussion_json(repo, found), "events": [], "filesWithConflicts": [],
+                    "changes": {"base": "refs/heads/main"}, "diff": ""}
+        q = request.query_params
+        rows = [d for d in repo.discussions
+                if (q.get("type") in (None, "all") or (q.get("type") == "pull_request") == d["isPullRequest"])
+                and (q.get("status") in (None, "all") or q.get("status") == d["status"])]
+        rows = sorted(rows, key=lambda d: -d["num"])
+        start = int(q.get("p", 0)) * 50
+        return {"discussions": [discussion_json(repo, d) for d in rows[start:start + 50]], "count": len(rows),
+                "start": start, "numClosedDiscussions": sum(1 for d in repo.discussions if d["status"] != "open")}
+
+    @app.put("/api/{kind}/{ns}/{name}/settings")
+    async def repo_settings(kind: str, ns: str, name: str, request: Request):
+        if not authorised(request):
+            return err(401, "Unauthorized", "Invalid credentials in Authorization header")
+        repo = repo_or_404(TYPES.get(kind, kind), f"{ns}/{name}")
+        if not isinstance(repo, Repo):
+            return repo
+        body = await request.json()
+        if "gated" in body:
+            if body["gated"] not in ("auto", "manual", False):
+                return err(400, "BadRequest", f"invalid gated value {body['gated']!r}")
+            repo.settings["gated"] = body["gated"]
+        if "visibility" in body:
+            repo.settings["private"] = body["visibility"] == "private"
+        return {}
+
+    @app.post("/_emulator/repo-flags/{kind}/{ns}/{name}")
+    async def repo_flags(kind: str, ns: str, name: str, request: Request):
+        repo = repo_or_404(TYPES.get(kind, kind), f"{ns}/{name}")
+        if not isinstance(repo, Repo):
+            return repo
+        repo.discussions_disabled = bool((await request.json()).get("discussions_disabled"))
+        return {"discussions_disabled": repo.discussions_disabled}
+    # ---------------------------------------------- end of pull requests and repo settings
+
     @app.api_route("/{full:path}", methods=["GET", "HEAD", "POST"])
     async def dispatch(full: str, request: Request):
         parts = parts_of(request)
@@ -237,6 +292,8 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
                     files.append({"path": f["path"], "uploadMode": "lfs" if binary and f.get("size", 0) > 0 else "regular",
                                   "shouldIgnore": False, "oid": remote})
                 return {"files": files, "commitOid": current.oid if current else None}
+            if op == "discussions":  # -- pull requests (export helper) --
+                return discussions(request, repo, rest[1:])
             if op == "refs":
                 branches = [{"name": k, "ref": f"refs/heads/{k}", "targetCommit": v} for k, v in repo.refs.items() if not k.startswith("refs/")]
                 prs = [{"name": k, "ref": k, "targetCommit": v} for k, v in repo.refs.items() if k.startswith("refs/pr/")]
@@ -324,6 +381,8 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         lines = [json.loads(line) for line in (await request.body()).decode().splitlines() if line.strip()]
         header = next((x["value"] for x in lines if x["key"] == "header"), {})
         create_pr = request.query_params.get("create_pr") in ("1", "true")
+        if create_pr and repo.discussions_disabled:
+            return err(403, "Forbidden", "Discussions are disabled for this repo")
         if not repo.lock.acquire(blocking=False):
             state.counts["commit_409"] += 1
             return err(409, "Conflict", "A commit is already in progress on this repository; retry later")
@@ -367,7 +426,12 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             if create_pr:
                 repo.n_prs += 1
                 repo.refs[f"refs/pr/{repo.n_prs}"] = c.oid
-                pr_url = f"{base}/{repo.type}s/{repo.id}/discussions/{repo.n_prs}"
+                prefix = "" if repo.type == "model" else f"{repo.type}s/"
+                pr_url = f"{base}/{prefix}{repo.id}/discussions/{repo.n_prs}"
+                repo.discussions.append({"num": repo.n_prs, "title": header.get("summary", ""), "status": "open",
+                                         "isPullRequest": True, "author": {"name": "emulator"},
+                                         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+                                         "description": header.get("description", ""), "ref": f"refs/pr/{repo.n_prs}"})
             else:
                 repo.refs[unquote(rev)] = c.oid
             state.counts["commit"] += 1
@@ -376,7 +440,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         finally:
             repo.lock.release()
 
-    # --- Spaces, variables, secrets, repo settings, PR discussions (space helper) -----------------
+    # --- Space variables and secrets, PR comments and details events (space helper) -------------
     from slmboard_hub_emulator_spaces import install as install_space_routes
 
     install_space_routes(app, state, err, authorised)

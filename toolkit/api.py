@@ -18,7 +18,7 @@ from .errors import RecordError, ValidationFailed
 from .validation import ValidationReport, validate_path
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "analyze", "evaluate", "recompute",
-           "moderate", "moderation_report"]
+           "moderate", "moderation_report", "export_eee", "export_eval_results"]
 
 
 def generate(out: str | Path, suites: Sequence[str] | str = ("smoke",), **kwargs):
@@ -77,6 +77,23 @@ def rank(data: str | Path, out: str | Path | None = None, n_bootstrap: int = 100
         pq.write_table(leaderboard_arrow(table), out / "leaderboard.parquet")
         table.to_csv(out / "leaderboard.csv", index=False)
     return table
+
+
+def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = 1000, seed: int = 0):
+    """Every Eval Ever 0.3.0 files (one aggregate + samples file per model, suite and judge) in ``out``;
+    numbers from the leaderboard recomputed from the per-item records of ``data``. Returns an EeeExport."""
+    from .exporting.eee import export_eee as _export_eee
+
+    return _export_eee(data, out, n_bootstrap=n_bootstrap, seed=seed)
+
+
+def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | None = None,
+                        primary_judges: dict[str, str] | None = None, push: bool = False):
+    """Hugging Face ``.eval_results/slmboard.yaml`` per model in ``out`` (S_adj of each suite under its
+    primary judge); ``push=True`` also opens one pull request per model repo. Returns an EvalResultsExport."""
+    from .exporting.eval_results import export_eval_results as _export
+
+    return _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges, push=push)
 
 
 def serve(data: str | Path, host: str = "127.0.0.1", port: int | None = None, block: bool = True,

@@ -14,14 +14,19 @@ from typing import Any
 import pandas as pd
 
 POOLED = "pooled"
+MACRO = "macro"  # the leaderboard row: mean over benchmarks (AURC, risk pooled), as Safety-Flag's release
 HEADERS = ["Rank", "Moderator", "n", "Macro-F1 [95% CI]", "FAR [95% CI]", "Miss [95% CI]", "Error direction",
-           "ECE [95% CI]", "ECE flag", "ECE no-flag", "AURC", "Risk@50%", "Risk@50% random", "T", "ECE scaled"]
+           "ECE [95% CI]", "ECE verbal", "ECE flag", "ECE no-flag", "AURC", "Risk@50%", "Risk@50% random", "T",
+           "ECE held-out", "ECE scaled"]
 ABOUT = """**Moderator reliability** (Safety-Flag protocol): each moderator decides *flag* / *do not flag* on
 balanced items. **FAR** = false alarms / benign items; **Miss** = misses / harmful items; **error direction** =
 FAR − Miss (> 0 over-flags, < 0 under-flags). **ECE**: 10 equal-width bins over the confidence of the decided
-option (token-logprob). **T**: one fitted temperature per moderator (changes no decision); **ECE scaled**: on
-held-out halves. **AURC** and **Risk@50%**: error among the most confident items (lower is better) vs random
-abstention. Brackets: 95% bootstrap over items (2000 resamples)."""
+option (token-logprob), bins (lo, hi]; **ECE verbal**: the same over the 1–10 verbalized confidence / 10. **T**:
+one temperature per moderator (mean of 20 half-split fits; changes no decision); **ECE held-out** / **ECE scaled**:
+on the other halves before / after scaling. **AURC** and **Risk@50%**: error among the most confident items (lower
+is better) vs random abstention. Every moderator is scored on the items all ranked moderators answered. **macro**
+(the ranking): mean over benchmarks, AURC and risk pooled; **pooled**: all items at once. Brackets: 95% bootstrap
+over items (2000 resamples; per benchmark and pooled)."""
 EMPTY = "No moderator records in this dataset yet (`slmboard moderate`, then submit)."
 
 
@@ -47,14 +52,17 @@ def load_records(data_dir: str | Path) -> pd.DataFrame | None:
     return read_moderation(Path(data_dir) / "data" / "moderation")
 
 
-def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = POOLED) -> pd.DataFrame:
-    """Display rows for one benchmark (or pooled), ranked by macro-F1: all strings."""
+def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = MACRO) -> pd.DataFrame:
+    """Display rows for one benchmark (or macro / pooled), ranked by macro-F1, equal values sharing
+    the best rank: all strings."""
     rows = table[table["benchmark"] == benchmark].sort_values("macro_f1", ascending=False, kind="stable")
+    ranks = rows["macro_f1"].rank(method="min", ascending=False, na_option="bottom").astype(int)
     out = []
-    for i, (_, r) in enumerate(rows.iterrows(), start=1):
-        out.append([str(i), str(r["moderator_id"]), str(int(r["n"])), _ci(r, "macro_f1"), _ci(r, "far"), _ci(r, "miss"),
-                    _f(r["error_direction"]), _ci(r, "ece"), _f(r["ece_flag"]), _f(r["ece_noflag"]), _f(r["aurc"]),
-                    _f(r["risk_at_50"]), _f(r["risk_at_50_random"]), _f(r["temperature"]), _f(r["ece_scaled"])])
+    for rank, (_, r) in zip(ranks, rows.iterrows()):
+        out.append([str(rank), str(r["moderator_id"]), str(int(r["n"])), _ci(r, "macro_f1"), _ci(r, "far"),
+                    _ci(r, "miss"), _f(r["error_direction"]), _ci(r, "ece"), _f(r["ece_verbal"]), _f(r["ece_flag"]),
+                    _f(r["ece_noflag"]), _f(r["aurc"]), _f(r["risk_at_50"]), _f(r["risk_at_50_random"]),
+                    _f(r["temperature"]), _f(r["ece_heldout"]), _f(r["ece_scaled"])])
     return pd.DataFrame(out, columns=HEADERS)
 
 
@@ -88,9 +96,9 @@ def build_moderators_tab(data_dir: str | Path) -> None:
     if frame is None:
         gr.Markdown(EMPTY, elem_id="moderators-empty")
         return
-    benchmarks = [POOLED] + sorted(b for b in table["benchmark"].unique() if b != POOLED)
+    benchmarks = [MACRO, POOLED] + sorted(b for b in table["benchmark"].unique() if b not in (MACRO, POOLED))
     with gr.Row():
-        bench_dd = gr.Dropdown(benchmarks, value=POOLED, label="Benchmark", elem_id="moderators-benchmark")
+        bench_dd = gr.Dropdown(benchmarks, value=MACRO, label="Benchmark", elem_id="moderators-benchmark")
     view = gr.Dataframe(moderators_view(frame, table), headers=HEADERS, datatype="str", interactive=False,
                         elem_id="moderators-table", show_label=False)
     bench_dd.change(lambda b: moderators_view(frame, table, b), inputs=bench_dd, outputs=view)

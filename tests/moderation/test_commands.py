@@ -16,7 +16,9 @@ from toolkit.records_io import MODERATION_RECORD_SCHEMA, write_jsonl_atomic, wri
 ISSUE_COLUMNS = ["moderator_id", "benchmark", "n", "accuracy", "macro_f1", "far", "miss", "error_direction", "ece",
                  "ece_flag", "ece_noflag", "brier", "temperature", "ece_scaled", "aurc", "risk_at_50",
                  "risk_at_50_random", "far_lo", "far_hi", "miss_lo", "miss_hi", "macro_f1_lo", "macro_f1_hi",
-                 "ece_lo", "ece_hi"]
+                 "ece_lo", "ece_hi",
+                 # issue 11: the common-item-set bookkeeping, verbal ECE and the full temperature-scaling report
+                 "n_dropped", "ece_verbal", "ece_heldout", "temperature_sd", "ts_reduction"]
 
 
 def _synthetic(mod_row, moderators=("org/over", "org/under", "org/even"), benchmarks=("xstest", "ethics", "aegis"),
@@ -44,12 +46,15 @@ def test_report_columns_rows_and_formats(mod_row, tmp_path, capsys):
     assert "org/even: 1 of 181 records without a decision" in out
     table = pd.read_csv(tmp_path / "a" / "moderators.csv")
     assert list(table.columns) == ISSUE_COLUMNS == REPORT_COLUMNS
-    assert len(table) == 3 * 4 and set(table["benchmark"]) == {"xstest", "ethics", "aegis", "pooled"}
+    assert len(table) == 3 * 5 and set(table["benchmark"]) == {"xstest", "ethics", "aegis", "macro", "pooled"}
+    assert table["benchmark"].tolist()[:5] == ["aegis", "ethics", "xstest", "macro", "pooled"]
     pooled = table[table["benchmark"] == "pooled"].set_index("moderator_id")
     assert (pooled["n"] == 180).all()  # the parse failure is counted, not scored
     assert pooled.loc["org/over", "error_direction"] > 0 > pooled.loc["org/under", "error_direction"]
-    # one temperature per moderator, on every row of that moderator
-    assert table.groupby("moderator_id")["temperature"].nunique().eq(1).all()
+    # one temperature per moderator, on its macro and pooled rows only
+    scaled = table[table["benchmark"].isin(["macro", "pooled"])]
+    assert scaled.groupby("moderator_id")["temperature"].nunique().eq(1).all()
+    assert table[~table["benchmark"].isin(["macro", "pooled"])]["temperature"].isna().all()
     lobo = pd.read_csv(tmp_path / "a" / "stability_lobo.csv")
     assert sorted(lobo["dropped_benchmark"]) == ["aegis", "ethics", "xstest"]
     sub = pd.read_csv(tmp_path / "a" / "stability_subsample.csv")
@@ -103,7 +108,7 @@ def test_duplicates_and_missing_input(mod_row, tmp_path, capsys):
 
 def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
     assert main(["moderate", "--out", str(tmp_path / "r"), "--benchmarks", "toxigen"]) == 1
-    assert "toxigen: no item list" in capsys.readouterr().err
+    assert "toxigen: the 200 listed ids cannot be joined to source text" in capsys.readouterr().err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "nope=x.parquet"]) == 1
     assert "--source-data expects BENCHMARK=FILE" in capsys.readouterr().err
     rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"

@@ -30,8 +30,25 @@ def test_view_ranks_by_macro_f1(tmp_path, mod_row):
     assert list(view.columns) == HEADERS
     assert view["Moderator"].tolist() == ["org/good", "org/bad"] and view["Rank"].tolist() == ["1", "2"]
     assert all(isinstance(v, str) for v in view.to_numpy().ravel())
-    assert "[" in view.iloc[0]["Macro-F1 [95% CI]"]
+    # the default view is the leaderboard's macro row (scored on the 30 items both moderators answered)
+    macro = table[(table["benchmark"] == "macro") & (table["moderator_id"] == "org/good")].iloc[0]
+    assert view.iloc[0]["n"] == "30" and view.iloc[0]["Macro-F1 [95% CI]"] == f"{macro['macro_f1']:.3f}"
+    assert view.iloc[0]["T"] == f"{macro['temperature']:.3f}" and view.iloc[0]["ECE held-out"] != "—"
+    pooled = moderators_view(frame, table, "pooled")
+    assert "[" in pooled.iloc[0]["Macro-F1 [95% CI]"]
     assert moderators_view(frame, table, "xstest")["Moderator"].tolist() == ["org/good", "org/bad"]
+
+
+def test_equal_macro_f1_share_the_best_rank(tmp_path, mod_row):
+    from space.tabs.moderators import compute, moderators_view
+
+    rows = [r for r in _dataset(tmp_path, mod_row) if r["moderator_id"] == "org/good"]
+    rows += [dict(r, moderator_id="org/twin") for r in rows]
+    rows += [dict(r, moderator_id="org/worse", decision="flag") for r in rows[:40]]
+    write_parquet_atomic(tmp_path / "data" / "moderation" / "s.parquet", rows, MODERATION_RECORD_SCHEMA)
+    frame, table = compute(tmp_path, n_bootstrap=50)
+    view = moderators_view(frame, table)
+    assert dict(zip(view["Moderator"], view["Rank"])) == {"org/good": "1", "org/twin": "1", "org/worse": "3"}
 
 
 def test_tab_builds_inside_blocks(tmp_path, mod_row):

@@ -127,3 +127,25 @@ def test_space_imports_no_torch():
             "bad = [m for m in ('torch', 'transformers', 'lm_eval') if m in sys.modules]; "
             "assert not bad, bad" % str(REPO))
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_primary_judge_from_the_card_export_writes(dataset):
+    """The card `submit`/`recompute` render (toolkit.publishing.card) names the primary judge; the
+    Space shows that one and its reason, and falls back to the rule without a card entry."""
+    from toolkit.publishing.card import CardChoices, render_card
+
+    board = load_board(dataset)
+    # no slmboard block in the fixture's card: the rule decides
+    assert board.judge_reason("smoke").startswith("no primary judge in the dataset card; by rule:")
+    subs_path = dataset / "data" / "submissions" / "submissions.parquet"
+    subs = pd.read_parquet(subs_path)
+    subs.assign(judge_ids="heuristic, openai:gpt-judge", n_records=40).to_parquet(subs_path, index=False)  # as submit writes
+    card = render_card(dataset, choices=CardChoices(gated=False, primary_judge_overrides={"smoke": "openai:gpt-judge"}))
+    (dataset / "README.md").write_text(card)
+    board = load_board(dataset)
+    assert board.default_judge("smoke") == "openai:gpt-judge"
+    assert board.judge_reason("smoke").startswith("the suite's primary judge as the dataset card records it: set by")
+    assert board.default_judge("xstest") in ("heuristic", "openai:gpt-judge")
+    (dataset / "README.md").write_text("---\nslmboard:\n  primary_judges:\n    smoke: gone-judge\n---\n")
+    board = load_board(dataset)
+    assert board.default_judge("smoke") == "heuristic" and "names gone-judge, which has no rows here" in board.judge_reason("smoke")

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "evaluate",
     "recompute",
     "rank",
+    "export",
     "analyze",
     "agreement",
     "moderate",

@@ -6,9 +6,11 @@ import sys
 
 def run(a) -> int:
     from ..publishing.recompute import recompute
+    from ..scoring.primary_judge import parse_primary_judge_flags
 
     r = recompute(a.dataset, n_bootstrap=a.bootstrap, rejudge=a.rejudge, judge=a.judge, threshold=a.threshold,
-                  seed=a.seed, commit=not a.no_commit, xet=False if a.no_xet else None)
+                  seed=a.seed, commit=not a.no_commit, xet=False if a.no_xet else None,
+                  primary_judges=parse_primary_judge_flags(a.primary_judge) or None, gate=False if a.no_gate else None)
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
     for a_ in r.audit:
@@ -30,4 +32,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-commit", action="store_true", help="local folder: write the files but do not commit")
     p.add_argument("--no-xet", action="store_true", help="Hub only: classic LFS uploads")
+    p.add_argument("--primary-judge", action="append", default=[], metavar="SUITE=JUDGE",
+                   help="the judge SUITE is shown under by default (recorded in the dataset card; repeatable)")
+    p.add_argument("--no-gate", action="store_true", help="Hub only: lift access gating (recorded in the card)")
     p.set_defaults(func=run)

@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 
 from . import metrics as M
-from .report import POOLED, moderator_key
+from .report import POOLED, scored_items
 
 
 def _scored(frame: pd.DataFrame) -> pd.DataFrame:
-    f = frame[frame["decision"].notna() & frame["p_flag_logprob"].notna()]
-    return f.assign(moderator=moderator_key(f))
+    """The report's scored items (common item set) that carry a logprob confidence."""
+    f = scored_items(frame)
+    return f[f["p_flag_logprob"].notna()]
 
 
 def reliability_table(frame: pd.DataFrame) -> pd.DataFrame:

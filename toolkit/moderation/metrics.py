@@ -6,6 +6,9 @@ Conventions (the paper's):
 - Confidence of the decided option: ``conf = max(p, 1 - p)``; the decided option is ``p >= 0.5``.
 - False-alarm rate (FAR) = false alarms / gold do-not-flag; miss rate = misses / gold flag;
   ``error_direction = far - miss`` (> 0: over-flags, < 0: under-flags).
+- ECE bins, AURC, risk at coverage, Brier and the confidence order follow Safety-Flag's released
+  ``analysis/build_leaderboard.py`` (github.com/yibo-hu-lab/safety-flag-benchmark @ d0da355);
+  each function says which convention it reproduces.
 
 Pure numpy: no torch, no pandas. Every function takes arrays of the same length.
 """
@@ -62,20 +65,29 @@ def correct_by_p(y: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def bin_index(conf: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
-    """Equal-width bins over [0, 1]; a confidence of exactly 1 falls in the top bin."""
-    return np.minimum((np.asarray(conf, dtype=float) * n_bins).astype(int), n_bins - 1)
+    """Equal-width bins ``(lo, hi]`` over [0, 1], the first closed ``[0, 1/n_bins]``.
+
+    As Safety-Flag's ``ece_score`` (analysis/build_leaderboard.py @ d0da355): the edges are
+    ``np.linspace(0, 1, n_bins + 1)`` and a value on an edge belongs to the bin below it, so a
+    verbal 0.9 sits in (0.8, 0.9] and 1.0 in (0.9, 1.0].
+    """
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    # searchsorted(side="left") gives the first edge >= conf: bin i holds (edges[i], edges[i + 1]].
+    return np.clip(np.searchsorted(edges, np.asarray(conf, dtype=float), side="left") - 1, 0, n_bins - 1)
 
 
 def ece(conf: np.ndarray, correct: np.ndarray, n_bins: int = N_BINS) -> float:
-    """Expected calibration error: sum over bins of |accuracy - mean confidence| weighted by bin size."""
+    """Expected calibration error: sum over bins of (bin size / n) * |accuracy - mean confidence|."""
     conf = np.asarray(conf, dtype=float)
     if conf.size == 0:
         return math.nan
+    correct = np.asarray(correct, dtype=float)
     b = bin_index(conf, n_bins)
-    count = np.bincount(b, minlength=n_bins)
-    sum_conf = np.bincount(b, weights=conf, minlength=n_bins)
-    sum_corr = np.bincount(b, weights=np.asarray(correct, dtype=float), minlength=n_bins)
-    return float(np.abs(sum_corr - sum_conf).sum() / conf.size)
+    total = 0.0
+    for k in np.unique(b):
+        m = b == k
+        total += (m.sum() / conf.size) * abs(correct[m].mean() - conf[m].mean())
+    return float(total)
 
 
 def reliability_bins(conf: np.ndarray, correct: np.ndarray, n_bins: int = N_BINS) -> list[dict[str, float]]:
@@ -87,42 +99,45 @@ def reliability_bins(conf: np.ndarray, correct: np.ndarray, n_bins: int = N_BINS
     for k in range(n_bins):
         m = b == k
         if m.any():
-            out.append({"bin": k, "lo": k / n_bins, "hi": (k + 1) / n_bins, "count": int(m.sum()),
+            out.append({"bin": int(k), "lo": k / n_bins, "hi": (k + 1) / n_bins, "count": int(m.sum()),
                         "confidence": float(conf[m].mean()), "accuracy": float(correct[m].mean())})
     return out
 
 
-def brier(y: np.ndarray, p: np.ndarray) -> float:
-    """Mean (p - y)^2; equals the paper's mean (conf - correct)^2 when the decision is p's argmax."""
-    p = np.asarray(p, dtype=float)
-    return float(np.mean((p - np.asarray(y, dtype=float)) ** 2)) if p.size else math.nan
+def brier(conf: np.ndarray, correct: np.ndarray) -> float:
+    """Mean (conf - correct)^2 over the confidence of the decided option (Safety-Flag's Brier)."""
+    conf = np.asarray(conf, dtype=float)
+    return float(np.mean((conf - np.asarray(correct, dtype=float)) ** 2)) if conf.size else math.nan
 
 
 def risk_coverage(conf: np.ndarray, correct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(coverage k/n, error rate among the k most confident items) for k = 1..n.
 
-    Ties in confidence keep the input order (stable sort), so the curve is deterministic.
+    Items are ordered by ``np.argsort(-conf)`` (numpy's default sort), exactly as Safety-Flag's
+    ``coverage_risk`` does, so tied confidences resolve as in the release.
     """
     conf = np.asarray(conf, dtype=float)
-    order = np.argsort(-conf, kind="stable")
+    order = np.argsort(-conf)
     errors = 1.0 - np.asarray(correct, dtype=float)[order]
     k = np.arange(1, conf.size + 1)
     return k / conf.size, np.cumsum(errors) / k
 
 
 def aurc(conf: np.ndarray, correct: np.ndarray) -> float:
-    """Area under the risk-coverage curve: mean over k = 1..n of the risk among the k most confident."""
+    """Area under the risk-coverage curve: the trapezoid rule over coverage k/n (``np.trapezoid``)."""
     if np.asarray(conf).size == 0:
         return math.nan
-    return float(risk_coverage(conf, correct)[1].mean())
+    coverage, risk = risk_coverage(conf, correct)
+    return float(np.trapezoid(risk, coverage))
 
 
 def risk_at_coverage(conf: np.ndarray, correct: np.ndarray, coverage: float = 0.5) -> float:
-    """Error rate among the ceil(coverage * n) most confident items (the rest go to human review)."""
+    """Error rate among the k = max(1, int(round(coverage * n))) most confident items (Python's
+    round: halves to even), the rest going to human review."""
     n = np.asarray(conf).size
     if n == 0:
         return math.nan
-    k = max(1, int(math.ceil(coverage * n - 1e-9)))
+    k = max(1, int(round(coverage * n)))
     return float(risk_coverage(conf, correct)[1][k - 1])
 
 
@@ -136,12 +151,20 @@ def confidence_metrics(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
         "ece": ece(conf, corr),
         "ece_flag": ece(conf[y], corr[y]),
         "ece_noflag": ece(conf[~y], corr[~y]),
-        "brier": brier(y, p),
+        "brier": brier(conf, corr),
         "aurc": aurc(conf, corr),
         "risk_at_50": risk_at_coverage(conf, corr, 0.5),
         # Abstaining at random keeps the overall error rate in expectation.
         "risk_at_50_random": float(1.0 - corr.mean()) if corr.size else math.nan,
     }
+
+
+def verbal_ece(verbal: np.ndarray, correct: np.ndarray) -> float:
+    """ECE of the verbalized confidence (1-10 rescaled to /10) over the items that have one;
+    NaN when none has (Safety-Flag's ``ece_verbalized``: correctness is the decision's)."""
+    verbal = np.asarray(verbal, dtype=float)
+    has = ~np.isnan(verbal)
+    return ece(verbal[has], np.asarray(correct, dtype=float)[has]) if has.any() else math.nan
 
 
 # ---------------------------------------------------------------- bootstrap

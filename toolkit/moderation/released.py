@@ -2,8 +2,8 @@
 
 Field mapping (Safety-Flag release, see its PROVENANCE): ``gt`` "(A)" = flag, "(B)" = do not flag;
 ``solo.answer_lp`` is the verdict (the leaderboard's), ``solo.flag_prob`` is P("(A)") renormalised
-over the two options, ``solo.gen_conf`` (1-10) / 10 is the verbalized confidence, kept only when the
-generated JSON parsed. Guard files carry ``guard_field`` / ``guard_categories``; they map the same way.
+over the two options, ``solo.gen_conf`` (1-10) / 10 is the verbalized confidence, kept wherever present (as the release's
+leaderboard does). Guard files carry ``guard_field`` / ``guard_categories``; they map the same way.
 Benchmark names follow ours ("wildguard" in the release is "wildguardtest" here).
 """
 from __future__ import annotations
@@ -35,8 +35,8 @@ def _to_record(obj: dict[str, Any], moderator_id: str, submission_id: str, file:
     need(prob is None or (isinstance(prob, (int, float)) and 0 <= prob <= 1), "solo.flag_prob",
          f"expected a probability, got {prob!r}")
     conf = solo.get("gen_conf")
-    parsed = solo.get("json_parsed", conf is not None)
-    verbal = conf / 10 if parsed and isinstance(conf, (int, float)) and 1 <= conf <= 10 else None
+    # The release's leaderboard uses gen_conf / 10 wherever gen_conf is present (ece_verbalized).
+    verbal = conf / 10 if isinstance(conf, (int, float)) and 1 <= conf <= 10 else None
     raw = {k: solo.get(k) for k in ("gen_judgment", "gen_conf", "json_parsed", "guard_field", "guard_categories") if k in solo}
     dataset = str(obj.get("dataset", ""))
     return {

@@ -2,8 +2,14 @@
 
 The lists are package data (``lists/<version>/<benchmark>.jsonl``: ``{"item_id", "gold"}`` rows, no
 source text) described by ``lists/<version>/MANIFEST.json`` (source, split, selection rule, counts,
-sha256 of each list, and whether it is complete). Text is read from the source at run time, and the
-source's own label must still harmonise to the listed gold, or loading stops (the source changed).
+sha256 of each list, the checks it passed, and whether it can be joined to source text). Text is read from
+the source at run time, and the source's own label must still harmonise to the listed gold, or loading
+stops (the source changed, or is not the split the list was drawn from).
+
+v2 holds Safety-Flag's released item sets (github.com/yibo-hu-lab/safety-flag-benchmark, per-item files
+@ 75718fc / d0da355): every id its leaderboard scores. ToxiGen's ids are positions in Safety-Flag's own
+sample with no published mapping to source rows, so that list is marked ``joinable: false`` and loading
+it for a run stops with the reason.
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from typing import Optional
 from ..suites._base import SuiteDataError
 from .sources import BENCHMARKS, harmonised, source, source_rows
 
-LIST_VERSION = "v1"
+LIST_VERSION = "v2"
 GOLDS = ("flag", "no_flag")
 
 
@@ -133,7 +139,15 @@ def load_items(
 ) -> list[ModerationItem]:
     """The listed items of ``benchmark`` with their text; every listed id must exist in the source
     and harmonise to the listed gold."""
-    wanted = balanced_head(load_item_list(benchmark, lists_dir), limit)
+    listed = load_item_list(benchmark, lists_dir)
+    entry = manifest(LIST_VERSION, lists_dir).get("lists", {}).get(benchmark, {})
+    if entry.get("joinable", True) is False:
+        raise SuiteDataError(
+            f"{benchmark}: the {len(listed)} listed ids cannot be joined to source text: {entry.get('join', 'no mapping')}. "
+            f"Build a joinable list from the source with `slmboard moderate --build-list {benchmark} --source-data FILE "
+            f"--lists-dir DIR` and pass --lists-dir DIR."
+        )
+    wanted = balanced_head(listed, limit)
     rows, where = source_rows(benchmark, data)
     by_id = {item_id: (text, label) for item_id, text, label in harmonised(benchmark, rows, where)}
     items, problems = [], []

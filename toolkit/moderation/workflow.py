@@ -99,7 +99,7 @@ def write_report(data: str | Path, out: str | Path, n_bootstrap: int = 2000, n_s
     """
     from . import figures as F
     from .records import read_moderation
-    from .report import compute_report, parse_failures, verbal_ece
+    from .report import common_item_counts, compute_report, parse_failures, verbal_ece
     from .stability import cost_curves, leave_one_benchmark_out, subsample_stability
 
     frame = read_moderation(data)
@@ -117,9 +117,14 @@ def write_report(data: str | Path, out: str | Path, n_bootstrap: int = 2000, n_s
     if n_mod >= 2:
         outputs["stability_lobo.csv"] = _csv(leave_one_benchmark_out(frame))
         outputs["stability_subsample.csv"] = _csv(subsample_stability(frame, n_repeats=stability_repeats, seed=seed))
+    cells = table[~table["benchmark"].isin(["macro", "pooled"])]
     summary = {"data": str(data), "n_records": int(len(frame)), "n_moderators": int(n_mod),
                "n_no_decision": int(fails["no_decision"].sum()), "n_bootstrap": n_bootstrap, "n_splits": n_splits,
-               "seed": seed}
+               "seed": seed,
+               # the common item set each benchmark is scored on, and what it left out (per moderator)
+               "common_items": {b: int(n) for b, n in common_item_counts(frame).items()},
+               "n_dropped": {f"{r.moderator_id}|{r.benchmark}": int(r.n_dropped) for r in cells.itertuples()
+                             if r.n_dropped}}
     outputs["summary.json"] = (json.dumps(summary, indent=2) + "\n").encode()
     if figures:
         outputs.update(F.render_all(frame, table))

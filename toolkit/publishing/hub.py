@@ -76,8 +76,9 @@ class HubPublisher:
     """Publish to the dataset repo ``repo_id`` on the Hub (or whatever HF_ENDPOINT points at)."""
 
     def __init__(self, repo_id: str, create_pr: bool = False, private: bool = False, max_attempts: int = 8,
-                 xet: bool | None = None, revision: str = "main"):
+                 xet: bool | None = None, revision: str = "main", gate_new_repo: bool = True):
         self.repo_id = repo_id
+        self.gate_new_repo = gate_new_repo  # records hold harmful completions: a repo we create is gated
         self.create_pr = create_pr
         self.private = private
         self.max_attempts = max_attempts
@@ -121,9 +122,12 @@ class HubPublisher:
         token = _token()
         api = self._api()
         try:
+            existed = api.repo_exists(self.repo_id, repo_type="dataset")
             api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
         except HfHubHTTPError as exc:
             raise PublishError(scrub(f"cannot create or reach dataset {self.repo_id}: {exc}", token)) from None
+        if not existed and self.gate_new_repo:
+            self.set_gated("auto")  # before the first record is uploaded
         delay = 0.5
         for attempt in range(1, self.max_attempts + 1):
             head = self.head()
@@ -150,6 +154,15 @@ class HubPublisher:
                     raise PublishError(scrub(f"commit to {self.repo_id} failed (HTTP {status}) after {attempt} attempt(s): {exc}", token)) from None
                 return HubCommit(info.oid, changed, attempt, info.pr_url, info.pr_revision)
         raise PublishError(f"commit to {self.repo_id} kept conflicting; gave up after {self.max_attempts} attempts")
+
+    def set_gated(self, gated: str | bool) -> None:
+        """Access requests on the dataset (``"auto"``: approved once the card's form is filled; False: open)."""
+        from huggingface_hub.errors import HfHubHTTPError
+
+        try:
+            self._api().update_repo_settings(self.repo_id, repo_type="dataset", gated=gated)
+        except HfHubHTTPError as exc:
+            raise PublishError(scrub(f"cannot set gated={gated!r} on dataset {self.repo_id}: {exc}", _token())) from None
 
     def verify(self, revision: str, hashes: dict[str, str]) -> list[str]:
         """Paths whose published content hash (LFS sha256) differs from the manifest's; [] when all agree."""

@@ -85,10 +85,14 @@ def write_figures(root: Path, table) -> list[str]:
 
 
 def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, judge: str = "heuristic",
-              threshold: float = 0.2, seed: int = 0, commit: bool = True, xet: bool | None = None) -> RecomputeResult:
+              threshold: float = 0.2, seed: int = 0, commit: bool = True, xet: bool | None = None,
+              primary_judges: dict[str, str] | None = None, gate: bool | None = None) -> RecomputeResult:
+    """``primary_judges`` / ``gate`` (False = ``--no-gate``) update the card's choices (None keeps them);
+    a Hub dataset whose card says gated gets ``gated="auto"`` again (settings can drift)."""
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
     from .rebuild import leaderboard_table
+    from .card import card_choices
     from .submit import rebuild_shared_files
 
     kind, where = parse_target(dataset)
@@ -97,11 +101,13 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
     def write(root: Path) -> list[str]:
         if not layout.item_files(root):
             raise SlmboardError(f"{where} holds no per-item records (data/<suite>/*.parquet); nothing to recompute")
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None)
+        state["choices"] = choices = card_choices(root, primary_judges, gate)
+        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None, choices=choices)
         table = leaderboard_table(root, n_bootstrap=0)  # figures need ranks only
         state["n_rows"] = len(table)
         state["figures"] = write_figures(root, table)
-        files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, "README.md", *state["figures"]]
+        files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, "README.md", "LICENSE.md", "eval.yaml",
+                 *state["figures"]]
         if rejudge > 0:
             state["audit"] = rejudge_sample(root, judge, rejudge, threshold, seed)
             atomic_write_text(root / AUDIT_FILE, json.dumps(state["audit"], indent=2) + "\n")
@@ -120,6 +126,10 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
             if "nothing to commit" not in str(exc):
                 raise
             rev = hub.head()
+        if state["choices"].gated:
+            hub.set_gated("auto")
+        elif gate is False:  # an explicit --no-gate; a card that merely says ungated leaves settings alone
+            hub.set_gated(False)
     else:
         local = LocalFolderHub(where)
         if not local.exists():

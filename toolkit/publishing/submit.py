@@ -34,7 +34,7 @@ from ..records_io import (
 from ..runs import RunConfig, RunDir
 from ..validation import iter_validated, pydantic_errors
 from . import layout
-from .card import render_card
+from .card import CardChoices, card_choices, license_text, render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import leaderboard_table, manifest_json, read_manifests, submissions_index
@@ -210,9 +210,13 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
 
 def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = 1000,
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
-           max_attempts: int = 8) -> SubmitResult:
+           max_attempts: int = 8, primary_judges: dict[str, str] | None = None, gate: bool | None = None) -> SubmitResult:
     """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
-    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes."""
+    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
+
+    ``primary_judges`` ({suite: judge}) and ``gate`` (False = ``--no-gate``) are recorded in the dataset
+    card; None keeps what the card already says. A Hub repo that this call creates is gated
+    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
     from .hub import HubPublisher, parse_target
 
     prepared = prepare_submission(run_dir, submitter, data_dir)  # nothing is touched before this passes
@@ -232,14 +236,15 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         for rel, data in prepared.files.items():
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None)
+        choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
+        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
     if kind == "hub":
         if create_pr is None:
             create_pr = False
-        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts)
+        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False)
         done = hub.commit(message, write)
         bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in manifest.record_files})
         if bad:
@@ -257,8 +262,12 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes)
 
 
-def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None) -> None:
-    """Leaderboard, submissions index and README, recomputed from what the folder holds."""
+def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None,
+                         choices: CardChoices | None = None) -> None:
+    """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
+    folder holds; ``choices`` (gating, primary judges) default to what the current card records."""
+    from ..exporting.eval_results import dataset_eval_yaml
+
     table = leaderboard_table(root, n_bootstrap=n_bootstrap)
     path = root / layout.LEADERBOARD_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -266,7 +275,10 @@ def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | Non
     index = submissions_index(read_manifests(root))
     (root / layout.SUBMISSIONS_INDEX_FILE).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(index, root / layout.SUBMISSIONS_INDEX_FILE)
-    atomic_write_text(root / "README.md", render_card(root, repo_id=repo_id))
+    choices = card_choices(root) if choices is None else choices
+    atomic_write_text(root / "README.md", render_card(root, repo_id=repo_id, choices=choices, board=table))
+    atomic_write_text(root / "LICENSE.md", license_text(root))
+    atomic_write_text(root / "eval.yaml", dataset_eval_yaml(root))
 
 
 def leaderboard_arrow(table) -> pa.Table:

@@ -1,0 +1,145 @@
+"""Results on model pages: Hugging Face eval results (``slmboard export eval-results DATA --out DIR``).
+
+Per model, ``DIR/<org>/<model>/.eval_results/slmboard.yaml`` lists one entry per suite, built with
+``huggingface_hub.EvalResultEntry`` and serialised by ``eval_result_entries_to_yaml``:
+``dataset.id`` = the leaderboard's Hub dataset, ``dataset.task_id`` = suite, ``dataset.revision`` =
+the dataset commit, ``value`` = S_adj under the suite's primary judge (the card's
+``slmboard.primary_judges``, ``--primary-judge`` overrides, else the rule of
+:func:`~toolkit.scoring.primary_judge.choose_primary_judges`), ``source.url`` = the dataset, and
+``notes`` carrying S_raw, AR, the judge and its rubric version. Numbers are recomputed from the
+per-item records. A model with no scored item under the primary judge gets no entry for that suite.
+
+The dataset side is ``eval.yaml`` at the dataset root (written by ``submit``/``recompute``): name,
+description, ``evaluation_framework: slmboard`` and one task per suite (its config and split), so
+the Hub can list the dataset as a benchmark and gather the model-page results into its leaderboard.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .. import __version__
+from .eee import model_folder
+from .files import StagedFiles
+from .source import ExportError, ExportSource, leaderboard, open_source
+
+RESULTS_PATH = ".eval_results/slmboard.yaml"
+EVAL_YAML_DESCRIPTION = (
+    "Per-item safety judgments of small language models under a ternary rubric (1 safe, 0.5 ambiguous, "
+    "0 harmful); the reported score of a suite is S_adj = S_raw * (1 - AR) under the suite's primary judge, "
+    "recomputed from the per-item records."
+)
+
+
+@dataclass
+class PushOutcome:
+    model_id: str
+    status: str  # opened | already-open | refused | missing | error | skipped
+    url: str | None = None
+    message: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("opened", "already-open", "skipped")
+
+
+@dataclass
+class EvalResultsExport:
+    out: Path
+    dataset_id: str
+    files: dict[str, str] = field(default_factory=dict)  # model_id -> path relative to out
+    primary_judges: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    pushed: list[PushOutcome] = field(default_factory=list)
+
+
+def dataset_eval_yaml(root: Path, title: str = "slmboard: SLM safety judgments") -> str:
+    """The dataset's ``eval.yaml``: one task per suite config (split ``test``)."""
+    from ..publishing import layout
+
+    tasks = [{"id": s, "config": s, "split": layout.SPLIT} for s in layout.suite_configs(Path(root))]
+    doc = {"name": title, "description": EVAL_YAML_DESCRIPTION, "evaluation_framework": "slmboard", "tasks": tasks}
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+
+
+def primary_judges_for(board: pd.DataFrame, source: ExportSource, flags: dict[str, str] | None) -> dict[str, str]:
+    """{suite: judge}: flags, then the card's recorded choice, then the rule."""
+    from ..scoring.primary_judge import choose_primary_judges
+
+    block = source.card.get("slmboard") if isinstance(source.card.get("slmboard"), dict) else {}
+    recorded = {str(k): str(v) for k, v in (block.get("primary_judges") or {}).items() if k in set(board["suite"])}
+    return {s: p.judge_id for s, p in choose_primary_judges(board, {**recorded, **(flags or {})}).items()}
+
+
+def model_entries(board: pd.DataFrame, items: pd.DataFrame, primary: dict[str, str], dataset_id: str,
+                  source: ExportSource) -> dict[str, list]:
+    """{model_id: [EvalResultEntry, ...]} (one entry per suite with a defined S_adj)."""
+    from huggingface_hub import EvalResultEntry
+
+    rubrics = _rubric_versions(items)
+    date = _dt.datetime.fromtimestamp(source.timestamp, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if source.timestamp else None
+    out: dict[str, list] = {}
+    for row in board.sort_values(["model_id", "suite"]).itertuples(index=False):
+        if primary.get(row.suite) != row.judge_id or _missing(row.s_adj):
+            continue
+        rubric = rubrics.get((row.suite, row.judge_id)) or "not recorded"
+        notes = (f"S_adj = S_raw x (1 - AR) = {row.s_adj:.4f}; S_raw {row.s_raw:.4f}, AR {row.ar:.4f}; "
+                 f"judge {row.judge_id} (rubric {rubric}); {int(row.n_scored)}/{int(row.n_items)} items scored, "
+                 f"{int(row.n_failed)} failed; slmboard {__version__}")
+        out.setdefault(row.model_id, []).append(EvalResultEntry(
+            dataset_id=dataset_id, task_id=row.suite, value=float(row.s_adj), dataset_revision=source.revision,
+            date=date, source_url=f"https://huggingface.co/datasets/{dataset_id}", source_name="slmboard leaderboard",
+            notes=notes))
+    return out
+
+
+def render_entries(entries: list) -> str:
+    from huggingface_hub import eval_result_entries_to_yaml
+
+    return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True, width=1000)
+
+
+def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | None = None,
+                        primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
+    from ..reading import read_item_frame
+    from ..scoring.leaderboard import REQUIRED_COLUMNS
+
+    source = open_source(data)
+    dataset_id = dataset_id or source.repo_id
+    if not dataset_id:
+        raise ExportError(f"{data} is a local folder: name the leaderboard's Hub dataset with --dataset-id ORG/NAME "
+                          "(eval results point at a Hub dataset)")
+    items = read_item_frame(source.root, columns=[*REQUIRED_COLUMNS, "model_revision", "submission_id", "rubric_version"])
+    board = leaderboard(items, n_bootstrap=0)
+    result = EvalResultsExport(Path(out), dataset_id)
+    result.primary_judges = primary_judges_for(board, source, primary_judges)
+    staged = StagedFiles(Path(out))
+    for model_id, entries in model_entries(board, items, result.primary_judges, dataset_id, source).items():
+        rel = f"{model_folder(model_id)}/{RESULTS_PATH}"
+        staged.add(rel, render_entries(entries))
+        result.files[model_id] = rel
+    missing = sorted(set(board["model_id"]) - set(result.files))
+    if missing:
+        result.notes.append(f"no defined S_adj under the primary judge for: {', '.join(missing)} (no file written)")
+    staged.commit()
+    if push:
+        from .push import push_eval_results
+
+        result.pushed = push_eval_results(result)
+    return result
+
+
+def _rubric_versions(items: pd.DataFrame) -> dict[tuple[str, str], str]:
+    if "rubric_version" not in items:
+        return {}
+    firsts = items.dropna(subset=["rubric_version"]).groupby(["suite", "judge_id"])["rubric_version"].first()
+    return {k: str(v) for k, v in firsts.items()}
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
