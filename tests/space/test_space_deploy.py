@@ -60,7 +60,7 @@ def commits(env, repo, kind) -> int:
 
 def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
-    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")  # public at first
     out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert out.strip().splitlines()[-1] == f"{emulator.url}/spaces/{SPACE}"
     files = client(env, f"""
