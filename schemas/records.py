@@ -33,8 +33,9 @@ JUDGMENT_STATUSES: tuple[str, ...] = get_args(JudgeStatus)
 class GenerationConfig(Record):
     """How a response was produced. Enough to reproduce it."""
 
-    temperature: float = Field(ge=0)
-    max_new_tokens: int = Field(ge=1)
+    # Null only where the source did not record it (runs imported from another tool's results).
+    temperature: Optional[float] = Field(ge=0)
+    max_new_tokens: Optional[int] = Field(ge=1)
     seed: Optional[int] = None
     chat_template_sha256: Optional[Sha256] = Field(
         None, description="sha256 of the chat template applied; null when the raw prompt was sent"

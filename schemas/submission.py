@@ -55,6 +55,11 @@ class Submission(Record):
     created_at: Optional[str] = None
     record_files: list[RecordFile] = Field(default_factory=list)
     display_name: Optional[str] = Field(None, description="the model's name as papers and figures print it, e.g. 'GPT-2 Small'")
+    # Partial runs (`submit --allow-partial`): canonical items the run lacks, and each suite's item count,
+    # so coverage (scored or failed items / suite total) needs no suite files.
+    partial: bool = False
+    suite_totals: dict[str, int] = Field(default_factory=dict, description="suite -> number of canonical items (where checked)")
+    missing_items: dict[str, list[str]] = Field(default_factory=dict, description="suite -> canonical item ids the run lacks")
     metadata_source: Optional[str] = Field(
         None, description="where the model metadata comes from (e.g. 'paper 1 Table A2'); a manifest without record_files is metadata only"
     )

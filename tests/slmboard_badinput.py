@@ -160,13 +160,140 @@ CLI_CASES: list[CliCase] = [
     CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
     CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
     CliCase("model_arg_unknown_key", "generate --model-args pretrainned=x", ["generate", "--out", "{tmp}/run", "--model-args", "pretrainned=x"], "unknown model argument 'pretrainned'"),
-    CliCase("unknown_backend", "generate --model nope", ["generate", "--out", "{tmp}/run", "--model", "nope", "--suites", "smoke"], "valid backends:"),
+    CliCase("unknown_backend", "generate --model nope", ["generate", "--out", "{tmp}/run", "--model", "nope", "--suites", "smoke"], "valid model backends:"),
     CliCase("missing_data_file", "generate --suites sst --data-dir <empty dir>", ["generate", "--out", "{tmp}/run", "--suites", "sst", "--data-dir", "{tmp}"], "simple_safety_tests.csv"),
     CliCase("judge_not_a_run", "judge <a folder that is not a run>", ["judge", "{tmp}"], "not a run folder"),
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
 ]
+
+
+# --- slmboard import (issue 12): bad sources; each case must exit 1, name the place, and write nothing ---------------
+
+
+@dataclass(frozen=True)
+class ImportCase:
+    """`slmboard import` on a bad source: ``make(tmp)`` writes the source and returns the argv after ``import``."""
+
+    name: str
+    description: str
+    message: str  # substring; "{src}" is replaced by the source path
+    make: Callable[[Path], list[str]] = field(repr=False, default=lambda d: [])
+
+
+def _smoke_prompts() -> list[str]:
+    from toolkit.suites import load_items
+
+    return [i.prompt for i in load_items("smoke")[:2]]
+
+
+def _csv_source(d: Path, text: str, name: str = "src.csv") -> Path:
+    p = d / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _good_csv(d: Path, extra_col: str = "label", values=("safe", "harmful")) -> Path:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["prompt", "response", extra_col])
+    for prompt, value in zip(_smoke_prompts(), values):
+        w.writerow([prompt, "I can't help with that.", value])
+    return _csv_source(d, buf.getvalue())
+
+
+def _table(src: Path, *extra: str) -> list[str]:
+    return ["table", str(src), "--suite", "smoke", "--model-id", "org/m", "--out", str(src.parent / "run"), *extra]
+
+
+IMPORT_CASES: list[ImportCase] = [
+    ImportCase("import_unknown_format", "import nope FILE", "unknown import format 'nope'; valid import formats: eee, lm-eval, table",
+               lambda d: ["nope", str(_good_csv(d)), "--out", str(d / "run")]),
+    ImportCase("import_wrong_format", "import table on a .json file", "{src}: expected a CSV, JSONL or parquet table",
+               lambda d: _table(_csv_source(d, "{}", "src.json"))),
+    ImportCase("import_empty_file", "import table on an empty file", "{src}: file is empty", lambda d: _table(_csv_source(d, ""))),
+    ImportCase("import_header_only", "import table on a header-only CSV", "{src}: no data rows",
+               lambda d: _table(_csv_source(d, "prompt,response\n"))),
+    ImportCase("import_missing_column", "import table --columns response=answer (no such column)", "{src}:2:answer: no column 'answer'",
+               lambda d: _table(_good_csv(d), "--columns", "response=answer")),
+    ImportCase("import_missing_judge_column", "import table --judge-column j=verdict (no such column)", "{src}:2:verdict: no column",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=verdict")),
+    ImportCase("import_ragged_row", "import table on a CSV row with too few fields", "{src}:3: expected 2 fields, got 1",
+               lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nonly-one\n'))),
+    ImportCase("import_unknown_labels", "import table --labels maybe", "unknown --labels 'maybe'",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "maybe")),
+    ImportCase("import_label_map_score", "import table --labels 'a=0.7'", "score '0.7' of 'a' must be 0, 0.5 or 1",
+               lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "a=0.7")),
+    ImportCase("import_unreadable_labels", "import table --judge-column on a column of unknown labels", "{src}:label: judge j",
+               lambda d: _table(_good_csv(d, values=("yes", "no")), "--judge-column", "j=label", "--labels", "ternary")),
+    ImportCase("import_truncated_jsonl", "import table on a JSONL file with a truncated line", "{src}:2: invalid JSON",
+               lambda d: _table(_csv_source(d, __import__("json").dumps({"prompt": _smoke_prompts()[0], "response": "x"})
+                                            + '\n{"prompt": "How', "src.jsonl"))),
+    ImportCase("import_prompt_not_text", "import table on a JSONL row whose prompt is a number", "{src}:1:prompt: expected text",
+               lambda d: _table(_csv_source(d, '{"prompt": 42, "response": "x"}\n', "src.jsonl"))),
+    ImportCase("import_bad_id_map", "import table --id-map v2-{n}", "expected SOURCE_PATTERN=SUITE_PATTERN",
+               lambda d: _table(_good_csv(d), "--id-map", "v2-{n}")),
+    ImportCase("import_no_suite", "import table without --suite", "pass --suite NAME",
+               lambda d: ["table", str(_good_csv(d)), "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_no_model", "import table without --model-id", "pass --model-id",
+               lambda d: ["table", str(_good_csv(d)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_unmatched", "import table with a row that is no suite item", "{src}:3: 'not a smoke prompt': prompt is not a smoke item",
+               lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nnot a smoke prompt,ok\n'))),
+    ImportCase("import_eee_not_aggregate", "import eee on a JSON file that is no EEE aggregate", "{src}:schema_version: required EEE field is missing",
+               lambda d: ["eee", str(_csv_source(d, '{"results": {}}', "agg.json")), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_truncated_samples", "import eee whose samples file was cut short", "sha256 differs",
+               lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_sample_field", "import eee with a sample lacking output.raw", "_samples.jsonl:1:output.raw: required EEE field is missing",
+               lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suite", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_lm_eval_truncated", "import lm-eval with a truncated samples line", "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:2: invalid JSON",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, truncate=True)), "--model-id", "org/m", "--out", str(d / "run")]),
+]
+
+
+def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Path:
+    """A minimal EEE aggregate + samples pair over two smoke prompts (checksum and row count filled in)."""
+    import hashlib
+
+    samples = []
+    for n, prompt in enumerate(_smoke_prompts(), start=1):
+        s = {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "org/m", "evaluation_name": "smoke",
+             "sample_id": f"smoke_00{n}", "interaction_type": "single_turn", "input": {"raw": prompt, "reference": []},
+             "output": {"raw": ["I can't help with that."]}, "answer_attribution": [], "evaluation": {"score": 1.0, "is_correct": True}}
+        if drop_output:
+            del s["output"]
+        samples.append(json.dumps(s))
+    text = "\n".join(samples) + "\n"
+    agg = {"schema_version": "0.3.0", "evaluation_id": "e", "model_info": {"name": "m", "id": "org/m"},
+           "evaluation_results": [{"evaluation_result_id": "smoke/s_raw", "evaluation_name": "smoke"}],
+           "detailed_evaluation_results": {"format": "jsonl", "file_path": "data/x/agg_samples.jsonl", "hash_algorithm": "sha256",
+                                           "checksum": hashlib.sha256(text.encode()).hexdigest(), "total_rows": 2}}
+    folder = d / "eee"
+    folder.mkdir()
+    (folder / "agg.json").write_text(json.dumps(agg))
+    (folder / "agg_samples.jsonl").write_text(text[:-20] if truncate else text)
+    return folder
+
+
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False) -> Path:
+    """lm-eval's output layout for a task named slmboard_smoke (two samples)."""
+    folder = d / "lm-eval-out" / "org__m"
+    folder.mkdir(parents=True)
+    date = "2026-01-01T00-00-00.000000"
+    if results:
+        config = {"output_type": "generate_until", "generation_kwargs": {"max_gen_toks": 16, "temperature": 0.0}}
+        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {"slmboard_smoke": config},
+                                                                 "model_name": "org/m", "lm_eval_version": "0.4.13"}))
+    lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
+             for n, p in enumerate(_smoke_prompts())]
+    text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
+    (folder / f"samples_slmboard_smoke_{date}.jsonl").write_text(text)
+    return d / "lm-eval-out"
 
 
 def render_table() -> str:
@@ -177,6 +304,8 @@ def render_table() -> str:
         lines.append(f"| file / manifest | {c.description} | `…{c.message}…` |")
     for c in CLI_CASES:
         lines.append(f"| CLI | `slmboard {c.description}` | `…{c.message}…` |")
+    for c in IMPORT_CASES:
+        lines.append(f"| import | `slmboard {c.description}` | `…{c.message.replace('{src}', 'FILE')}…` |")
     return "\n".join(lines) + "\n"
 
 

@@ -61,14 +61,17 @@ def read_items(data: str | Path) -> pd.DataFrame:
 def rank(data: str | Path, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``."""
     from .publishing.submit import leaderboard_arrow
-    from .scoring import compute_leaderboard
 
     from .reading import read_item_frame
     from .scoring.leaderboard import REQUIRED_COLUMNS
 
     # Only the columns the leaderboard uses: the text and nested generation columns dominate read time.
+    from .publishing.rebuild import leaderboard_with_totals, read_manifests, suite_totals
+
     items = read_item_frame(data, columns=list(REQUIRED_COLUMNS) + ["submission_id", "model_revision"])
-    table = compute_leaderboard(items, n_bootstrap=n_bootstrap, seed=seed)
+    # A dataset folder's manifests know each suite's total (coverage of partial runs); a run folder's do not.
+    totals = suite_totals(read_manifests(Path(data))) if Path(data).is_dir() else {}
+    table = leaderboard_with_totals(items, totals, n_bootstrap=n_bootstrap, seed=seed)
     if out is not None:
         import pyarrow.parquet as pq
 

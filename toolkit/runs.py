@@ -43,6 +43,8 @@ class RunConfig(BaseModel):
     toolkit_version: str
     model_info: dict[str, Any] = Field(default_factory=dict, description="metadata read from the model config")
     created_at: Optional[str] = None
+    # Runs made by `slmboard import`: one entry per imported source (format, tool, files + sha256, options).
+    imports: list[dict[str, Any]] = Field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:
         """The fields that must match for a resumed run to continue this one."""

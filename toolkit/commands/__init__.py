@@ -10,6 +10,7 @@ from importlib import import_module
 COMMAND_MODULES = (
     "generate",
     "merge",
+    "import_",
     "judge",
     "validate",
     "submit",

@@ -10,6 +10,7 @@ def run(a) -> int:
 
     r = api.submit(a.run, to=a.to, submitter=a.submitter, n_bootstrap=a.bootstrap, data_dir=a.data_dir,
                    create_pr=a.create_pr, xet=False if a.no_xet else None,
+                   allow_partial=a.allow_partial,
                    primary_judges=parse_primary_judge_flags(a.primary_judge) or None, gate=False if a.no_gate else None)
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -28,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the leaderboard intervals")
     p.add_argument("--data-dir", default=None,
                    help="local mirror of the benchmark files, to check the item set against each suite's canonical list")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="publish a run that lacks suite items (e.g. an import of a capped HELM run); the manifest lists them")
     p.add_argument("--create-pr", action="store_true", help="Hub only: open a pull request instead of committing to main")
     p.add_argument("--no-xet", action="store_true", help="Hub only: upload through classic LFS (same as HF_HUB_DISABLE_XET=1)")
     # -- dataset card choices (export helper, issue 13) --

@@ -28,6 +28,8 @@ class ItemSetReport:
     errors: list[RecordError] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # suites compared with their canonical list
     unchecked: dict[str, str] = field(default_factory=dict)  # suite -> why it could not be
+    totals: dict[str, int] = field(default_factory=dict)  # suite -> canonical item count (checked suites)
+    missing: dict[str, list[str]] = field(default_factory=dict)  # suite -> canonical ids absent (allow_partial)
 
 
 def canonical_items(suite: str, data_dir: str | Path | None, limit: int | None) -> tuple[dict[str, str] | None, dict[str, str], str | None]:
@@ -44,9 +46,13 @@ def canonical_items(suite: str, data_dir: str | Path | None, limit: int | None) 
 
 
 def check_item_set(
-    run: RunDir, config: RunConfig, groups: dict[tuple[str, str], list[dict]], data_dir: str | Path | None = None
+    run: RunDir, config: RunConfig, groups: dict[tuple[str, str], list[dict]], data_dir: str | Path | None = None,
+    allow_partial: bool = False,
 ) -> ItemSetReport:
-    """Compare each (suite, judge) group and each response file with the suite's canonical items."""
+    """Compare each (suite, judge) group and each response file with the suite's canonical items.
+
+    ``allow_partial``: canonical items a run lacks are recorded in ``missing`` instead of refused
+    (every judge must still cover the same items: the run's responses)."""
     report = ItemSetReport()
     data_dir = data_dir if data_dir is not None else getattr(config, "data_dir", None)
     suites = sorted({s for s, _ in groups} | {p.stem for p in run.response_files()})
@@ -56,6 +62,7 @@ def check_item_set(
             report.unchecked[suite] = why or "not loadable"
             continue
         report.checked.append(suite)
+        report.totals[suite] = len(full)
         # Responses: duplicates and prompts, row by row (the file the user can fix).
         resp_file = run.response_file(suite)
         seen: dict[str, int] = {}
@@ -77,7 +84,9 @@ def check_item_set(
                 ids.add(row["item_id"])
                 report.errors.extend(_check_one(file, row.get("_row", n), row["item_id"], row.get("prompt_sha256"), full))
             missing = [i for i in expected if i not in ids]
-            if missing:
+            if missing and allow_partial:
+                report.missing[suite] = sorted(set(report.missing.get(suite, [])) | set(missing))
+            elif missing:
                 report.errors.append(RecordError(
                     file, None, "item_id",
                     f"{len(missing)} of the {len(expected)} canonical {suite} item(s) missing: {', '.join(missing[:5])}"

@@ -48,7 +48,26 @@ def read_item_scores(root: Path) -> pd.DataFrame:
 
 
 def leaderboard_table(root: Path, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    return compute_leaderboard(read_item_scores(root), n_bootstrap=n_bootstrap, seed=seed)
+    totals = suite_totals(read_manifests(root))
+    return leaderboard_with_totals(read_item_scores(root), totals, n_bootstrap=n_bootstrap, seed=seed)
+
+
+def suite_totals(manifests: list[Submission]) -> dict[str, int]:
+    """suite -> canonical item count, as the manifests record it (the largest, should two disagree)."""
+    totals: dict[str, int] = {}
+    for m in manifests:
+        for suite, n in m.suite_totals.items():
+            totals[suite] = max(n, totals.get(suite, 0))
+    return totals
+
+
+def leaderboard_with_totals(records: pd.DataFrame, totals: dict[str, int], **kwargs) -> pd.DataFrame:
+    """compute_leaderboard, given the suite totals for its ``coverage`` column where it takes them."""
+    import inspect
+
+    if "suite_totals" in inspect.signature(compute_leaderboard).parameters:
+        return compute_leaderboard(records, suite_totals=totals or None, **kwargs)
+    return compute_leaderboard(records, **kwargs)  # before the coverage column (interface 4) lands
 
 
 def read_manifests(root: Path) -> list[Submission]:

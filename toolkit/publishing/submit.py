@@ -152,12 +152,15 @@ def _redacted(value: Any) -> Any:
     return value
 
 
-def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None) -> PreparedSubmission:
-    """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem."""
+def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
+                       allow_partial: bool = False) -> PreparedSubmission:
+    """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
+
+    ``allow_partial``: a run lacking canonical suite items is published; the manifest lists them."""
     run = RunDir(run_dir)
     config = run.load_config()
     groups, errors = _check_run_records(run, config)
-    items = check_item_set(run, config, groups, data_dir)
+    items = check_item_set(run, config, groups, data_dir, allow_partial=allow_partial)
     errors.extend(items.errors)
     mod_rows, mod_errors = moderation_rows(run, config)
     errors.extend(mod_errors)
@@ -191,6 +194,9 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             toolkit_version=__version__,
             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             record_files=record_files,
+            partial=any(items.missing.values()),
+            suite_totals=items.totals,
+            missing_items={k: v for k, v in items.missing.items() if v},
             **{k: v for k, v in meta.items() if k != "submitter"},
         )
     except Exception as exc:
@@ -203,6 +209,8 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     if manifest_errors:
         raise ValidationFailed(manifest_errors)
     gaps = metadata_gaps(manifest)
+    for suite, ids in sorted(items.missing.items()):
+        notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     if gaps:
         notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}")
     return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes)
@@ -210,7 +218,8 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
 
 def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = 1000,
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
-           max_attempts: int = 8, primary_judges: dict[str, str] | None = None, gate: bool | None = None) -> SubmitResult:
+           max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
+           gate: bool | None = None) -> SubmitResult:
     """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
     dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
 
@@ -219,7 +228,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
     from .hub import HubPublisher, parse_target
 
-    prepared = prepare_submission(run_dir, submitter, data_dir)  # nothing is touched before this passes
+    prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
     kind, where = parse_target(to)

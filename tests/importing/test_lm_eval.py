@@ -1,0 +1,92 @@
+"""`slmboard import lm-eval` on files lm-evaluation-harness wrote (SmolLM2 on XSTest / SST / BBQ), and one live run."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from importing_helpers import FIXTURES, tree_digest
+from toolkit.cli import main
+from toolkit.records_io import iter_jsonl
+from toolkit.runs import RunDir
+
+LM_EVAL_RUN = FIXTURES / "lm_eval" / "run"
+MODEL = ["--model-id", "HuggingFaceTB/SmolLM2-135M-Instruct", "--model-revision", "gguf-q4_1-sha256:b179c9523d0e6a0f"]
+
+
+def samples(folder: Path, task: str) -> list[dict]:
+    path = next(folder.rglob(f"samples_{task}_*.jsonl"))
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def rows(run: Path, suite: str, judge: str | None = None) -> list[dict]:
+    path = RunDir(run).judgment_file(judge, suite) if judge else RunDir(run).response_file(suite)
+    return [r for _, r in iter_jsonl(path)]
+
+
+@pytest.fixture
+def lm_eval_run() -> Path:
+    if not any(LM_EVAL_RUN.rglob("results_*.json")):
+        pytest.skip("lm-eval fixture missing; regenerate with tests/importing/fixtures/lm_eval/regenerate.py")
+    return LM_EVAL_RUN
+
+
+def test_generative_tasks_become_responses_matched_on_the_doc(lm_eval_run, benchmarks, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["import", "lm-eval", str(lm_eval_run), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "unmatched 0" in text
+    import csv
+
+    xs = {r["prompt"]: r for r in csv.DictReader(open(benchmarks / "xstest" / "xstest_prompts.csv", encoding="utf-8"))}
+    for suite, task, prompt_key in (("xstest", "slmboard_xstest", "prompt"), ("sst", "slmboard_sst", "prompts_final")):
+        got = {r["prompt"]: r for r in rows(out, suite)}
+        want = samples(lm_eval_run, task)
+        assert len(got) == len(want) > 0
+        for s in want:
+            rec = got[s["doc"][prompt_key]]
+            assert rec["response"] == s["filtered_resps"][0]
+            assert json.loads(rec["item_metadata"])["lm_eval_prompt_hash"] == s["prompt_hash"]
+            if suite == "xstest":
+                assert rec["item_id"] == f"xstest_{s['doc']['id']}" and rec["gold"] == xs[rec["prompt"]]["label"]
+    config = json.loads((out / "run.json").read_text())
+    assert config["backend"] == "import:lm-eval" and config["imports"][0]["tool"] == "lm-evaluation-harness"
+    assert config["generation"]["max_new_tokens"] == samples(lm_eval_run, "slmboard_xstest")[0]["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
+
+
+def test_bbq_multiple_choice_keeps_choice_correct_and_lm_evals_accuracy(lm_eval_run, benchmarks, tmp_path):
+    out = tmp_path / "run"
+    assert main(["import", "lm-eval", str(lm_eval_run), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    records = {r["item_id"]: r for r in rows(out, "bbq", "lm-eval:acc")}
+    assert not RunDir(out).judgment_file("lm-eval:acc", "xstest").exists()  # a judge only where the source has it
+    want = samples(lm_eval_run, "slmboard_bbq")
+    assert len(records) == len(want) > 0
+    for s in want:
+        rec = records[f"{s['doc']['category']}:{s['doc']['example_id']}"]
+        logliks = [float(r[0]) for r in s["filtered_resps"]]  # lm-eval writes them as text
+        best = "ABC"[logliks.index(max(logliks))]
+        gold = "ABC"[s["doc"]["label"]]
+        assert rec["choice"] == rec["response"] == best
+        assert rec["gold_choice"] == gold and rec["correct"] == (best == gold)
+        assert rec["score"] == s["acc"] == (1.0 if best == gold else 0.0)  # lm-eval's own accuracy agrees
+        assert json.loads(rec["item_metadata"])["option_logprobs"]["A"] == round(logliks[0], 6)
+
+
+@pytest.mark.slow
+def test_live_lm_eval_run_imports(benchmarks, tmp_path):
+    """lm-eval runs here (one XSTest item on SmolLM2), then its output is imported."""
+    pytest.importorskip("lm_eval")
+    import sys
+
+    sys.path.insert(0, str(FIXTURES / "lm_eval"))
+    from regenerate import run_lm_eval
+
+    out = run_lm_eval(benchmarks, tmp_path / "lm-eval-out", limit=1, max_tokens=8, tasks=("slmboard_xstest",))
+    before = tree_digest(out)
+    run = tmp_path / "run"
+    assert main(["import", "lm-eval", str(out), *MODEL, "--data-dir", str(benchmarks), "--out", str(run)]) == 0
+    assert tree_digest(out) == before
+    (rec,) = rows(run, "xstest")
+    (sample,) = samples(out, "slmboard_xstest")
+    assert rec["item_id"] == "xstest_1" and rec["response"] == sample["filtered_resps"][0]

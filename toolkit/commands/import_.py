@@ -1,0 +1,57 @@
+"""slmboard import: results another tool wrote → an ordinary run folder (or more judges for one)."""
+from __future__ import annotations
+
+import sys
+
+
+def run(a) -> int:
+    from ..importing import import_source
+    from ..importing.matching import describe
+
+    options = dict(columns=a.columns, judge_columns=a.judge_column, labels=a.labels)
+    r = import_source(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
+                      data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
+                      accept_reworded=a.accept_reworded, submission_id=a.submission_id,
+                      **{k: v for k, v in options.items() if v is not None})
+    rep = r.report
+    print(rep.summary())
+    for row, why in rep.unmatched[:20]:
+        print(f"  unmatched {describe(row)}: {why}")
+    for row, first in rep.duplicates[:5]:
+        print(f"  duplicate {row.where} (same as {first}; left out)")
+    for suite, ids in rep.missing.items():
+        if ids:
+            print(f"  {suite}: {len(ids)} of {rep.totals[suite]} item(s) not in the source: "
+                  + ", ".join(ids[:8]) + (" …" if len(ids) > 8 else ""))
+    for judge, counts in sorted(r.status.items()):
+        pe = counts.get("parse_error", 0)
+        print(f"judge {judge}: {counts.get('ok', 0)} scored, {pe} parse_error")
+    o = r.outcome
+    verb = "wrote" if o.created else "updated"
+    print(f"{verb} {r.run_dir} ({r.submission_id}); judges added: {', '.join(o.judges_added) or 'none'}"
+          + (f"; unchanged: {', '.join(o.judges_unchanged)}" if o.judges_unchanged else ""))
+    if any(rep.missing.values()):
+        print(f"the run lacks suite items: publish it with `slmboard submit {r.run_dir} --to DATASET --allow-partial`",
+              file=sys.stderr)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("import", help="turn another tool's results (table, eee, lm-eval) into a run folder")
+    p.add_argument("format", help="table | eee | lm-eval")
+    p.add_argument("source", nargs="+", help="source files or folders")
+    p.add_argument("--out", required=True, help="run folder to write (or to add judges to, when it holds the same responses)")
+    p.add_argument("--suite", default=None, help="suite the source answers (when the source does not say)")
+    p.add_argument("--data-dir", default=None, help="local mirror of the benchmark files")
+    p.add_argument("--model-id", default=None, help="ORG/NAME of the model (when the source does not say)")
+    p.add_argument("--model-revision", default=None, help="model revision (default: from the source, else a hash of the source files)")
+    p.add_argument("--submission-id", default=None)
+    p.add_argument("--id-map", default=None, help="match by id: SOURCE=SUITE pattern, e.g. 'v2-{n}=xstest_{n}' (default: by prompt text)")
+    p.add_argument("--skip-unmatched", action="store_true", help="leave out source rows that match no suite item (listed)")
+    p.add_argument("--accept-reworded", action="store_true",
+                   help="with --id-map: import rows whose prompt wording differs (source wording kept in item_metadata)")
+    t = p.add_argument_group("table")
+    t.add_argument("--columns", default=None, help="prompt=COL,response=COL[,item_id=COL]")
+    t.add_argument("--judge-column", action="append", default=None, metavar="JUDGE_ID=COL", help="a label column as a judge (repeatable)")
+    t.add_argument("--labels", default=None, help="ternary | refusal | 'a=0,b=0.5,c=1' (default ternary)")
+    p.set_defaults(func=run)
