@@ -154,11 +154,13 @@ def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = 
     return _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges, push=push)
 
 
-def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True) -> str:
-    """Start the leaderboard Space on ``data`` (a dataset folder); returns its URL."""
+def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
+          refresh: float | None = None) -> str:
+    """Start the leaderboard Space on ``data`` (a dataset folder or Hub id); returns its URL.
+    ``refresh``: re-read the data this often (seconds) when it changed; default 300, 0 = only on Refresh."""
     from .space_launcher import launch_space
 
-    return launch_space(data, host=host, port=port, block=block)
+    return launch_space(data, host=host, port=port, block=block, refresh=refresh)
 
 
 def demo(
