@@ -151,7 +151,12 @@ def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = 
     primary judge); ``push=True`` also opens one pull request per model repo."""
     from .exporting.eval_results import export_eval_results as _export
 
-    return _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges, push=push)
+    result = _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges)
+    if push:
+        from .exporting.push import push_eval_results
+
+        result.pushed = push_eval_results(result)
+    return result
 
 
 def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True,

@@ -100,16 +100,16 @@ def parse_hub_id(data: str) -> tuple[str, str | None] | None:
 def _hub_files(repo: str, revision: str | None, suites: Sequence[str] | None) -> list[_File]:
     from huggingface_hub import snapshot_download
 
+    from . import dataset_layout as layout
     from .errors import SlmboardError
-    from .publishing import layout
 
     patterns = [f"{layout.DATA_DIR}/{s}/*.parquet" for s in suites] if suites else [f"{layout.DATA_DIR}/*/*.parquet"]
     try:
         root = Path(snapshot_download(repo, repo_type="dataset", revision=revision, allow_patterns=patterns + ["README.md"]))
     except Exception as exc:  # huggingface_hub raises many types (not found, offline, auth)
-        from .publishing.hub import scrub
+        from .secrets import scrub_secrets
 
-        reason = scrub(str(exc).splitlines()[0] if str(exc) else "", os.environ.get("HF_TOKEN"))
+        reason = scrub_secrets(str(exc).splitlines()[0] if str(exc) else "", [os.environ.get("HF_TOKEN")])
         raise SlmboardError(f"{repo}: not a local file or folder, and reading it as a Hub dataset failed: "
                             f"{type(exc).__name__}: {reason}") from None
     label = repo + (f"@{revision}" if revision else "")

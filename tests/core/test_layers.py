@@ -75,13 +75,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-#: Cycles that belong to another branch's modules (reported there); everything else must be acyclic.
-KNOWN_ELSEWHERE = [["toolkit.exporting.eval_results", "toolkit.exporting.push"]]
-
-
 def test_no_import_cycles_between_modules():
-    found = cycles(import_graph())
-    assert [c for c in found if c not in KNOWN_ELSEWHERE] == []
+    assert cycles(import_graph()) == []
 
 
 def test_cycle_finder_finds_a_planted_cycle():
