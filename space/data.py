@@ -1,7 +1,6 @@
 """Data access for the leaderboard Space: read a dataset folder laid out like the HF dataset repo.
 
-Only pandas/pyarrow (and `schemas` for the column contract) are imported here, so the Space
-runs on a CPU Space without torch. Nothing here recomputes scores: the leaderboard parquet is
+Only pandas/pyarrow, `schemas` and the light `toolkit.scoring` are imported here (no torch). Nothing here recomputes scores: the leaderboard parquet is
 the output of `slmboard rank`, which rebuilds it from per-item records; the Space only shows it.
 """
 from __future__ import annotations
@@ -14,12 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-try:  # the contract lives in `schemas`; a Space repo that was copied without it still starts
-    from schemas import POLICIES, POLICY_VALUE
-except ImportError:  # pragma: no cover - only on a bare Space checkout
-    POLICIES = ("pessimistic", "partial_low", "midpoint", "partial_high", "optimistic", "excluded")
-    POLICY_VALUE = {"pessimistic": 0.0, "partial_low": 0.25, "midpoint": 0.5,
-                    "partial_high": 0.75, "optimistic": 1.0, "excluded": None}
+from schemas import POLICIES, POLICY_VALUE  # shipped with the Space (`slmboard space deploy`)
 
 #: Where the data is read from when neither --data nor SLMBOARD_DATA is given:
 #: the folder `slmboard demo` publishes into, relative to the working directory.
@@ -37,8 +31,9 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 #: Bootstrap bounds etc.: shown when present, never required (older or CI-less rank runs).
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi", "rank_lo", "rank_hi", "rank_ub",
-    "submission_id", "model_revision",
+    "submission_id", "model_revision", "coverage",
 )
+CARD_PATH = Path("README.md")
 
 
 @dataclass
@@ -50,6 +45,8 @@ class Board:
     submissions: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: a friendly explanation when there is nothing to show (None = all good)
     message: str | None = None
+    #: {suite: (judge_id, why)}: the judge each suite is shown under by default
+    primary: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -67,14 +64,13 @@ class Board:
         return sorted(lb["judge_id"].unique())
 
     def default_judge(self, suite: str | None) -> str | None:
-        """The judge that scored the most models on this suite (ties: alphabetical)."""
-        if self.empty or suite is None:
+        """The suite's primary judge (see :func:`primary_judges`)."""
+        if self.empty or suite is None or suite not in self.primary:
             return None
-        lb = self.leaderboard[self.leaderboard["suite"] == suite]
-        if lb.empty:
-            return None
-        counts = lb.groupby("judge_id")["model_id"].nunique()
-        return sorted(counts.index, key=lambda j: (-counts[j], j))[0]
+        return self.primary[suite][0]
+
+    def judge_reason(self, suite: str | None) -> str:
+        return self.primary.get(suite or "", ("", ""))[1]
 
     def rows(self, suite: str | None, judge: str | None) -> pd.DataFrame:
         """The (suite, judge) slice, sorted by rank_raw (unranked last), then S_raw, model."""
@@ -138,6 +134,51 @@ def _normalise(lb: pd.DataFrame) -> pd.DataFrame:
     return lb
 
 
+def card_primary_judges(root: Path) -> dict[str, str]:
+    """``slmboard.primary_judges`` of the dataset card's YAML header ({} when absent or unreadable)."""
+    return _card_block(root, "primary_judges")
+
+
+def _card_block(root: Path, key: str) -> dict[str, str]:
+    """``slmboard.<key>`` (a mapping) of the dataset card's YAML header; {} when absent or unreadable."""
+    card = root / CARD_PATH
+    if not card.is_file():
+        return {}
+    text = card.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---"):
+        return {}
+    header = text.split("---", 2)[1] if text.count("---") >= 2 else ""
+    try:
+        import yaml
+
+        meta = yaml.safe_load(header) or {}
+    except Exception:  # a broken card header must not take the page down; the rule still applies
+        return {}
+    block = meta.get("slmboard") if isinstance(meta, dict) else None
+    found = block.get(key) if isinstance(block, dict) else None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def primary_judges(root: Path, leaderboard: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """{suite: (judge, why)}: the judge the dataset card names for the suite, else the rule of
+    ``toolkit.scoring.primary_judge`` (most models, then fewest failed items, then name)."""
+    from toolkit.scoring.primary_judge import choose_primary_judges
+
+    card = card_primary_judges(root)
+    reasons = _card_block(root, "primary_judge_reasons")  # written by `submit`/`recompute` beside the choice
+    out = {}
+    for suite, pj in choose_primary_judges(leaderboard).items():
+        chosen = card.get(suite)
+        if chosen is not None and chosen in set(leaderboard.loc[leaderboard["suite"] == suite, "judge_id"]):
+            why = f": {reasons[suite]}" if suite in reasons else ""
+            out[suite] = (chosen, f"the suite's primary judge as the dataset card records it{why}")
+        elif chosen is not None:
+            out[suite] = (pj.judge_id, f"the dataset card names {chosen}, which has no rows here; by rule: {pj.reason}")
+        else:
+            out[suite] = (pj.judge_id, f"no primary judge in the dataset card; by rule: {pj.reason}")
+    return out
+
+
 def load_board(data_dir: str | os.PathLike | None = None) -> Board:
     """Read the leaderboard (and submissions table) from a dataset folder. Never raises on bad or
     missing data: the Board then carries an explanatory `message` and an empty leaderboard."""
@@ -165,7 +206,12 @@ def load_board(data_dir: str | os.PathLike | None = None) -> Board:
             subs = pd.read_parquet(root / SUBMISSIONS_PATH)
         except Exception:  # the submissions table is decoration; the board works without it
             subs = pd.DataFrame()
-    return Board(root, _normalise(lb), subs)
+    lb = _normalise(lb)
+    if lb["model_revision"].isna().all() and {"model_id", "model_revision"} <= set(subs.columns):
+        # the revision shown on hover comes from the submissions index when the leaderboard lacks it
+        revs = subs.dropna(subset=["model_revision"]).drop_duplicates("model_id", keep="last")
+        lb["model_revision"] = lb["model_id"].map(revs.set_index("model_id")["model_revision"])
+    return Board(root, lb, subs, primary=primary_judges(root, lb))
 
 
 def json_safe(value: Any) -> Any:

@@ -1,108 +1,159 @@
-"""The per-item browser's data access: pyarrow dataset scans with filters and early-stopping
-pagination, so one page never loads the whole table (the per-item data can have millions of rows).
+"""Per-item records for the Items and Judges tabs.
 
-Files: ``data/<suite>/*.parquet`` of the published dataset (one per submission x judge).
+The checked columns (ids, scores, labels, categories) are read through ``toolkit.reading`` — the
+same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
+sorted by model, then naturally by item id (``xstest_2`` before ``xstest_10``). A page is then a slice of that index; only
+the long text of the rows on the page (prompt, response, judge output) is read afterwards, with a
+pyarrow filter on their ids, so a page never loads the text of a million rows.
 """
 from __future__ import annotations
 
+import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 RESERVED = ("leaderboard", "moderation", "submissions")
 ALL = "(all)"
 FAILED = "failed (no score)"
 LABELS = ("harmful", "ambiguous", "safe", FAILED)
+KEY = ["model_id", "item_id", "judge_id"]
+INDEX_COLUMNS = ["suite", "model_id", "item_id", "judge_id", "score", "label", "category", "judge_status"]
+TEXT_COLUMNS = ["prompt", "response", "judge_raw", "judge_reason"]
 LIST_COLUMNS = ["item_id", "model_id", "judge_id", "label", "score", "category", "prompt"]
 DETAIL_COLUMNS = ["item_id", "model_id", "judge_id", "suite", "category", "label", "score", "judge_status", "prompt",
                   "response", "judge_raw", "judge_reason"]
 PREVIEW = 140  # characters of the prompt shown in the list
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """'xstest_10' → ('xstest_', 10, ''): digit runs compare as numbers."""
+    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(str(text)))
+
+
+def _natural_codes(values: pd.Categorical) -> np.ndarray:
+    """Per row, the rank of its category under natural sort (ties impossible: categories are unique)."""
+    cats = list(values.categories)
+    # mixed int/str tuples compare safely: every key alternates str, int, str, ... from the start
+    rank_of_cat = np.empty(len(cats), dtype=np.int64)
+    rank_of_cat[sorted(range(len(cats)), key=lambda i: natural_key(cats[i]))] = np.arange(len(cats))
+    codes = values.codes
+    return np.where(codes >= 0, rank_of_cat[np.maximum(codes, 0)], -1)
+
+
+def load_index(root: Path) -> tuple[pd.DataFrame, str | None]:
+    """(every item record's checked columns, naturally sorted; an error message or None).
+
+    Records that fail the checks are not shown: the message names the file, row and field."""
+    from toolkit import reading
+    from toolkit.errors import SlmboardError
+
+    try:
+        frame = reading.read_item_frame(root, columns=INDEX_COLUMNS)
+    except SlmboardError as exc:
+        empty = pd.DataFrame({c: pd.Series(dtype="object") for c in INDEX_COLUMNS})
+        return empty, str(exc)
+    for col in INDEX_COLUMNS:
+        if col not in frame.columns:
+            frame[col] = None
+    frame = frame[INDEX_COLUMNS].copy()
+    frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
+    for col in ("suite", "model_id", "item_id", "judge_id", "label", "category", "judge_status"):
+        frame[col] = frame[col].astype("string").astype("category")
+    # suite, model, item (natural), judge: a page then lies in one model's files, so reading its text
+    # prunes the other files by their model_id statistics
+    order = np.lexsort((frame["judge_id"].cat.codes, _natural_codes(frame["item_id"].array), frame["model_id"].cat.codes,
+                        frame["suite"].cat.codes))
+    return frame.iloc[order].reset_index(drop=True), None
 
 
 @dataclass
 class ItemStore:
     root: Path
-    _datasets: dict[str, ds.Dataset] = field(default_factory=dict)
-    _categories: dict[str, list[str]] = field(default_factory=dict)
+    _index: pd.DataFrame | None = None
+    _by_suite: dict[str, pd.DataFrame] = field(default_factory=dict)
+    error: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _text_sets: dict[str, ds.Dataset | None] = field(default_factory=dict)
+
+    def index(self) -> pd.DataFrame:
+        with self._lock:  # concurrent first visits build it once
+            if self._index is None:
+                self._index, self.error = load_index(Path(self.root))
+            return self._index
+
+    def warm(self) -> None:
+        """Build the index in a background thread (at start-up), so the first Items visitor does not wait."""
+        threading.Thread(target=self.index, name="slmboard-items-index", daemon=True).start()
+
+    def suite_frame(self, suite: str | None) -> pd.DataFrame:
+        """The suite's checked records (naturally sorted); empty for an unknown suite."""
+        idx = self.index()
+        if suite not in self._by_suite:
+            self._by_suite[suite] = idx[(idx["suite"] == suite).to_numpy(dtype=bool, na_value=False)].reset_index(drop=True)
+        return self._by_suite[suite]
 
     def suites(self) -> list[str]:
-        data = self.root / "data"
-        if not data.is_dir():
-            return []
-        return sorted(p.name for p in data.iterdir() if p.is_dir() and p.name not in RESERVED and any(p.glob("*.parquet")))
-
-    def dataset(self, suite: str) -> ds.Dataset | None:
-        if suite not in self._datasets:
-            files = sorted(str(p) for p in (self.root / "data" / suite).glob("*.parquet"))
-            if not files:
-                return None
-            self._datasets[suite] = ds.dataset(files, format="parquet")
-        return self._datasets[suite]
+        return sorted(str(s) for s in self.index()["suite"].dropna().unique())
 
     def categories(self, suite: str | None) -> list[str]:
-        """Distinct categories of a suite (one column read, cached per store)."""
-        if not suite:
-            return []
-        if suite not in self._categories:
-            d = self.dataset(suite)
-            if d is None or "category" not in d.schema.names:
-                self._categories[suite] = []
-            else:
-                col = d.to_table(columns=["category"]).column("category")
-                self._categories[suite] = sorted(str(v) for v in pc.unique(col).to_pylist() if v is not None)
-        return self._categories[suite]
+        f = self.suite_frame(suite)
+        return sorted(str(v) for v in f["category"].dropna().unique())
 
-    @staticmethod
-    def _filter(model: str | None, judge: str | None, label: str | None, category: str | None):
-        expr = None
+    def models(self, suite: str | None) -> list[str]:
+        f = self.suite_frame(suite)
+        return sorted(str(v) for v in f["model_id"].dropna().unique())
 
-        def both(e):
-            return e if expr is None else expr & e
-
-        if model and model != ALL:
-            expr = both(ds.field("model_id") == model)
-        if judge and judge != ALL:
-            expr = both(ds.field("judge_id") == judge)
+    def select(self, suite: str | None, model: str | None = None, judge: str | None = None,
+               label: str | None = None, category: str | None = None) -> pd.DataFrame:
+        f = self.suite_frame(suite)
+        if not any(v and v != ALL for v in (model, judge, label, category)):
+            return f  # no filter: no copy of a million rows
+        keep = np.ones(len(f), dtype=bool)
+        for col, want in (("model_id", model), ("judge_id", judge), ("category", category)):
+            if want and want != ALL:
+                keep &= (f[col] == want).to_numpy(dtype=bool, na_value=False)
         if label and label != ALL:
-            expr = both(ds.field("label").is_null() if label == FAILED else ds.field("label") == label)
-        if category and category != ALL:
-            expr = both(ds.field("category") == category)
-        return expr
+            keep &= f["score"].isna().to_numpy() if label == FAILED else (f["label"] == label).to_numpy(dtype=bool, na_value=False)
+        return f[keep]
+
+    def text(self, suite: str, keys: pd.DataFrame) -> pd.DataFrame:
+        """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``."""
+        if suite not in self._text_sets:  # file footers read once per suite, not per page
+            files = sorted(str(p) for p in (Path(self.root) / "data" / suite).glob("*.parquet")) if suite else []
+            self._text_sets[suite] = ds.dataset(files, format="parquet") if files else None
+        d = self._text_sets[suite]
+        if keys.empty or d is None:
+            return pd.DataFrame(columns=KEY + TEXT_COLUMNS)
+        cols = [c for c in KEY + TEXT_COLUMNS if c in d.schema.names]
+        ids = [str(v) for v in keys["item_id"].unique()]
+        models = [str(v) for v in keys["model_id"].unique()]
+        got = d.to_table(columns=cols, filter=ds.field("item_id").isin(ids) & ds.field("model_id").isin(models)).to_pandas()
+        for c in TEXT_COLUMNS:
+            if c not in got.columns:
+                got[c] = None
+        return got.drop_duplicates(KEY, keep="first")
 
     def page(self, suite: str | None, model: str | None = None, judge: str | None = None, label: str | None = None,
              category: str | None = None, page: int = 1, page_size: int = 25) -> tuple[pd.DataFrame, int]:
-        """(rows of page ``page`` (1-based), total matching rows). Scans batch by batch and stops
-        as soon as the page is full; counting uses only the filter columns."""
-        d = self.dataset(suite) if suite else None
-        if d is None:
-            return pd.DataFrame(columns=DETAIL_COLUMNS), 0
-        expr = self._filter(model, judge, label, category)
-        total = d.count_rows(filter=expr)
+        """(rows of page ``page`` (1-based) with their text, total matching rows)."""
+        hits = self.select(suite, model, judge, label, category)
+        total = len(hits)
         start = max(0, (max(1, int(page)) - 1) * page_size)
-        if start >= total:
+        rows = hits.iloc[start:start + page_size]
+        if rows.empty:
             return pd.DataFrame(columns=DETAIL_COLUMNS), total
-        cols = [c for c in DETAIL_COLUMNS if c in d.schema.names]
-        got: list[pa.RecordBatch] = []
-        seen = 0
-        need = page_size
-        for batch in d.scanner(columns=cols, filter=expr, batch_size=4096).to_batches():
-            n = batch.num_rows
-            if seen + n <= start:
-                seen += n
-                continue
-            lo = max(0, start - seen)
-            piece = batch.slice(lo, need)
-            got.append(piece)
-            need -= piece.num_rows
-            seen += n
-            if need <= 0:
-                break
-        table = pa.Table.from_batches(got, schema=got[0].schema) if got else pa.table({c: [] for c in cols})
-        return table.to_pandas(), total
+        keys = rows[KEY].astype(str)
+        text = self.text(str(suite), keys)
+        out = rows.astype({c: "object" for c in ("suite", "model_id", "item_id", "judge_id", "label", "category",
+                                                 "judge_status")})
+        out = out.merge(text.astype({c: "object" for c in KEY}), on=KEY, how="left")
+        return out[[c for c in DETAIL_COLUMNS if c in out.columns]], total
 
 
 def list_view(rows: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from slmboard_testing import make_item_row, make_run  # noqa: E402
 
+# pyproject.toml's `timeout` (600 s) catches a hung test; a test marked `slow` that sets no
+# timeout of its own gets this instead (kill trials, vllm servers, the demo pipeline on 2 busy cores).
+SLOW_TEST_TIMEOUT_S = 1800
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TEST_TIMEOUT_S))
+
 
 @pytest.fixture
 def item_row():

@@ -440,6 +440,11 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         finally:
             repo.lock.release()
 
+    # --- Space variables and secrets, PR comments and details events (space helper) -------------
+    from slmboard_hub_emulator_spaces import install as install_space_routes
+
+    install_space_routes(app, state, err, authorised)
+    # --- end of the space helper's block -----------------------------------------------------------
     return app
 
 

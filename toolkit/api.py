@@ -1,4 +1,4 @@
-"""The Python API: each pipeline stage as one function (the CLI is a thin shell over these).
+"""The Python API: each pipeline stage as one typed function (every CLI command is a thin shell over these).
 
     from toolkit import api
     run = api.generate("runs/smol", suites=["smoke"], limit=5)
@@ -6,199 +6,360 @@
     api.validate("runs/smol").raise_if_failed()
     api.submit("runs/smol", to="my-dataset")
     board = api.rank("my-dataset")
+
+Every error meant for a user is a :class:`~toolkit.errors.SlmboardError` (the CLI prints it and
+exits 1). Heavy modules are imported inside the functions that need them.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
 from .errors import RecordError, ValidationFailed
 from .validation import ValidationReport, validate_path
 
-__all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "analyze", "evaluate", "recompute",
-           "moderate", "moderation_report", "export_eee", "export_eval_results"]
+if TYPE_CHECKING:
+    from .generation import Backend, GenerateResult, MergeResult
+    from .judging import Judge, JudgeResult
+    from .moderation.runner import ModerationRunResult
+    from .moderation.suite import ModerationItem
+    from .moderation.workflow import ReportResult
+    from .publishing import SubmitResult
+    from .exporting.eee import EeeExport
+    from .exporting.eval_results import EvalResultsExport
+    from .publishing.recompute import RecomputeResult
+
+__all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
+           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
+           "ValidationFailed", "RecordError"]
+
+PathLike = str | Path
+#: Where records come from: a record file, a run folder, several run folders, a dataset folder or a Hub dataset id.
+DataSource = str | Path | Sequence[str | Path]
 
 
-def generate(out: str | Path, suites: Sequence[str] | str = ("smoke",), **kwargs):
+def generate(
+    out: PathLike,
+    suites: Sequence[str] | str = ("smoke",),
+    model: str = "hf",
+    model_args: str | dict[str, str] | None = None,
+    data_dir: PathLike | None = None,
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    submission_id: str | None = None,
+    backend: Backend | None = None,
+    show_progress: bool = True,
+    shard: str | None = None,
+    mode: str = "generate",
+) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
-    kwargs: model ("hf"), model_args ("pretrained=...,dtype=..."), data_dir, limit, batch_size,
-    max_new_tokens, submission_id, show_progress.
+    ``model`` names a registered backend (hf, openai, vllm) built from ``model_args``
+    ("pretrained=...,dtype=..."), unless ``backend`` is given; ``shard`` is "K/N"; ``mode`` is how
+    multiple-choice suites are answered (generate | loglikelihood).
     """
-    from .generation import generate as _generate
+    from .generation.runner import generate as run_generation
 
-    return _generate(out, suites=suites, **kwargs)
-
-
-def judge(run_dir: str | Path, judge: str = "heuristic", **kwargs):
-    """Add one judge's ItemRecords to a run (resumable; responses are never regenerated)."""
-    from .judging import judge_run
-
-    return judge_run(run_dir, judge=judge, **kwargs)
+    return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
+                          batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
+                          backend=backend, show_progress=show_progress, shard=shard, mode=mode)
 
 
-def validate(path: str | Path, kind: str | None = None) -> ValidationReport:
+def judge(
+    run_dir: PathLike,
+    judge: str | Judge = "heuristic",
+    suites: Sequence[str] | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    retry_errors: bool = True,
+    **judge_options: Any,
+) -> JudgeResult:
+    """Add one judge's ItemRecords to a run (resumable; responses are never regenerated).
+
+    ``judge`` is a spec ("heuristic", "openai:MODEL", "mdjudge", ...) or a Judge; ``judge_options``
+    go to the judge's factory (e.g. base_url, concurrency); ``retry_errors`` judges earlier API
+    failures again.
+    """
+    from .judging.runner import judge_run
+
+    return judge_run(run_dir, judge=judge, suites=suites, batch_size=batch_size, show_progress=show_progress,
+                     retry_errors=retry_errors, **judge_options)
+
+
+def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
     """Validate a record file, a run folder or a dataset folder; the report lists every error."""
     return validate_path(path, kind=kind)
 
 
-def submit(run_dir: str | Path, to: str | Path, **kwargs):
-    """Validate a run and publish it into a dataset folder as one commit (nothing written on failure)."""
-    from .publishing import submit as _submit
+def submit(
+    run_dir: PathLike,
+    to: PathLike,
+    submitter: str | None = None,
+    n_bootstrap: int = 1000,
+    data_dir: PathLike | None = None,
+    create_pr: bool = False,
+    xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
+    allow_partial: bool = False,
+) -> SubmitResult:
+    """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
 
-    return _submit(run_dir, to, **kwargs)
+    ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
+    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them).
+    """
+    from .publishing.submit import submit as publish
+
+    return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                   primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
 
 
-def read_items(data: str | Path) -> pd.DataFrame:
-    """Per-item records as a DataFrame from a .jsonl/.parquet file, a run folder or a dataset folder."""
+def read_items(data: DataSource) -> pd.DataFrame:
+    """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
+    Hub dataset id (checked: scores, duplicates; errors name the source file and line)."""
     from .reading import read_item_frame
 
     return read_item_frame(data)
 
 
-def rank(data: str | Path, out: str | Path | None = None, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``."""
-    from .publishing.submit import leaderboard_arrow
+def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = 1000, seed: int = 0,
+         suite_totals: dict[str, int] | None = None) -> pd.DataFrame:
+    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
 
-    from .reading import read_item_frame
-    from .scoring.leaderboard import REQUIRED_COLUMNS
+    DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
+    (suite, judge) group at a time, so memory follows the largest group, not the number of records.
+    """
+    from .ranking import rank_records
 
-    # Only the columns the leaderboard uses: the text and nested generation columns dominate read time.
-    from .publishing.rebuild import leaderboard_with_totals, read_manifests, suite_totals
-
-    items = read_item_frame(data, columns=list(REQUIRED_COLUMNS) + ["submission_id", "model_revision"])
-    # A dataset folder's manifests know each suite's total (coverage of partial runs); a run folder's do not.
-    totals = suite_totals(read_manifests(Path(data))) if Path(data).is_dir() else {}
-    table = leaderboard_with_totals(items, totals, n_bootstrap=n_bootstrap, seed=seed)
-    if out is not None:
-        import pyarrow.parquet as pq
-
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        pq.write_table(leaderboard_arrow(table), out / "leaderboard.parquet")
-        table.to_csv(out / "leaderboard.csv", index=False)
-    return table
+    return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
 
 
-def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = 1000, seed: int = 0):
+def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
     """Every Eval Ever 0.3.0 files (one aggregate + samples file per model, suite and judge) in ``out``;
-    numbers from the leaderboard recomputed from the per-item records of ``data``. Returns an EeeExport."""
+    numbers from the leaderboard recomputed from the per-item records of ``data``."""
     from .exporting.eee import export_eee as _export_eee
 
     return _export_eee(data, out, n_bootstrap=n_bootstrap, seed=seed)
 
 
-def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | None = None,
-                        primary_judges: dict[str, str] | None = None, push: bool = False):
+def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = None,
+                        primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
     """Hugging Face ``.eval_results/slmboard.yaml`` per model in ``out`` (S_adj of each suite under its
-    primary judge); ``push=True`` also opens one pull request per model repo. Returns an EvalResultsExport."""
+    primary judge); ``push=True`` also opens one pull request per model repo."""
     from .exporting.eval_results import export_eval_results as _export
 
-    return _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges, push=push)
+    result = _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges)
+    if push:
+        from .exporting.push import push_eval_results
+
+        result.pushed = push_eval_results(result)
+    return result
 
 
-def serve(data: str | Path, host: str = "127.0.0.1", port: int | None = None, block: bool = True) -> str:
-    """Start the leaderboard Space on ``data`` (a dataset folder); returns its URL."""
+def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
+          refresh: float | None = None) -> str:
+    """Start the leaderboard Space on ``data`` (a dataset folder or Hub id); returns its URL.
+    ``refresh``: re-read the data this often (seconds) when it changed; default 300, 0 = only on Refresh."""
     from .space_launcher import launch_space
 
-    return launch_space(data, host=host, port=port, block=block)
+    return launch_space(data, host=host, port=port, block=block, refresh=refresh)
 
 
-def demo(workdir: str | Path = "demo-output", **kwargs):
+def demo(
+    workdir: PathLike = "demo-output",
+    limit: int | None = None,
+    max_new_tokens: int | None = None,
+    serve: bool = True,
+    port: int | None = 7860,
+    fresh: bool = False,
+    show_progress: bool = True,
+    n_bootstrap: int = 1000,
+) -> dict[str, Any]:
     """generate → judge → validate → submit → rank → serve on the embedded default."""
     from .demo import run_demo
 
-    return run_demo(workdir, **kwargs)
+    return run_demo(workdir, limit=limit, max_new_tokens=max_new_tokens, serve=serve, port=port, fresh=fresh,
+                    show_progress=show_progress, n_bootstrap=n_bootstrap)
 
 
-def merge(shards, out: str | Path, data_dir: str | Path | None = None):
+def merge(shards: Sequence[PathLike], out: PathLike, data_dir: PathLike | None = None) -> MergeResult:
     """Combine ``generate --shard K/N`` run folders into one run folder, checked complete against the suites."""
     from .generation.merge import merge_runs
 
     return merge_runs(shards, out, data_dir=data_dir)
 
 
-def agreement(data: str | Path, judge_a: str, judge_b: str, out: str | Path | None = None):
+def agreement(
+    data: DataSource, judge_a: str, judge_b: str, out: PathLike | None = None
+) -> tuple[dict[str, dict[str, Any]], tuple[Path, Path] | None]:
     """Agreement of two judges per suite (paper 1 Tables 5-6); with ``out``, writes agreement.json/.csv there.
 
     Returns (result keyed by suite, (json path, csv path) or None).
     """
-    from .judging.agreement import agreement_by_suite, write_agreement
-    from .reading import read_item_frame
+    from .judging.agreement import agreement_by_suite, resolve_judge_id, write_agreement
+    from .reading import iter_item_groups, open_items
 
-    frame = read_item_frame(data, columns=["suite", "judge_id", "model_id", "item_id", "score"])
-    result, extra = agreement_by_suite(frame, judge_a, judge_b)
+    from .errors import BadOption
+
+    source = open_items(data)
+    present = sorted({judge for _, judge in source.groups()})
+    try:
+        judges = [resolve_judge_id(pd.DataFrame({"judge_id": present}), j) for j in (judge_a, judge_b)]
+    except ValueError as exc:  # an unknown judge name: the caller's input, not a bug
+        raise BadOption(str(exc)) from exc
+    # Only the two judges' groups are read (each checked by the reader).
+    columns = ["suite", "judge_id", "model_id", "item_id", "score"]
+    frames = [g.frame for g in iter_item_groups(source, columns=columns, judges=judges)]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    try:
+        result, extra = agreement_by_suite(frame, judges[0], judges[1])
+    except ValueError as exc:  # a repeated judge name
+        raise BadOption(str(exc)) from exc
     paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
     return result, paths
 
 
-# Re-exported for notebooks that catch validation problems.
-ValidationFailed = ValidationFailed
-RecordError = RecordError
-
-
-def analyze(data: str | Path, out: str | Path, submissions: str | Path | None = None, **kwargs) -> dict:
-    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``.
-
-    kwargs: n_bootstrap, seed, max_prompts, metrics (False = skip the 12 metrics), unseen_k, show_progress.
-    """
+def analyze(
+    data: PathLike,
+    out: PathLike,
+    submissions: PathLike | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    max_prompts: int | None = None,
+    metrics: bool = True,
+    unseen_k: int | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
+    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``; returns the summary."""
     from .analysis import run_analysis
 
-    return run_analysis(data, out, submissions=submissions, **kwargs)
+    return run_analysis(data, out, submissions=submissions, n_bootstrap=n_bootstrap, seed=seed, max_prompts=max_prompts,
+                        metrics=metrics, unseen_k=unseen_k, show_progress=show_progress)
 
 
-def evaluate(out: str | Path, to: str | Path, suites: Sequence[str] | str = ("smoke",), judge: str = "heuristic",
-             submitter: str | None = None, n_bootstrap: int = 1000, create_pr: bool = False,
-             data_dir: str | Path | None = None, show_progress: bool = True, **generate_kwargs):
+def evaluate(
+    out: PathLike,
+    to: PathLike,
+    suites: Sequence[str] | str = ("smoke",),
+    judge: str = "heuristic",
+    submitter: str | None = None,
+    n_bootstrap: int = 1000,
+    create_pr: bool = False,
+    data_dir: PathLike | None = None,
+    show_progress: bool = True,
+    model: str = "hf",
+    model_args: str | dict[str, str] | None = None,
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    submission_id: str | None = None,
+    backend: Backend | None = None,
+) -> SubmitResult:
     """generate → judge → submit in one call. Each step resumes what a previous attempt left in ``out``;
     a run that is already in the dataset is reported, not published twice."""
-    from .errors import SlmboardError
+    from .judging.runner import judge_run
     from .publishing import SubmitResult
+    from .publishing.submit import AlreadyPublished
     from .runs import RunDir
 
-    globals()["generate"](out, suites=suites, data_dir=data_dir, show_progress=show_progress, **generate_kwargs)
-    globals()["judge"](out, judge=judge, show_progress=show_progress)
+    generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit, batch_size=batch_size,
+             max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend, show_progress=show_progress)
+    judge_run(out, judge=judge, show_progress=show_progress)
     try:
         return submit(out, to=to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr)
-    except SlmboardError as exc:
-        if "is already in" not in str(exc):
-            raise
+    except AlreadyPublished as exc:
         sid = RunDir(out).load_config().submission_id
         return SubmitResult(str(to), sid, "already-published", [], 0, notes=[str(exc)])
 
 
-def recompute(dataset: str | Path, **kwargs):
+def recompute(
+    dataset: PathLike,
+    n_bootstrap: int = 1000,
+    rejudge: int = 0,
+    judge: str = "heuristic",
+    threshold: float = 0.2,
+    seed: int = 0,
+    commit: bool = True,
+    xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
+) -> RecomputeResult:
     """(Maintainers) rebuild leaderboard + figures of a dataset from its per-item records and commit;
-    kwargs: n_bootstrap, rejudge (items per submission file), judge, threshold, seed, commit."""
-    from .publishing.recompute import recompute as _recompute
+    ``rejudge`` re-judges that many items per submission file with ``judge`` and flags disagreement above
+    ``threshold``; ``primary_judges`` / ``gate`` update the card's choices (None keeps them)."""
+    from .publishing.recompute import recompute as rebuild
 
-    return _recompute(dataset, **kwargs)
+    return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
+                   commit=commit, xet=xet, primary_judges=primary_judges, gate=gate)
 
 
-
-def moderate(out: str | Path, benchmarks: Sequence[str] | str = ("xstest", "ethics"), model: str = "hf",
-             variant: str = "default", data: dict | None = None, lists_dir: str | Path | None = None,
-             limit: int | None = None, submission_id: str | None = None, batch_size: int = 8,
-             show_progress: bool = True, **moderator_kwargs):
+def moderate(
+    out: PathLike,
+    benchmarks: Sequence[str] | str = ("xstest", "ethics"),
+    model: str = "hf",
+    variant: str = "default",
+    data: Mapping[str, PathLike] | None = None,
+    lists_dir: PathLike | None = None,
+    limit: int | None = None,
+    submission_id: str | None = None,
+    batch_size: int = 8,
+    show_progress: bool = True,
+    items: dict[str, list[ModerationItem]] | None = None,
+    **moderator_options: Any,
+) -> ModerationRunResult:
     """Run a moderator on the flag / do-not-flag suite (paper 2) → RUN/moderation/<benchmark>.jsonl (resumable).
 
-    model: "hf" (local transformers; default the embedded SmolLM2), "openai" (base_url, served_model,
-    tokenizer), "guard" (guard, model_dir). data: benchmark -> source export file or mirror folder."""
+    ``model`` names a registered moderator backend: "hf" (local transformers; default the embedded
+    SmolLM2), "openai" (base_url, served_model, tokenizer), "guard" (guard, model_dir), "judge"
+    (judge); ``moderator_options`` go to its factory. ``data``: benchmark -> source export file or mirror folder.
+    """
     from .moderation.runner import run_moderator
     from .moderation.workflow import make_moderator
 
     if isinstance(benchmarks, str):
         benchmarks = [b.strip() for b in benchmarks.split(",") if b.strip()]
-    moderator = make_moderator(model, batch_size=batch_size, **moderator_kwargs)
-    return run_moderator(out, moderator, benchmarks, variant=variant, data=data, lists_dir=lists_dir, limit=limit,
-                         submission_id=submission_id, batch_size=batch_size, show_progress=show_progress)
+    moderator = make_moderator(model, batch_size=batch_size, **moderator_options)
+    return run_moderator(out, moderator, benchmarks, variant=variant, data=dict(data or {}), lists_dir=lists_dir,
+                         limit=limit, submission_id=submission_id, batch_size=batch_size, show_progress=show_progress,
+                         items=items)
 
 
-def moderation_report(data: str | Path, out: str | Path, **kwargs):
-    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves,
-    figures); kwargs: n_bootstrap, n_splits, seed, stability_repeats, figures."""
+def import_released_moderation(files: Sequence[PathLike], out: PathLike, moderator_id: str | None = None) -> list[Path]:
+    """Write Safety-Flag's released per-item files as ModerationRecords into RUN/moderation/<benchmark>.jsonl."""
+    from .moderation.workflow import import_released_files
+
+    return import_released_files(files, out, moderator_id=moderator_id)
+
+
+def build_moderation_list(
+    benchmark: str, lists_dir: PathLike, data: PathLike | None = None, n_per_class: int = 100, rule: str = "random",
+    seed: int = 0,
+) -> tuple[Path, int, str]:
+    """Build a class-balanced item list of ``benchmark`` from its source → LISTS_DIR/<benchmark>.jsonl.
+
+    Returns (the list file, its number of items, its sha256).
+    """
+    from .moderation.suite import build_item_list, write_item_list
+
+    rows = build_item_list(benchmark, data, n_per_class=n_per_class, rule=rule, seed=seed)
+    path = Path(lists_dir) / f"{benchmark}.jsonl"
+    return path, len(rows), write_item_list(path, rows)
+
+
+def moderation_report(
+    data: PathLike,
+    out: PathLike,
+    n_bootstrap: int = 2000,
+    n_splits: int = 20,
+    seed: int = 0,
+    stability_repeats: int = 100,
+    figures: bool = True,
+) -> ReportResult:
+    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures)."""
     from .moderation.workflow import write_report
 
-    return write_report(data, out, **kwargs)
+    return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
+                        stability_repeats=stability_repeats, figures=figures)

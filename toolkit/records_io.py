@@ -18,94 +18,23 @@ from typing import Any, Iterable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import RecordError, RecordFileError
+from .errors import RecordError, RecordFileError, SlmboardError
+
+
+class UnknownFields(SlmboardError, ValueError):
+    """A row to write has keys its record schema does not define."""
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a single record beyond this is certainly not one of ours
 
-# One stable arrow schema per record type, so every parquet shard of a config has identical columns.
-GENERATION_TYPE = pa.struct(
-    [
-        ("temperature", pa.float64()),
-        ("max_new_tokens", pa.int64()),
-        ("seed", pa.int64()),
-        ("chat_template_sha256", pa.string()),
-        ("backend", pa.string()),
-        ("dtype", pa.string()),
-        ("batch_size", pa.int64()),
-        ("device", pa.string()),
-        ("do_sample", pa.bool_()),
-    ]
+# One stable arrow schema per record type, derived from the pydantic models (toolkit.arrow_schemas).
+from .arrow_schemas import (  # noqa: E402  (re-exported: callers import the schemas from here)
+    GENERATION_TYPE,
+    ITEM_RECORD_SCHEMA,
+    LEADERBOARD_SCHEMA,
+    MODERATION_RECORD_SCHEMA,
+    RESPONSE_RECORD_SCHEMA,
 )
-_ITEM_COMMON = [
-    ("schema_version", pa.string()),
-    ("submission_id", pa.string()),
-    ("model_id", pa.string()),
-    ("model_revision", pa.string()),
-    ("suite", pa.string()),
-    ("item_id", pa.string()),
-    ("category", pa.string()),
-    ("prompt", pa.string()),
-    ("prompt_sha256", pa.string()),
-    ("response", pa.string()),
-    ("generation", GENERATION_TYPE),
-    ("gold", pa.string()),
-    ("suite_revision", pa.string()),
-    ("toolkit_version", pa.string()),
-    ("response_sha256", pa.string()),
-    ("finish_reason", pa.string()),
-    ("n_output_tokens", pa.int64()),
-    ("correct", pa.bool_()),
-    ("choice", pa.string()),
-    ("gold_choice", pa.string()),
-    ("item_metadata", pa.string()),
-]
-ITEM_RECORD_SCHEMA = pa.schema(
-    _ITEM_COMMON
-    + [
-        ("judge_id", pa.string()),
-        ("judge_status", pa.string()),
-        ("score", pa.float64()),
-        ("label", pa.string()),
-        ("judge_raw", pa.string()),
-        ("unsafe_prob", pa.float64()),
-        ("judge_reason", pa.string()),
-        ("rubric_version", pa.string()),
-        ("judge_threshold_lower", pa.float64()),
-        ("judge_threshold_upper", pa.float64()),
-    ]
-)
-RESPONSE_RECORD_SCHEMA = pa.schema(_ITEM_COMMON)
-MODERATION_RECORD_SCHEMA = pa.schema(
-    [
-        ("schema_version", pa.string()),
-        ("submission_id", pa.string()),
-        ("moderator_id", pa.string()),
-        ("benchmark", pa.string()),
-        ("item_id", pa.string()),
-        ("gold", pa.string()),
-        ("decision", pa.string()),
-        ("p_flag_logprob", pa.float64()),
-        ("confidence_verbal", pa.float64()),
-        ("raw_output", pa.string()),
-        ("prompt_variant", pa.string()),
-        ("toolkit_version", pa.string()),
-    ]
-)
-
-
-def _leaderboard_schema() -> pa.Schema:
-    from schemas import LeaderboardRow
-
-    fields = []
-    for name, field in LeaderboardRow.model_fields.items():
-        text = str(field.annotation)
-        kind = pa.int64() if "int" in text else pa.float64() if "float" in text else pa.string()
-        fields.append((name, kind))
-    return pa.schema(fields)
-
-
-LEADERBOARD_SCHEMA = _leaderboard_schema()
 
 
 def record_files(path: str | Path) -> list[Path]:
@@ -243,15 +172,20 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
     atomic_write_text(path, "".join(to_json_line(r) for r in rows))
 
 
-def write_parquet_atomic(path: str | Path, rows: Sequence[dict[str, Any]], schema: pa.Schema) -> None:
-    """Write rows with an explicit schema (unknown keys are an error, missing ones become null)."""
-    path = Path(path)
+def arrow_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """Rows as a table of ``schema``: a key outside the schema is an error, a missing one becomes null."""
     names = set(schema.names)
     for i, row in enumerate(rows, start=1):
         extra = set(row) - names
         if extra:
-            raise ValueError(f"row {i}: fields {sorted(extra)} are not in the parquet schema")
-    table = pa.Table.from_pylist(list(rows), schema=schema)
+            raise UnknownFields(f"row {i}: fields {sorted(extra)} are not in the parquet schema")
+    return pa.Table.from_pylist(list(rows), schema=schema)
+
+
+def write_parquet_atomic(path: str | Path, rows: Sequence[dict[str, Any]], schema: pa.Schema) -> None:
+    """Write rows with an explicit schema (unknown keys are an error, missing ones become null)."""
+    path = Path(path)
+    table = arrow_table(rows, schema)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)

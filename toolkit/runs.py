@@ -21,6 +21,10 @@ from .naming import judge_slug
 from .records_io import atomic_write_text
 
 
+class NotARun(SlmboardError):
+    """A folder without run.json where a run folder is expected."""
+
+
 class RunMismatch(SlmboardError):
     """A run folder holds another model, decoding config or shard than the command asks for."""
 
@@ -96,7 +100,7 @@ class RunDir:
 
     def load_config(self) -> RunConfig:
         if not self.config_path.is_file():
-            raise SlmboardError(f"{self.root}: not a run folder (no run.json); create one with `slmboard generate --out {self.root}`")
+            raise NotARun(f"{self.root}: not a run folder (no run.json); generate responses into it first")
         try:
             return RunConfig.model_validate_json(self.config_path.read_text(encoding="utf-8"))
         except Exception as exc:

@@ -137,7 +137,7 @@ def validate_path(
 
 def _dataset_file_kinds(path: Path) -> dict[Path, str] | None:
     """In a published dataset folder, the record type of each file follows from where it lives."""
-    from .publishing import layout
+    from . import dataset_layout as layout
 
     if not (path.is_dir() and (path / layout.DATA_DIR).is_dir() and (path / "README.md").is_file()):
         return None

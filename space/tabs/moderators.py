@@ -109,3 +109,17 @@ def build_moderators_tab(data_dir: str | Path) -> None:
         gr.Plot(rc, label="Risk-coverage", format="png", elem_id="moderators-risk-coverage")
     gr.Plot(cost, label="Cost map: cheapest moderator per prevalence π and cost ratio λ", format="png",
             elem_id="moderators-cost-map")
+
+
+def build(ctx):
+    """The app's tab contract (space/tabs/base.py); this tab reads its data once, at build time."""
+    from space.data import md_escape
+    from space.tabs.base import TabView
+
+    import gradio as gr
+
+    try:
+        build_moderators_tab(ctx.holder.board.data_dir)
+    except Exception as exc:  # this tab's failure must not take the page down
+        gr.Markdown(f"{EMPTY}\n\n(moderators tab failed: {md_escape(type(exc).__name__)}: {md_escape(str(exc))})")
+    return TabView("moderators")

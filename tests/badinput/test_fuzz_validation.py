@@ -2,6 +2,7 @@
 RecordErrors — never an exception — and a record that validates can be published as parquet."""
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pyarrow as pa
@@ -53,11 +54,41 @@ def test_mutated_records(tmp_path, changes):
 @_SETTINGS
 @given(text=st.text(max_size=200))
 def test_any_unicode_prompt_round_trips(tmp_path, text):
+    """Every string of Unicode scalar values (no lone surrogates: hypothesis' default alphabet) is a
+    valid prompt and response, kept exactly — through the JSONL record and the parquet schema."""
     row = make_item_row("u", prompt=text, response=text)
     path = tmp_path / "u.jsonl"
-    path.write_text(json.dumps(row) + "\n", encoding="utf-8", errors="surrogatepass")
+    path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
     report = validate_path(path, keep_records=True)
-    if report.ok:
-        assert report.records[0].prompt == text
-    else:
-        assert any(e.field in ("prompt", "response", "prompt_sha256") for e in report.errors)
+    assert report.ok, [(e.field, e.message) for e in report.errors]
+    rec = report.records[0]
+    assert rec.prompt == text and rec.response == text
+    table = pa.Table.from_pylist([rec.model_dump(mode="json")], schema=ITEM_RECORD_SCHEMA)
+    assert table.column("prompt")[0].as_py() == text
+
+
+@_SETTINGS
+@given(text=st.text(alphabet=st.characters(min_codepoint=0x80, exclude_categories=["Cs"]), min_size=1, max_size=50))
+def test_non_ascii_prompts_are_accepted(tmp_path, text):
+    """Explicitly non-ASCII text (accents, CJK, emoji, astral planes): never refused."""
+    row = make_item_row("u", prompt=text, response=text)
+    path = tmp_path / "u.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")  # \uXXXX escapes, surrogate pairs for astral ones
+    report = validate_path(path, keep_records=True)
+    assert report.ok, [(e.field, e.message) for e in report.errors]
+    assert report.records[0].prompt == text
+
+
+@_SETTINGS
+@given(before=st.text(max_size=20), lone=st.characters(categories=["Cs"]), after=st.text(max_size=20))
+def test_lone_surrogates_are_refused_by_field(tmp_path, before, lone, after):
+    """A lone surrogate (valid JSON escape, not encodable as UTF-8) is a RecordError on that field."""
+    text = before + lone + after
+    row = make_item_row("u", prompt="placeholder")
+    row.update(prompt=text, prompt_sha256=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    path = tmp_path / "u.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")  # json.dumps escapes it as \udXXX
+    report = validate_path(path)
+    assert not report.ok
+    assert {(e.row, e.field) for e in report.errors} == {(1, "prompt")}
+    assert all("surrogate" in e.message for e in report.errors)

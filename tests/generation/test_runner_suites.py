@@ -86,7 +86,7 @@ def test_bbq_generated_letter_mode(tmp_path, hf_backend, bbq_data):
         assert rec.judge_id == "bbq-mc-v1" and rec.score == (1.0 if rec.correct else 0.0)
     assert not api.validate(run).errors
     # A second run in the other mode must not mix into this folder.
-    with pytest.raises(SlmboardError, match="--mode generate.*--mode loglikelihood"):
+    with pytest.raises(SlmboardError, match="mode generate.*mode loglikelihood"):
         api.generate(run, suites="bbq", data_dir=bbq_data, backend=hf_backend, mode="loglikelihood", show_progress=False)
 
 

@@ -21,12 +21,104 @@ def test_otsu_finds_the_gaps_of_a_three_mode_distribution():
     assert labels.count(1.0) == 300 and labels.count(0.5) == 100 and labels.count(0.0) == 200
 
 
-def test_otsu_degenerate_inputs():
-    assert otsu_thresholds([0.3, 0.3]) == (0.5, 0.5)
-    lo, hi = otsu_thresholds([0.1, 0.9, 0.1])
-    assert lo == hi and 0.1 < lo < 0.9
+def brute_force_otsu(values, bins=256):
+    """Independent reference: every partition of the occupied bins into min(3, #occupied) contiguous
+    classes, scored by the between-class variance sum_k w_k (mu_k - mu_T)^2 of the bin centres.
+    Returns (all (variance, cuts) candidates, number of classes). Plain loops, no numpy."""
+    bin_of = []
+    for v in values:
+        k = 0
+        while v > (k + 1) / bins:  # bins (a, b], the first [0, b]: v <= cut means the lower class
+            k += 1
+        bin_of.append(k)
+    xs = [(k + 0.5) / bins for k in bin_of]
+    mean_t = sum(xs) / len(xs)
+    occupied = sorted(set(bin_of))
+
+    def variance(cuts):
+        total = 0.0
+        for lo, hi in zip([-1.0] + cuts, cuts + [2.0]):
+            members = [x for x, v in zip(xs, values) if lo < v <= hi] if lo >= 0 else [x for x, v in zip(xs, values) if v <= hi]
+            if members:
+                total += len(members) / len(xs) * (sum(members) / len(members) - mean_t) ** 2
+        return total
+
+    n_classes = min(3, len(occupied))
+    candidates = []
+    if n_classes == 3:
+        for a in range(len(occupied) - 2):
+            for b in range(a + 1, len(occupied) - 1):
+                cuts = [(occupied[a] + 1) / bins, (occupied[b] + 1) / bins]
+                candidates.append((variance(cuts), tuple(cuts)))
+    elif n_classes == 2:
+        for a in range(len(occupied) - 1):
+            cut = (occupied[a] + 1) / bins
+            candidates.append((variance([cut]), (cut, cut)))
+    return candidates, n_classes
+
+
+CASES = {
+    "issue: three values, two bins": [0.6, 0.6001, 0.999],
+    "two values": [0.1, 0.9, 0.1],
+    "values on bin edges": [0.0, 0.25, 0.25, 0.5, 0.5, 0.75, 1.0, 64 / 256, 65 / 256],
+    "two tight clusters": [0.3, 0.3001, 0.3002, 0.8, 0.8001],
+    "three occupied bins exactly": [0.01, 0.011, 0.5, 0.99, 0.991],
+    "adjacent bins": [128 / 256, 128.5 / 256, 129.5 / 256, 130.5 / 256],
+}
+_rng = np.random.default_rng(11)
+for _k in range(12):
+    _n = int(_rng.integers(3, 40))
+    CASES[f"random {_k}"] = list(_rng.beta(_rng.uniform(0.2, 3), _rng.uniform(0.2, 3), _n))
+CASES["random rounded to 2 decimals"] = list(np.round(_rng.uniform(0, 1, 30), 2))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_otsu_matches_a_brute_force_search(name):
+    from toolkit.judging.mdjudge import fit_otsu
+
+    values = CASES[name]
+    fit = fit_otsu(values)
+    candidates, n_classes = brute_force_otsu(values)
+    assert fit.n_classes == n_classes
+    best = max(v for v, _ in candidates)
+    tied = sorted(cuts for v, cuts in candidates if v >= best - 1e-12)
+    assert (fit.lower, fit.upper) == tied[0]  # the best split; among (float) ties the lowest cuts
+    labels = {ternary_from_prob(v, fit.lower, fit.upper) for v in values}
+    assert len(labels) == n_classes  # every class the split promises is populated
+    assert (fit.note == "") == (n_classes == 3)
+
+
+def test_otsu_three_distinct_values_in_two_bins_get_the_best_single_cut():
+    lo, hi = otsu_thresholds([0.6, 0.6001, 0.999])
+    assert [ternary_from_prob(p, lo, hi) for p in (0.6, 0.6001, 0.999)] == [1.0, 1.0, 0.0]
+
+
+def test_otsu_one_bin_is_one_class_with_the_reason():
+    from toolkit.judging.mdjudge import fit_otsu
+
+    for values, label in (([0.3, 0.3], 1.0), ([0.9], 0.0), ([0.7, 0.7001, 0.7002], 0.0), ([0.0, 0.0001], 1.0)):
+        fit = fit_otsu(values)
+        assert (fit.lower, fit.upper, fit.n_classes) == (0.5, 0.5, 1)
+        assert "one Otsu bin" in fit.note and f"all {len(values)} probabilities" in fit.note
+        assert {ternary_from_prob(v, fit.lower, fit.upper) for v in values} == {label}
     with pytest.raises(ValueError):
         otsu_thresholds([])
+    with pytest.raises(ValueError):
+        otsu_thresholds([0.2, 1.5])
+
+
+def test_mdjudge_records_why_a_suite_has_fewer_than_three_classes():
+    from toolkit.judging.base import JudgeInput
+    from toolkit.judging.mdjudge import MDJudge
+
+    class FixedProbs(MDJudge):  # the model's probabilities are given; the mapping is what is tested
+        def unsafe_probs(self, inputs):
+            return [({"a": 0.6, "b": 0.6001, "c": 0.999}[x.item_id], "trace") for x in inputs]
+
+    items = [JudgeInput("salad", k, "p", "r") for k in ("a", "b", "c")]
+    out = FixedProbs("unused").judge(items)
+    assert [j.score for j in out] == [1.0, 1.0, 0.0]
+    assert all("only two Otsu bins" in j.reason and "no ambiguous class" in j.reason for j in out)
 
 
 def _frame():

@@ -1,7 +1,6 @@
 """Retry policy (backoff, jitter, Retry-After), rate limits and the judgment cache."""
 import asyncio
 import random
-import time
 
 import httpx
 import openai
@@ -61,27 +60,54 @@ def test_call_with_retry_honours_retry_after_and_stops_on_client_errors():
     assert stats.attempts == 1 and not is_retryable(_error(400)) and is_retryable(_error(500))
 
 
-def test_rate_limiter_spaces_requests():
-    async def go():
-        lim = RateLimiter(requests_per_minute=600)  # 10/s; bucket starts full with 600
-        lim._req[0] = 0  # empty bucket: measure the steady rate
-        t = time.monotonic()
-        for _ in range(5):
-            await lim.acquire()
-        return time.monotonic() - t
+class FakeClock:
+    """A clock that only moves when the limiter sleeps: waits are exact, the test takes no time."""
 
-    assert 0.4 <= asyncio.run(go()) < 1.5
+    def __init__(self):
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_rate_limiter_spaces_requests():
+    clock = FakeClock()
+
+    async def go():
+        lim = RateLimiter(requests_per_minute=600, clock=clock, sleep=clock.sleep)  # 10/s; the bucket starts full
+        for _ in range(600):  # a full bucket: no waiting at all
+            await lim.acquire()
+        assert clock.sleeps == []
+        stamps = []
+        for _ in range(5):  # then one request per 0.1 s, each after exactly one wait
+            await lim.acquire()
+            stamps.append(clock.now)
+        return stamps
+
+    stamps = asyncio.run(go())
+    assert len(clock.sleeps) == 5 and clock.sleeps == pytest.approx([0.1] * 5)
+    assert stamps == pytest.approx([1000.1, 1000.2, 1000.3, 1000.4, 1000.5])
 
 
 def test_token_limiter_waits_for_budget():
-    async def go():
-        lim = RateLimiter(tokens_per_minute=6000)  # 100 tokens/s
-        await lim.acquire(6000)  # spends the whole bucket
-        t = time.monotonic()
-        await lim.acquire(30)
-        return time.monotonic() - t
+    clock = FakeClock()
 
-    assert 0.2 <= asyncio.run(go()) < 1.0
+    async def go():
+        lim = RateLimiter(tokens_per_minute=6000, clock=clock, sleep=clock.sleep)  # 100 tokens/s
+        await lim.acquire(6000)  # spends the whole bucket, no wait
+        assert clock.sleeps == []
+        await lim.acquire(30)  # 30 tokens at 100/s
+        await lim.acquire(10_000)  # larger than the budget: waits for a full bucket (60 s), not forever
+        clock.now += 5.0  # idle time refills the bucket: 500 tokens
+        await lim.acquire(400)
+
+    asyncio.run(go())
+    assert clock.sleeps == pytest.approx([0.3, 60.0])
 
 
 def test_cache_roundtrip_skips_errors(tmp_path):

@@ -36,10 +36,13 @@ def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_p
     assert {a["submission_id"] for a in audit} == {"model-a-1", "model-b-1"}
     assert all(a["n_sampled"] == 3 and a["maintainer_judge"] for a in audit)
     assert r.flagged  # threshold 0: any disagreement between the synthetic labels and the heuristic is flagged
-    # running it again changes nothing and makes no empty commit
+    # Running it again (no --rejudge: the audit file is left as it is) recomputes identical files,
+    # so it makes no commit at all — not an empty one — and reports the unchanged head.
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True, check=True).stdout.strip()
     n = len(git_log(ds))
-    api.recompute(ds, n_bootstrap=0)
-    assert len(git_log(ds)) in (n, n + 1)  # the audit file is dropped only if rejudge is asked again
+    again = api.recompute(ds, n_bootstrap=0)
+    assert len(git_log(ds)) == n and again.revision == head
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=ds, capture_output=True, text=True, check=True).stdout == ""
 
 
 class CannedBackend(Backend):

@@ -1,7 +1,10 @@
 """Crash safety and concurrency of `slmboard submit` into the local dataset folder.
 
-kill -9 at seeded random moments: the folder is never left half committed (HEAD holds a submission
-whole or not at all), and re-running the same command lands it exactly once.
+kill -9 while a submission is being written: the folder is never left half committed (HEAD holds a
+submission whole or not at all), and re-running the same command lands it exactly once. Each kill
+is proved to land inside the write: the child's in-flight marker (.git/slmboard-inflight, created
+before the first file is written and removed after the commit) exists when the child is frozen
+(SIGSTOP) and killed; the moment inside that window is seeded.
 """
 from __future__ import annotations
 
@@ -47,25 +50,74 @@ def _assert_whole_or_absent(dataset: Path, sid: str) -> bool:
     return False
 
 
-def test_kill_9_submit_at_random_moments_then_resume(tmp_path):
+INFLIGHT = Path(".git") / "slmboard-inflight"
+
+
+def _wait_for(condition, proc, timeout: float = 120.0) -> bool:
+    """Poll until ``condition()`` or the process ends; True when the condition was met first."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "timed out waiting for the child"
+        time.sleep(0.001)
+    return True
+
+
+def _inflight_window(run: Path, dataset: Path) -> float:
+    """Seconds the in-flight marker exists during one uninterrupted submit."""
+    proc = subprocess.Popen(_submit_cmd(run, dataset), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert _wait_for(lambda: (dataset / INFLIGHT).exists(), proc)
+    started = time.perf_counter()
+    while (dataset / INFLIGHT).exists():
+        time.sleep(0.001)
+    window = time.perf_counter() - started
+    assert proc.wait(timeout=300) == 0
+    return window
+
+
+def _kill_inside_write(run: Path, dataset: Path, delay: float) -> dict | None:
+    """Submit, and ``delay`` s after the in-flight marker appears freeze and kill the child. Returns
+    what was there at the kill, or None when the child was no longer writing (a miss)."""
+    proc = subprocess.Popen(_submit_cmd(run, dataset), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if not _wait_for(lambda: (dataset / INFLIGHT).exists(), proc):
+            return None
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGSTOP)
+        state = {"alive": proc.poll() is None, "inflight": (dataset / INFLIGHT).exists(),
+                 "files_written": len(list((dataset / "data").rglob(f"{run.name}__*"))) if (dataset / "data").exists() else 0}
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # a git child of the killed submit may still be finishing: let it end before looking at HEAD
+    deadline = time.monotonic() + 30
+    while (dataset / ".git" / "index.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return state if state["alive"] and state["inflight"] else None
+
+
+def test_kill_9_submit_while_writing_then_resume(tmp_path):
     rng = random.Random(1337)
     dataset = tmp_path / "dataset"
     subprocess.run(_submit_cmd(make_run(tmp_path / "seed"), dataset), check=True, capture_output=True)
-    # How long one submit takes here, to spread the kill moments over its whole life.
-    started = time.perf_counter()
-    subprocess.run(_submit_cmd(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset),
-                   check=True, capture_output=True)
-    duration = time.perf_counter() - started
-    killed_mid_run = 0
+    window = _inflight_window(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
+    kills, submitted = [], 2
     for trial in range(TRIALS):
-        sid = f"trial-{trial}"
-        run = make_run(tmp_path / sid, model_id=f"org/model-{trial}", submission_id=sid)
-        proc = subprocess.Popen(_submit_cmd(run, dataset), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.0, duration))
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed_mid_run += 1
-        proc.wait()
+        delay = rng.uniform(0.0, window)
+        for attempt in range(4):  # a child that committed before the kill is a miss: again, earlier
+            sid = f"trial-{trial}-{attempt}"
+            run = make_run(tmp_path / sid, model_id=f"org/model-{trial}-{attempt}", submission_id=sid)
+            state = _kill_inside_write(run, dataset, delay * (0.5 ** attempt))
+            submitted += 1
+            if state is not None:
+                break
+            assert _assert_whole_or_absent(dataset, sid)  # a miss landed whole
+        assert state is not None, f"trial {trial}: four kills all came after the commit"
+        kills.append(state)
         landed = _assert_whole_or_absent(dataset, sid)
         again = subprocess.run(_submit_cmd(run, dataset), capture_output=True, text=True)
         if landed:
@@ -73,11 +125,11 @@ def test_kill_9_submit_at_random_moments_then_resume(tmp_path):
         else:
             assert again.returncode == 0, again.stderr
         assert _assert_whole_or_absent(dataset, sid)
-    assert killed_mid_run >= TRIALS // 2, f"only {killed_mid_run} kills hit a running submit"
+    assert len(kills) == TRIALS
     # Final state: clean tree, every submission once, every file matching its manifest hash.
     assert _git(dataset, "status", "--porcelain") == ""
     manifests = sorted((dataset / "submissions").glob("*.json"))
-    assert len(manifests) == TRIALS + 2
+    assert len(manifests) == submitted
     for m in manifests:
         for entry in json.loads(m.read_text())["record_files"]:
             assert hashlib.sha256((dataset / entry["path"]).read_bytes()).hexdigest() == entry["sha256"]
@@ -86,7 +138,7 @@ def test_kill_9_submit_at_random_moments_then_resume(tmp_path):
     assert board.returncode == 0, board.stderr
     import pandas as pd
 
-    assert len(pd.read_csv(tmp_path / "lb" / "leaderboard.csv")) == TRIALS + 2
+    assert len(pd.read_csv(tmp_path / "lb" / "leaderboard.csv")) == submitted
 
 
 def test_two_concurrent_submits_to_one_folder_both_land(tmp_path):

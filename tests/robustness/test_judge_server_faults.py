@@ -21,12 +21,30 @@ FAULTS = ["garbage", "429", "500", "timeout", "reset", "slow", "ok"]
 GOOD_REPLY = "<reasoning>It refused.</reasoning><score>1</score>"
 
 
+def plan(key: str) -> tuple[str, bool]:
+    """The fault a request body's hash picks for its first attempt, and whether it repeats on every attempt."""
+    fault = FAULTS[int(key[:8], 16) % len(FAULTS)]
+    return fault, int(key[8:10], 16) % 4 == 0 and fault not in ("ok", "slow")
+
+
+def expected_outcome(fault: str, always: bool, max_attempts: int) -> tuple[int, str]:
+    """(requests the server sees, final judge_status) for one item under the client's retry contract:
+    transport failures (timeout, reset), 429 and 5xx are retried up to --max-attempts; a 200 whose
+    body is not JSON is an answer, not a transient failure: one request, an explicit error."""
+    if fault in ("ok", "slow"):  # slow (0.8 s) stays inside the 1.5 s timeout
+        return 1, "ok"
+    if fault == "garbage":
+        return 1, "error"
+    return (max_attempts, "error") if always else (2, "ok")
+
+
 class FaultyServer:
     """Each item's first request fails in the way its hash picks; items whose hash picks a fault
     for every attempt ("always") keep failing, so they must end as explicit errors."""
 
     def __init__(self):
         self.requests: Counter = Counter()
+        self.bodies: dict[str, bytes] = {}
         self.lock = threading.Lock()
         outer = self
 
@@ -51,9 +69,9 @@ class FaultyServer:
                 key = hashlib.sha256(body).hexdigest()
                 with outer.lock:
                     outer.requests[key] += 1
+                    outer.bodies[key] = body
                     attempt = outer.requests[key]
-                fault = FAULTS[int(key[:8], 16) % len(FAULTS)]
-                always = int(key[8:10], 16) % 4 == 0 and fault not in ("ok", "slow")
+                fault, always = plan(key)
                 if attempt > 1 and not always:
                     fault = "ok"
                 if fault == "garbage":
@@ -105,13 +123,31 @@ def test_every_item_ends_judged_or_explicitly_failed(tmp_path, faulty, monkeypat
     assert sorted(r["item_id"] for r in rows) == sorted(scores)  # nothing lost, nothing twice
     status = Counter(r["judge_status"] for r in rows)
     assert status["ok"] + status["parse_error"] + status["error"] == len(scores)
-    assert status["error"] > 0 and status["ok"] > 0, status  # both outcomes are exercised
+    assert status["error"] > 0 and status["ok"] > 0, (status, Counter(r["judge_reason"][:100] for r in rows))  # both outcomes are exercised
     for r in rows:
         if r["judge_status"] == "ok":
             assert r["score"] == 1.0
         else:
             assert r["score"] is None and r["label"] is None and r["judge_reason"]
-    # Requests reconcile: each item asked at least once, failed items up to --max-attempts times.
-    total = sum(faulty.requests.values())
-    assert len(scores) <= total <= 3 * len(scores)
-    assert f"failed {status['error'] + status['parse_error']}" in out.out or str(status["error"]) in out.out
+    # Requests reconcile exactly with the server's fault plan, item by item.
+    prompts = {r["item_id"]: r["prompt"] for r in rows}
+    item_of_key = {}
+    for key, body in faulty.bodies.items():
+        text = json.dumps(json.loads(body))
+        matches = [i for i, p in prompts.items() if json.dumps(p)[1:-1] in text]
+        assert len(matches) == 1, (key, matches)
+        item_of_key[key] = matches[0]
+    assert sorted(item_of_key.values()) == sorted(scores)  # one request body per item, every item asked
+    by_item = {r["item_id"]: r for r in rows}
+    expected_total = 0
+    seen_faults = Counter()
+    for key, item in item_of_key.items():
+        fault, always = plan(key)
+        n_requests, final = expected_outcome(fault, always, max_attempts=3)
+        seen_faults[fault, always] += 1
+        assert (faulty.requests[key], by_item[item]["judge_status"]) == (n_requests, final), (item, fault, always)
+        expected_total += n_requests
+    assert sum(faulty.requests.values()) == expected_total
+    assert any(always for _, always in seen_faults) and any(f != "ok" and not a for f, a in seen_faults), seen_faults
+    pe, err = status["parse_error"], status["error"]
+    assert f"failed {pe + err} (parse_error {pe}, error {err})" in out.out

@@ -34,8 +34,8 @@ def test_named_endpoints(running_app, dataset, xss):
     data = pd.DataFrame(table["data"], columns=table["headers"])
     assert list(data["Model"]) == ["org/alpha-135m", "org/beta-360m", xss]  # the raw string, not markup
     assert list(data["Δ adj"]) == ["0", "▼1", "▲1"]
-    assert data["S_raw [95% CI]"][0] == "0.850 [0.800, 0.900]"
-    assert list(data["#pess"]) == ["1", "2", "3"] and list(data["#opt"]) == ["2", "1", "3"]
+    assert data["S_raw"][0] == "0.850 [0.800, 0.900]"
+    assert list(data["Rank pessimistic"]) == ["1", "2", "3"] and list(data["Rank optimistic"]) == ["2", "1", "3"]
 
     assert client.predict("nope", "heuristic", api_name="/leaderboard") == []
 

@@ -177,19 +177,19 @@ def test_empty_dataset_page_then_refresh(page, running_app, tmp_path, make_datas
 
 
 
-def test_page_refreshes_on_its_timer(page, tmp_path, make_dataset, monkeypatch):
+def test_page_refreshes_on_its_timer(page, tmp_path, make_dataset):
     """New data reaches an open page without pressing Refresh (the Space's refresh timer)."""
     import socket
 
     import space.app as app_mod
+    from space.state import Settings
 
-    monkeypatch.setattr(app_mod, "REFRESH_SECONDS", 1.0)
     root = tmp_path / "later"
     root.mkdir()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    demo, url = app_mod.start(root, host="127.0.0.1", port=port)
+    demo, url = app_mod.start(root, host="127.0.0.1", port=port, settings=Settings(refresh_seconds=1.0))
     try:
         page.goto(url, wait_until="load")
         sync_api.expect(page.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from space.app import TABLE_HEADERS, fmt_delta, fmt_score, format_table, label_mix_figure
+from space.figures import label_mix_figure
+from space.table import GROUPS, fmt_coverage, fmt_delta, fmt_score, format_table, headers, model_cell
 from space.data import ENV_VAR, LEADERBOARD_PATH, load_board, md_escape, records, resolve_data_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,19 +26,34 @@ def test_board_reads_fixture(dataset, xss):
     assert len(board.submissions) == 3
 
 
-def test_table_format(dataset):
+def test_table_format(dataset, xss):
     board = load_board(dataset)
-    table = format_table(board.rows("smoke", "heuristic"))
-    assert list(table.columns) == TABLE_HEADERS
-    first = dict(zip(TABLE_HEADERS, table.iloc[0]))
-    assert first["Rank"] == "1" and first["Model"] == "org/alpha-135m"
-    assert first["S_raw [95% CI]"] == "0.850 [0.800, 0.900]"  # bounds present (judge 1)
+    table = format_table(board.rows("smoke", "heuristic"), GROUPS)
+    assert list(table.columns) == headers(GROUPS, has_coverage=False)  # no coverage column in this leaderboard
+    first = dict(zip(table.columns, table.iloc[0]))
+    assert first["Rank"] == "1"
+    # a Hub-shaped id links to its model page, the revision in the link title (hover); text escaped
+    assert first["Model"] == r'[org/alpha\-135m](https://huggingface.co/org/alpha-135m "revision ' + "0" * 40 + '")'
+    assert first["S_raw"] == "0.850 [0.800, 0.900]"  # bounds present (judge 1)
     assert first["HCR"] == "10.0%" and first["Scored"] == "20" and first["Failed"] == "0"
+    # every policy column header names the policy in full
+    assert [c for c in table.columns if c.startswith("Rank ") and c not in ("Rank adj", "Rank range", "Rank UB")] == \
+        ["Rank pessimistic", "Rank partial_low", "Rank midpoint", "Rank partial_high", "Rank optimistic", "Rank excluded"]
     # beta has half ambiguous answers: it drops one place under S_adj, the XSS model gains one
     assert list(table["Δ adj"]) == ["0", "▼1", "▲1"]
+    assert table["Model"][2] == r"\<img src=x onerror=alert\(1\)\>"  # not an id: escaped text, no link
     # judge 2 wrote no bootstrap bounds: a plain number, no brackets
-    assert "[" not in format_table(board.rows("smoke", "openai:gpt-judge"))["S_raw [95% CI]"][0]
-    assert (table.map(type) == str).all().all()  # every cell a string -> rendered as text
+    assert "[" not in format_table(board.rows("smoke", "openai:gpt-judge"))["S_raw"][0]
+    assert "[" not in format_table(board.rows("smoke", "heuristic"), ["raw"])["S_raw"][0]  # intervals hidden
+    assert (table.map(type) == str).all().all()
+
+
+def test_model_cell_and_coverage():
+    assert model_cell("meta-llama/Llama-2-70b-chat-hf") == \
+        r"[meta\-llama/Llama\-2\-70b\-chat\-hf](https://huggingface.co/meta-llama/Llama-2-70b-chat-hf)"
+    assert model_cell("local model (v2)") == r"local model \(v2\)"
+    assert model_cell("a/b", 'x" onmouseover="1') == r"[a/b](https://huggingface.co/a/b)"  # odd revision: no title
+    assert fmt_coverage(1.0) == "100%" and fmt_coverage(0.625) == "62.5% (partial)" and fmt_coverage(None) == "—"
 
 
 @pytest.mark.parametrize("value,expected", [(2, "▲2"), (-3, "▼3"), (0, "0"), (None, "—"), (float("nan"), "—")])
@@ -88,7 +104,7 @@ def test_optional_columns_absent(tmp_path, make_dataset):
     lb = pd.read_parquet(root / LEADERBOARD_PATH).drop(columns=["s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi"])
     lb.to_parquet(root / LEADERBOARD_PATH)
     table = format_table(load_board(root).rows("smoke", "heuristic"))
-    assert table["S_raw [95% CI]"][0] == "0.850"
+    assert table["S_raw"][0] == "0.850"
 
 
 def test_records_json_safe(dataset):
@@ -108,6 +124,28 @@ def test_md_escape():
 
 def test_space_imports_no_torch():
     code = ("import sys; sys.path.insert(0, %r); import space.app; "
-            "bad = [m for m in ('torch', 'transformers', 'toolkit') if m in sys.modules]; "
+            "bad = [m for m in ('torch', 'transformers', 'lm_eval') if m in sys.modules]; "
             "assert not bad, bad" % str(REPO))
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_primary_judge_from_the_card_export_writes(dataset):
+    """The card `submit`/`recompute` render (toolkit.publishing.card) names the primary judge; the
+    Space shows that one and its reason, and falls back to the rule without a card entry."""
+    from toolkit.publishing.card import CardChoices, render_card
+
+    board = load_board(dataset)
+    # no slmboard block in the fixture's card: the rule decides
+    assert board.judge_reason("smoke").startswith("no primary judge in the dataset card; by rule:")
+    subs_path = dataset / "data" / "submissions" / "submissions.parquet"
+    subs = pd.read_parquet(subs_path)
+    subs.assign(judge_ids="heuristic, openai:gpt-judge", n_records=40).to_parquet(subs_path, index=False)  # as submit writes
+    card = render_card(dataset, choices=CardChoices(gated=False, primary_judge_overrides={"smoke": "openai:gpt-judge"}))
+    (dataset / "README.md").write_text(card)
+    board = load_board(dataset)
+    assert board.default_judge("smoke") == "openai:gpt-judge"
+    assert board.judge_reason("smoke").startswith("the suite's primary judge as the dataset card records it: set by")
+    assert board.default_judge("xstest") in ("heuristic", "openai:gpt-judge")
+    (dataset / "README.md").write_text("---\nslmboard:\n  primary_judges:\n    smoke: gone-judge\n---\n")
+    board = load_board(dataset)
+    assert board.default_judge("smoke") == "heuristic" and "names gone-judge, which has no rows here" in board.judge_reason("smoke")

@@ -14,7 +14,8 @@ import pytest
 
 from space.data import load_board
 from space.items import FAILED, ItemStore, list_view
-from space.views import families, filter_rows, rank_sensitivity_figure, sort_rows, with_metadata
+from space.figures import rank_sensitivity_figure
+from space.views import families, filter_rows, sort_rows, with_metadata
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,6 +63,7 @@ def _items(root: Path, n_models=3, n=500) -> None:
                              label=None if score is None else {0.0: "harmful", 0.5: "ambiguous", 1.0: "safe"}[score],
                              prompt="p" * 300, response=f"r{i}", judge_raw="j", judge_reason=None))
     (root / "data" / "smoke").mkdir(parents=True)
+    (root / "README.md").write_text("---\nconfigs: []\n---\n")  # a dataset folder, as published
     df = pd.DataFrame(rows)
     for m in range(n_models):  # one file per submission
         pq.write_table(pa.Table.from_pandas(df[df.model_id == f"org/m{m}"], preserve_index=False),
@@ -123,10 +125,10 @@ def test_space_reads_a_hub_dataset_through_snapshot_download(tmp_path, synthetic
 
 @pytest.mark.parametrize("suite", ["smoke"])
 def test_judges_agreement_text(tmp_path, suite):
-    from space.views import judges_markdown
+    from space.tabs.judges import agreement_markdown
 
     frame = pd.DataFrame([dict(model_id="m", suite=suite, item_id=f"i{i}", judge_id=j, score=[0.0, 0.5, 1.0][(i + k) % 3])
                           for i in range(30) for k, j in enumerate(("a", "b"))])
-    text = judges_markdown(lambda s: frame, suite, ["a", "b"])
+    text = agreement_markdown(frame, suite, ["a", "b"])
     assert "exact agreement" in text and "| a | b | 30 |" in text and "| 0 harmful | 0 | 10 | 0 |" in text
-    assert "needs two judges" in judges_markdown(lambda s: frame, suite, ["a"]).replace("agreement needs two", "needs two")
+    assert "agreement needs two judges" in agreement_markdown(frame, suite, ["a"])

@@ -85,11 +85,14 @@ def label_mix(board: pd.DataFrame, suite: str, judge: str | None = None):
     return fig
 
 
-def score_distributions(records: pd.DataFrame):
+def score_distributions(records: pd.DataFrame, judge: str | None = None):
     """Paper Fig 3: per suite, the share of items scored 0 / 0.5 / 1 (and failed); MD-Judge-style
-    unsafe probabilities get their own histogram panel when records carry them."""
+    unsafe probabilities get their own histogram panel when records carry them. ``judge`` keeps
+    that judge's records only (`analyze` draws one figure per judge: shares never mix judges)."""
+    if judge is not None:
+        records = records[records["judge_id"] == judge]
     if records.empty:
-        return _empty("no item records")
+        return _empty("no item records" + (f" of judge {judge!r}" if judge else ""))
     suites = sorted(records["suite"].unique())
     has_prob = "unsafe_prob" in records.columns and records["unsafe_prob"].notna().any()
     fig = _figure(8, 4)
@@ -106,7 +109,7 @@ def score_distributions(records: pd.DataFrame):
         ax.bar(x + (k - 1.5) * width, shares, width, label=label, color=COLORS.get(label, "#34495e"))
     ax.set_xticks(x, suites, rotation=30, ha="right")
     ax.set_ylabel("share of records")
-    ax.set_title("Score distribution per suite")
+    ax.set_title("Score distribution per suite" + (f" ({judge})" if judge else ""))
     ax.legend(fontsize=7)
     if has_prob:
         p = records["unsafe_prob"].dropna().to_numpy(dtype=np.float64)
@@ -116,14 +119,19 @@ def score_distributions(records: pd.DataFrame):
     return fig
 
 
-def metric_associations(prompt_table: pd.DataFrame, correlations: pd.DataFrame, scope: str = "all suites", top: int = 3):
+def metric_associations(prompt_table: pd.DataFrame, correlations: pd.DataFrame, scope: str = "all suites", top: int = 3,
+                        judge: str | None = None):
     """Paper Fig 5: prompt-level AR against the strongest FDR-kept positive (top row) and negative
-    (bottom row) metrics; one point per prompt."""
+    (bottom row) metrics; one point per prompt. ``judge`` keeps that judge's prompts and
+    correlations (AR of two judges is never drawn together)."""
+    if judge is not None:
+        prompt_table = prompt_table[prompt_table["judge_id"] == judge]
+        correlations = correlations[correlations["judge_id"] == judge]
     kept = correlations[(correlations["scope"] == scope) & correlations["kept"]]
     pos = kept[kept["pearson_r"] > 0].sort_values("pearson_r", ascending=False).head(top)
     neg = kept[kept["pearson_r"] < 0].sort_values("pearson_r").head(top)
     if pos.empty and neg.empty:
-        return _empty(f"no metric is associated with prompt-level AR at q < 0.05 ({scope})")
+        return _empty(f"no metric is associated with prompt-level AR at q < 0.05 ({scope}{', ' + judge if judge else ''})")
     table = prompt_table if scope == "all suites" else prompt_table[prompt_table["suite"] == scope.split(":", 1)[1]]
     fig = _figure(3.2 * top, 6)
     axes = fig.subplots(2, top, squeeze=False)
@@ -138,7 +146,7 @@ def metric_associations(prompt_table: pd.DataFrame, correlations: pd.DataFrame, 
             ax.set_xlabel(row["metric"])
             ax.set_ylabel("prompt-level AR")
             ax.set_title(f"r = {row['pearson_r']:.2f}, q = {row['q_value']:.1e}", fontsize=9)
-    fig.suptitle(f"Strongest metric–AR associations ({scope})")
+    fig.suptitle(f"Strongest metric–AR associations ({scope}{', ' + judge if judge else ''})")
     return fig
 
 

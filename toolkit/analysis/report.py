@@ -6,10 +6,14 @@ Outputs (all CSV unless noted; a README.md in the folder lists them with every n
   suite_rank_correlations.csv / policy_rank_correlations.csv   Kendall τ, Spearman ρ
   bbq.csv                    BBQ accuracy, unmapped, by context condition, bias scores (when present)
   row_metrics.parquet        the 12 metrics per (model, item) row of the ternary suites
-  prompt_level.csv           prompt-level AR and metrics; ar_correlations.csv (r, p, BH q, kept)
-  prediction_*.csv           within-suite, cross-suite, unseen-model ambiguity prediction (+ best)
+  prompt_level.csv           prompt-level AR and metrics per (suite, judge, prompt); ar_correlations.csv
+                             (r, p, BH q, kept) per judge and scope
+  prediction_*.csv           within-suite, cross-suite, unseen-model ambiguity prediction (+ best), per judge
   metadata_correlations.csv  Table 4 (when submission manifests are available)
-  figures/*.png              Fig 2–5 and scores with CI whiskers
+  figures/*.png              Fig 2–5 and scores with CI whiskers, one file per judge (and suite)
+
+Judges are never pooled: every AR, correlation and predictor uses one judge's labels; the "all
+suites" scope pools the suites of one judge.
   summary.json               scorer, embedder, syllable source, counts, notes
 
 The folder is built under a temporary name next to ``out`` and moved into place at the end, so a
@@ -49,7 +53,8 @@ def run_analysis(
     show_progress: bool = True,
 ) -> dict:
     from ..reading import read_item_frame
-    from ..scoring import bbq_metrics, compute_leaderboard, policy_rank_correlations, suite_instability, suite_rank_correlations
+    from ..scoring import bbq_metrics, policy_rank_correlations, suite_instability, suite_rank_correlations
+    from ..scoring.leaderboard import leaderboard_from
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "summary.json").is_file())):
@@ -66,7 +71,7 @@ def run_analysis(
         (tmp / "figures").mkdir()
         bbq_mask = is_bbq(items)
         ternary = items[~bbq_mask]
-        board = compute_leaderboard(items, n_bootstrap=n_bootstrap, seed=seed)
+        board = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed)  # one (suite, judge) at a time
         board.to_csv(tmp / "leaderboard.csv", index=False)
         tboard = board[~(board["suite"].eq("bbq") | board["judge_id"].isin(BBQ_JUDGES))]
         suite_instability(tboard).to_csv(tmp / "suite_instability.csv", index=False)
@@ -139,11 +144,11 @@ def _diagnostics(ternary, tmp: Path, seed, max_prompts, unseen_k, show_progress,
     ptable.to_csv(tmp / "prompt_level.csv", index=False)
     corr = correlations.correlations_by_scope(ptable)
     corr.to_csv(tmp / "ar_correlations.csv", index=False)
-    for scope in corr["scope"].unique():
-        n_kept = int(corr[(corr["scope"] == scope) & corr["kept"]].shape[0])
-        if n_kept == 0:
-            notes.append(f"AR correlations ({scope}): no metric kept at q < 0.05 — see the note column for untestable ones")
-    _save(figures.metric_associations(ptable, corr), tmp / "figures" / "fig5_metric_ar_associations.png")
+    for (judge, scope), block in corr.groupby(["judge_id", "scope"], sort=False):
+        if not block["kept"].any():
+            notes.append(f"AR correlations ({judge}, {scope}): no metric kept at q < 0.05 — see the note column for untestable ones")
+    for judge in sorted(ptable["judge_id"].unique()):
+        _save(figures.metric_associations(ptable, corr, judge=judge), tmp / "figures" / f"fig5_metric_ar_associations__{_stem(judge)}.png")
 
     within = prediction.within_suite(rows, seed=seed)
     cross = prediction.cross_suite(rows, seed=seed)
@@ -153,7 +158,9 @@ def _diagnostics(ternary, tmp: Path, seed, max_prompts, unseen_k, show_progress,
     prediction.best_by_balanced_accuracy(allp).to_csv(tmp / "prediction_best.csv", index=False)
     matrix = prediction.best_by_balanced_accuracy(cross)
     if not matrix.empty and matrix["test"].ne("").any():
-        matrix.pivot_table(index="train", columns="test", values="balanced_accuracy", aggfunc="first").to_csv(tmp / "prediction_transfer_matrix.csv")
+        labelled = matrix[matrix["test"] != ""].assign(train=lambda t: t["train"] + " [" + t["judge_id"] + "]",
+                                                       test=lambda t: t["test"] + " [" + t["test_judge_id"] + "]")
+        labelled.pivot_table(index="train", columns="test", values="balanced_accuracy", aggfunc="first").to_csv(tmp / "prediction_transfer_matrix.csv")
     for table in (within, cross, unseen):
         for note in table.loc[table["note"] != "", "note"].unique():
             notes.append(f"prediction: {note}")
@@ -183,11 +190,20 @@ def _figures_from_board(tboard: pd.DataFrame, items: pd.DataFrame, folder: Path)
     from . import figures
 
     for (suite, judge), _ in tboard.groupby(["suite", "judge_id"], sort=True):
-        stem = f"{suite}__{judge}".replace("/", "_")
+        stem = _stem(f"{suite}__{judge}")
         _save(figures.rank_trajectories(tboard, suite, judge), folder / f"fig4_rank_trajectories__{stem}.png")
         _save(figures.label_mix(tboard, suite, judge), folder / f"fig2_label_mix__{stem}.png")
         _save(figures.scores_with_ci(tboard, suite, judge), folder / f"scores_ci__{stem}.png")
-    _save(figures.score_distributions(items[~is_bbq(items)]), folder / "fig3_score_distributions.png")
+    ternary = items[~is_bbq(items)]
+    for judge in sorted(ternary["judge_id"].unique()):
+        _save(figures.score_distributions(ternary, judge=judge), folder / f"fig3_score_distributions__{_stem(judge)}.png")
+    if ternary.empty:
+        _save(figures.score_distributions(ternary), folder / "fig3_score_distributions.png")
+
+
+def _stem(name: str) -> str:
+    """A file-name part for a judge or suite id (``org/model`` must not make a folder)."""
+    return name.replace("/", "_")
 
 
 def _save(fig, path: Path) -> None:

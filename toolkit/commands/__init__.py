@@ -23,6 +23,8 @@ COMMAND_MODULES = (
     "moderate",
     "moderation_report",
     "serve",
+    "space",
+    "review",
     "demo",
 )
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 
 def run(a) -> int:
+    from ..errors import BadOption
     from .. import api
 
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:
-        raise ValueError(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
-    result, paths = api.agreement(a.data, names[0], names[1], out=a.out)
+        raise BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
+    result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], out=a.out)
     for suite, m in result.items():
         kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
         exact = "n/a" if m["exact_agreement"] is None else f"{m['exact_agreement']:.3f}"
@@ -19,7 +20,8 @@ def run(a) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("agreement", help="agreement between two judges (confusion, weighted kappa, boundary/contradiction rates)")
-    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
+                                           "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")
     p.add_argument("--judges", required=True, help="two judge ids, e.g. heuristic-v1,openai:gpt-4o-2024-05-13")
     p.add_argument("--out", required=True, help="folder for agreement.json and agreement.csv")
     p.set_defaults(func=run)

@@ -25,6 +25,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", default="generate", choices=("generate", "loglikelihood"),
                    help="multiple-choice suites (BBQ): parse the generated answer letter (default; unmapped answers counted) "
                         "or pick the option with the highest loglikelihood")
+    p.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="prompts in flight at once, each finished one replaced at once: requests for the openai backend "
+                        "(default: the batch size, 8), rows of the continuous batch for hf (default: the batch size, 32 on CPU)")
 
 
 def batch_size_arg(value: str | None) -> int | str | None:
@@ -36,7 +39,8 @@ def run(a) -> int:
 
     r = api.generate(a.out, suites=a.suites, model=a.model, model_args=a.model_args, data_dir=a.data_dir, limit=a.limit,
                      batch_size=batch_size_arg(a.batch_size), max_new_tokens=a.max_new_tokens, submission_id=a.submission_id,
-                     shard=getattr(a, "shard", None), mode=getattr(a, "mode", "generate"))
+                     shard=getattr(a, "shard", None), mode=getattr(a, "mode", "generate"),
+                     concurrency=getattr(a, "concurrency", None))
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")

@@ -6,6 +6,8 @@ import sys
 
 def judge_options(a) -> dict:
     """Judge factory options from the command line (only those the chosen judge understands)."""
+    from ..errors import BadOption
+
     name = a.judge.partition(":")[0]
     opts: dict = {}
     if name in ("openai", "guard"):
@@ -27,7 +29,7 @@ def judge_options(a) -> dict:
     elif name == "mdjudge":
         opts.update(device=a.device, dtype=a.dtype)
     elif a.base_url or a.batch:
-        raise ValueError(f"--base-url/--batch apply to openai:<model> and guard:<model> judges, not {a.judge!r}")
+        raise BadOption(f"--base-url/--batch apply to openai:<model> and guard:<model> judges, not {a.judge!r}")
     return opts
 
 

@@ -4,47 +4,54 @@ from __future__ import annotations
 
 
 def _source_data(values, data_dir):
+    from ..errors import SlmboardError
     from ..moderation.sources import BENCHMARKS
 
     data = {b: data_dir for b in BENCHMARKS} if data_dir else {}
     for v in values or []:
         bench, sep, path = v.partition("=")
         if not sep or bench not in BENCHMARKS:
-            raise ValueError(f"--source-data expects BENCHMARK=FILE with BENCHMARK one of {', '.join(BENCHMARKS)}; got {v!r}")
+            raise SlmboardError(f"--source-data expects BENCHMARK=FILE with BENCHMARK one of {', '.join(BENCHMARKS)}; got {v!r}")
         data[bench] = path
     return data
 
 
-def run(a) -> int:
+def _check_backend_flags(a) -> None:
+    """The flags each moderator backend needs (the library says the same in its own terms)."""
     from ..errors import SlmboardError
-    from ..moderation import workflow
+
+    if a.model == "openai" and not (a.base_url and a.served_model):
+        raise SlmboardError("--model openai needs --base-url and --served-model")
+    if a.model == "guard" and not (a.guard and a.model_dir):
+        raise SlmboardError("--model guard needs --guard NAME and --model-dir DIR")
+    if a.model == "judge" and not a.judge:
+        raise SlmboardError("--model judge needs --judge SPEC (e.g. heuristic, openai:MODEL, guard:MODEL)")
+
+
+def run(a) -> int:
+    from .. import api
+    from ..errors import SlmboardError
 
     if a.import_released:
-        files = workflow.import_released_files(a.import_released, a.out, moderator_id=a.moderator_id)
+        files = api.import_released_moderation(a.import_released, a.out, moderator_id=a.moderator_id)
         print(f"imported {len(files)} file(s) → " + ", ".join(map(str, files)))
         return 0
     data = _source_data(a.source_data, a.data_dir)
     if a.build_list:
-        from ..moderation.suite import build_item_list, write_item_list
-
         if not a.lists_dir:
             raise SlmboardError("--build-list needs --lists-dir DIR (where the list file is written)")
-        rows = build_item_list(a.build_list, data.get(a.build_list), n_per_class=a.per_class, rule=a.rule, seed=a.seed)
-        from pathlib import Path
-
-        sha = write_item_list(Path(a.lists_dir) / f"{a.build_list}.jsonl", rows)
-        print(f"wrote {a.lists_dir}/{a.build_list}.jsonl: {len(rows)} items (sha256 {sha})")
+        path, n, sha = api.build_moderation_list(a.build_list, a.lists_dir, data.get(a.build_list), n_per_class=a.per_class,
+                                                 rule=a.rule, seed=a.seed)
+        print(f"wrote {path}: {n} items (sha256 {sha})")
         return 0
     if not a.out:
         raise SlmboardError("--out RUN is required")
-    from ..moderation.runner import run_moderator
-
+    _check_backend_flags(a)
     benchmarks = [b.strip() for b in a.benchmarks.split(",") if b.strip()]
-    moderator = workflow.make_moderator(a.model, model_dir=a.model_dir, moderator_id=a.moderator_id, base_url=a.base_url,
-                                        served_model=a.served_model, tokenizer=a.tokenizer, guard=a.guard,
-                                        dtype=a.dtype, batch_size=a.batch_size, judge=a.judge)
-    r = run_moderator(a.out, moderator, benchmarks, variant=a.variant, data=data, lists_dir=a.lists_dir,
-                      limit=a.limit, submission_id=a.submission_id, batch_size=a.batch_size)
+    r = api.moderate(a.out, benchmarks, model=a.model, variant=a.variant, data=data, lists_dir=a.lists_dir,
+                     limit=a.limit, submission_id=a.submission_id, batch_size=a.batch_size, model_dir=a.model_dir,
+                     moderator_id=a.moderator_id, base_url=a.base_url, served_model=a.served_model,
+                     tokenizer=a.tokenizer, guard=a.guard, dtype=a.dtype, judge=a.judge)
     for b in benchmarks:
         print(f"{b}: {r.written[b]} new record(s), {r.skipped[b]} already done → {a.out}/moderation/{b}.jsonl")
     print(f"items without a decision (parse failures): {r.no_decision}")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 
 def run(a) -> int:
+    from .. import api
     from ..moderation.report import ranking
-    from ..moderation.workflow import write_report
 
-    r = write_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
+    r = api.moderation_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
                      stability_repeats=a.stability_repeats, figures=not a.no_figures)
     board = ranking(r.table)
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]

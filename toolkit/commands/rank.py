@@ -6,7 +6,7 @@ def run(a) -> int:
     from .. import api
     from ..terminal import print_leaderboard
 
-    table = api.rank(a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed)
+    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed)
     if not a.quiet:
         print_leaderboard(table)
     if a.out:
@@ -16,7 +16,8 @@ def run(a) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("rank", help="recompute the leaderboard from per-item records")
-    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
+                                           "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")
     p.add_argument("--out", default=None, help="write leaderboard.parquet and leaderboard.csv here")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (0 = no intervals)")
     p.add_argument("--seed", type=int, default=0)

@@ -5,12 +5,12 @@ import sys
 
 
 def run(a) -> int:
-    from ..publishing.recompute import recompute
+    from .. import api
     from ..scoring.primary_judge import parse_primary_judge_flags
 
-    r = recompute(a.dataset, n_bootstrap=a.bootstrap, rejudge=a.rejudge, judge=a.judge, threshold=a.threshold,
-                  seed=a.seed, commit=not a.no_commit, xet=False if a.no_xet else None,
-                  primary_judges=parse_primary_judge_flags(a.primary_judge) or None, gate=False if a.no_gate else None)
+    r = api.recompute(a.dataset, n_bootstrap=a.bootstrap, rejudge=a.rejudge, judge=a.judge, threshold=a.threshold,
+                      seed=a.seed, commit=not a.no_commit, xet=False if a.no_xet else None,
+                      primary_judges=parse_primary_judge_flags(a.primary_judge) or None, gate=False if a.no_gate else None)
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
     for a_ in r.audit:

@@ -1,15 +1,11 @@
 """slmboard serve: the leaderboard Space, locally."""
 from __future__ import annotations
 
-import os
-
 
 def run(a) -> int:
     from .. import api
 
-    if a.refresh is not None:  # read by space.app when it is imported (below, inside api.serve)
-        os.environ["SLMBOARD_REFRESH_SECONDS"] = str(a.refresh)
-    api.serve(a.data, host=a.host, port=a.port, block=True)
+    api.serve(a.data, host=a.host, port=a.port, block=True, refresh=a.refresh)
     return 0
 
 

@@ -105,7 +105,8 @@ def render_entries(entries: list) -> str:
 
 
 def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | None = None,
-                        primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
+                        primary_judges: dict[str, str] | None = None) -> EvalResultsExport:
+    """Write the files (all or nothing); pushing them is :func:`toolkit.exporting.push.push_eval_results`."""
     from ..reading import read_item_frame
     from ..scoring.leaderboard import REQUIRED_COLUMNS
 
@@ -127,10 +128,6 @@ def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | Non
     if missing:
         result.notes.append(f"no defined S_adj under the primary judge for: {', '.join(missing)} (no file written)")
     staged.commit()
-    if push:
-        from .push import push_eval_results
-
-        result.pushed = push_eval_results(result)
     return result
 
 

@@ -66,6 +66,10 @@ class Backend(abc.ABC):
             for offset, completion in enumerate(completions):
                 yield start + offset, completion
 
+    def set_concurrency(self, n: int) -> None:
+        """How many prompts are in flight at once (``generate --concurrency``); only some backends have it."""
+        raise SlmboardError(f"backend {self.name!r} has no --concurrency; it applies to the hf and openai backends")
+
     def default_batch_size(self) -> int:
         return 8
 

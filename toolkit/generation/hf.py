@@ -4,12 +4,16 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import SlmboardError
 from . import embedded
 from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
 from .model_args import EMBEDDED_MODEL
+
+
+#: Rows in flight in generate_stream when no batch size is given (measured in bench/generation.py).
+DEFAULT_CONTINUOUS_ROWS = 32
 
 
 def resolve_dtype(requested: str | None, device: str) -> str:
@@ -71,6 +75,8 @@ class HFBackend(Backend):
             # lm-eval's "auto" probes batch 64 at full length: minutes and >10 GB on CPU. Fixed there.
             batch_size = "auto" if self.device.startswith("cuda") else 8
         self.batch_size = batch_size
+        # Rows decoded together by generate_stream (the continuous batch); --concurrency overrides.
+        self.max_rows = batch_size if isinstance(batch_size, int) else DEFAULT_CONTINUOUS_ROWS
         from lm_eval.models.huggingface import HFLM
 
         kwargs: dict[str, Any] = dict(pretrained=source, device=self.device, batch_size=batch_size, dtype=self.dtype)
@@ -91,7 +97,10 @@ class HFBackend(Backend):
         return ModelDescription(self.model_id, self.revision, self.dtype, self.device, self.chat_template_sha256, info)
 
     def default_batch_size(self) -> int:
-        return self.batch_size if isinstance(self.batch_size, int) else 16
+        return self.max_rows
+
+    def set_concurrency(self, n: int) -> None:
+        self.max_rows = int(n)
 
     def _context(self, prompt: str) -> str:
         if self.chat_template_sha256 is None:
@@ -121,6 +130,30 @@ class HFBackend(Backend):
             out.append(Completion(text=text, n_output_tokens=n, finish_reason="length" if n >= max_new_tokens else "stop"))
         return out
 
+    def _encode_context(self, prompt: str, max_new_tokens: int) -> list[int]:
+        """Context ids exactly as lm-eval's ``generate_until`` builds them for a batch of one."""
+        ids, _ = self.lm.tok_batch_encode(
+            [self._context(prompt)], left_truncate_len=self.lm.max_length - max_new_tokens, truncation=self.lm.truncation
+        )
+        return ids[0].tolist()
+
+    def generate_stream(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> Iterator[tuple[int, Completion]]:
+        """Continuous batching (:mod:`.continuous`): each answer is yielded as soon as it is finished."""
+        from . import continuous
+
+        if not continuous.supports(self.lm.model):
+            yield from super().generate_stream(prompts, max_new_tokens, seed)
+            return
+        if seed is not None:
+            import torch
+
+            torch.manual_seed(seed)
+        stops = _StopRule(self.lm, self.tokenizer)
+        engine = continuous.ContinuousGreedy(self.lm.model, self.max_rows, stops.is_stop)
+        requests = [continuous.Request(i, self._encode_context(p, max_new_tokens)) for i, p in enumerate(prompts)]
+        for done in engine.run(requests, max_new_tokens):
+            yield done.index, stops.completion(done.tokens, done.stopped)
+
     def option_logprobs(self, prompts: list[str], options: list[list[str]]) -> list[list[float]]:
         from lm_eval.api.instance import Instance
 
@@ -141,4 +174,44 @@ class HFBackend(Backend):
         return out
 
 
+class _StopRule:
+    """When an answer ends and what its text is, as lm-eval's ``generate_until`` decides for one prompt:
+    an EOS id of the generation config, or a stop string (lm-eval adds the EOS text) found in the
+    decoded last ``len(stop ids) + 2`` generated tokens; the text is decoded without special tokens
+    and cut at the first stop string."""
+
+    def __init__(self, lm: Any, tokenizer: Any):
+        from lm_eval.models.utils import handle_stop_sequences
+
+        eos = lm.model.generation_config.eos_token_id
+        self.eos_ids = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+        self.until = handle_stop_sequences(None, eos=lm.tok_decode(lm.eot_token_id, skip_special_tokens=False))
+        self.lookback = [(s, len(tokenizer.encode(s, add_special_tokens=False)) + 2) for s in self.until]
+        self.lm, self.tokenizer = lm, tokenizer
+
+    def is_stop(self, tokens: list[int]) -> bool:
+        if tokens[-1] in self.eos_ids:
+            return True
+        return any(stop in self.tokenizer.decode(tokens[-n:]) for stop, n in self.lookback)
+
+    def completion(self, tokens: list[int], stopped: bool) -> Completion:
+        from lm_eval.models.utils import postprocess_generated_text
+
+        think = self.lm.think_end_token
+        cont = tokens
+        if isinstance(think, int) and think in cont:
+            cont = cont[len(cont) - cont[::-1].index(think):]
+        text = self.lm.tok_decode(cont)
+        if isinstance(think, int):
+            text = text.lstrip()
+        text = postprocess_generated_text(text, self.until, think if isinstance(think, str) else None)
+        n = len(tokens) - (1 if stopped and tokens[-1] in self.eos_ids else 0)
+        return Completion(text=text, n_output_tokens=n, finish_reason="stop" if stopped else "length")
+
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Threads sleep at OpenMP barriers instead of spinning: with other processes on the same cores,
+# spinning made batched float32 matmuls 5-10x slower (BENCHMARKS.md, "Generation"). Read by the
+# OpenMP runtime when torch loads, so it only applies if torch is not imported yet; set
+# OMP_WAIT_POLICY=ACTIVE to opt out.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

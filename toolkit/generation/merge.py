@@ -60,12 +60,12 @@ def merge_runs(shard_dirs: Sequence[str | Path], out: str | Path, data_dir: str 
                 f"than {runs[0].root}; only shards of one run can be merged"
             )
         if cfg.limit != first.limit:
-            raise SlmboardError(f"{run.root} used --limit {cfg.limit}, {runs[0].root} used --limit {first.limit}")
+            raise SlmboardError(f"{run.root} used limit {cfg.limit}, {runs[0].root} used limit {first.limit}")
     shards = [parse_shard(c.shard) for c in configs]
     if any(s is None for s in shards):
         if len(runs) > 1:
             plain = [str(r.root) for r, s in zip(runs, shards) if s is None]
-            raise SlmboardError(f"not shard runs (no --shard): {', '.join(plain)}; merge only the folders of one --shard K/N set")
+            raise SlmboardError(f"not shard runs (generated without a shard): {', '.join(plain)}; merge only the folders of one K/N shard set")
         n = 1
     else:
         ns = {s[1] for s in shards}

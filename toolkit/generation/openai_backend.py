@@ -13,8 +13,11 @@ since such servers only check that the header is present.
 
 Decoding: temperature 0, ``max_tokens`` = max_new_tokens, ``seed`` passed through (servers that
 ignore it are still greedy at temperature 0). The chat template is the server's business, so
-``chat_template_sha256`` is recorded as null with ``info.chat_template = "server"``. Requests of a
-batch run concurrently (bounded by the batch size); the openai client retries 429 / 5xx /
+``chat_template_sha256`` is recorded as null with ``info.chat_template = "server"``.
+:meth:`generate_stream` keeps ``concurrency`` requests in flight (``generate --concurrency N``;
+default the batch size), starting the next prompt the moment one answer arrives, so a server that
+batches continuously (vLLM) always sees N requests and never waits for a batch's slowest answer;
+answers are yielded in the order they finish. The openai client retries 429 / 5xx /
 timeouts with exponential backoff, honouring Retry-After. The model revision is ``revision=`` when
 given, else ``api:<served model name>`` — an API model cannot be pinned to weights, and the record
 says so.
@@ -22,7 +25,8 @@ says so.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import Iterator
 from urllib.parse import urlparse
 
 from ..errors import SlmboardError
@@ -55,6 +59,7 @@ class OpenAIBackend(Backend):
                 )
             key = "EMPTY"  # local servers only check that the header is there
         self.batch_size = int(batch_size) if isinstance(batch_size, int) or (isinstance(batch_size, str) and batch_size.isdigit()) else 8
+        self.concurrency = self.batch_size
         self.client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=int(model_args.get("max_retries", 6)),
                                     timeout=float(model_args.get("timeout", 300)))
         self._check_model()
@@ -78,7 +83,10 @@ class OpenAIBackend(Backend):
         return ModelDescription(self.model, self.revision, None, "api", None, info)
 
     def default_batch_size(self) -> int:
-        return self.batch_size
+        return self.concurrency
+
+    def set_concurrency(self, n: int) -> None:
+        self.concurrency = int(n)
 
     def _one(self, prompt: str, max_new_tokens: int, seed: int | None) -> Completion:
         resp = self.client.chat.completions.create(
@@ -100,11 +108,36 @@ class OpenAIBackend(Backend):
         )
 
     def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:
+        out: list[Completion | None] = [None] * len(prompts)
+        for index, completion in self.generate_stream(prompts, max_new_tokens, seed):
+            out[index] = completion
+        return out  # type: ignore[return-value]
+
+    def generate_stream(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> Iterator[tuple[int, Completion]]:
+        """Up to ``concurrency`` requests in flight; each finished one is replaced at once and yielded."""
         import openai
 
+        todo = iter(enumerate(prompts))
+        pool = ThreadPoolExecutor(max_workers=max(1, min(len(prompts), self.concurrency)))
+        in_flight: dict = {}
+
+        def submit_next() -> None:
+            for index, prompt in todo:
+                in_flight[pool.submit(self._one, prompt, max_new_tokens, seed)] = index
+                return
+
         try:
-            with ThreadPoolExecutor(max_workers=max(1, min(len(prompts), self.batch_size))) as pool:
-                return list(pool.map(lambda p: self._one(p, max_new_tokens, seed), prompts))
+            for _ in range(self.concurrency):
+                submit_next()
+            while in_flight:
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    index = in_flight.pop(future)
+                    completion = future.result()
+                    submit_next()  # the server never waits for the caller to write this answer
+                    yield index, completion
         except openai.APIError as exc:
-            # After the client's retries: stop the run (the batch is not written; re-running resumes).
+            # After the client's retries: stop the run (answers already yielded are kept; re-running resumes).
             raise SlmboardError(f"{self.client.base_url}: request failed after retries: {exc}") from exc
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)

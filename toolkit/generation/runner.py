@@ -115,9 +115,9 @@ class GenerationStage(Stage[Task, ResponseRecord]):
     def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
         modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}
         if group in MC_SUITES and modes - {self.mode}:
-            raise SlmboardError(
-                f"{self.output_file(group)} holds {group} answers in --mode {', '.join(sorted(modes))}; "
-                f"this run asks for --mode {self.mode}: use another --out folder"
+            raise RunMismatch(
+                f"{self.output_file(group)} holds {group} answers in mode {', '.join(sorted(modes))}; "
+                f"this run asks for mode {self.mode}: use another run folder"
             )
 
     def process(self, batch: list[Task], progress: Callable[[int], None]) -> Iterator[list[ResponseRecord]]:
@@ -159,13 +159,15 @@ def generate(
     show_progress: bool = True,
     shard: str | None = None,
     mode: str = "generate",
+    concurrency: int | None = None,
 ) -> GenerateResult:
     """Generate responses for every (pending) item of ``suites`` into the run folder ``out``.
 
     ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see :mod:`.shards`);
     ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer letter is
     parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood``
-    (the option with the highest log-probability).
+    (the option with the highest log-probability). ``concurrency`` = prompts in flight at once
+    (``hf``: rows of the continuous batch; ``openai``: requests), recorded as the batch size.
     """
     if mode not in MC_MODES:
         raise BadOption(f"unknown answer mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
@@ -175,6 +177,11 @@ def generate(
     items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
     run = RunDir(out)
     backend = backend or make_backend(model, args, batch_size)
+    if concurrency is not None:
+        if concurrency < 1:
+            raise BadOption(f"--concurrency must be at least 1, got {concurrency}")
+        backend.set_concurrency(concurrency)
+        batch_size = None  # the rows / requests in flight are what the records' batch size means
     config = _resume_config(run, _run_config(backend, items, args, batch_size, max_new_tokens, submission_id, limit, shard_kn))
     run.save_config(config)
     tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]

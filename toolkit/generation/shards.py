@@ -22,10 +22,10 @@ def parse_shard(text: Optional[str]) -> Optional[tuple[int, int]]:
         return None
     m = _SHARD.match(str(text))
     if not m:
-        raise SlmboardError(f"--shard {text!r} is not K/N (e.g. 0/4 for the first of four shards; K counts from 0)")
+        raise SlmboardError(f"shard {text!r} is not K/N (e.g. 0/4 for the first of four shards; K counts from 0)")
     k, n = int(m.group(1)), int(m.group(2))
     if n < 1 or k >= n:
-        raise SlmboardError(f"--shard {text!r}: K must be in 0..N-1 and N >= 1 (valid for N={max(n, 1)}: 0/{max(n, 1)} .. {max(n, 1) - 1}/{max(n, 1)})")
+        raise SlmboardError(f"shard {text!r}: K must be in 0..N-1 and N >= 1 (valid for N={max(n, 1)}: 0/{max(n, 1)} .. {max(n, 1) - 1}/{max(n, 1)})")
     return k, n
 
 

@@ -93,10 +93,18 @@ def _suite_stats(pairs: pd.DataFrame) -> dict:
 
 
 def agreement_by_suite(frame: pd.DataFrame, judge_a: str, judge_b: str) -> tuple[dict[str, dict], dict[str, dict]]:
-    """({suite: metrics}, {suite: {"n_failed_a", "n_failed_b", "n_unpaired"}}) for two judges."""
+    """({suite: metrics}, {suite: {"n_failed_a", "n_failed_b", "n_unpaired"}}) for two judges.
+
+    ``frame`` gets the reader's checks: a score other than 0/0.5/1/null or a duplicated (model, suite,
+    judge, item) raises ValidationFailed naming the row (position in ``frame`` + 1).
+    """
+    from ..reading import scan_frame
+
     missing = [c for c in ("model_id", "suite", "item_id", "judge_id", "score") if c not in frame.columns]
     if missing:
         raise ValueError(f"records lack column(s): {', '.join(missing)}")
+    for _ in scan_frame(frame):
+        pass
     ja, jb = resolve_judge_id(frame, judge_a), resolve_judge_id(frame, judge_b)
     if ja == jb:
         raise ValueError(f"--judges names the same judge twice ({ja})")

@@ -14,26 +14,41 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from collections import Counter
+from typing import Any, Callable, Protocol, Sequence
 
 from ..records_io import atomic_write_text
 from .base import JudgeInput, Judgment
-from .cache import cache_key, sha256_text
+from .cache import JudgmentCache, cache_key, sha256_text
+from .rubrics import Rubric
 
-if TYPE_CHECKING:  # only for annotations: openai_judge imports this module lazily, never the reverse
-    from .openai_judge import OpenAIJudge
+
+class BatchJudge(Protocol):
+    """What the Batch API path needs of a judge (OpenAIJudge provides it; this module never imports it)."""
+
+    judge_id: str
+    base_url: str | None
+    timeout: float
+    cache: JudgmentCache | None
+    stats: Counter
+
+    def rubric(self, item: JudgeInput) -> Rubric: ...
+    def cache_rubric_key(self, rubric: Rubric) -> str: ...
+    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict[str, Any]]: ...
+    def interpret(self, rubric: Rubric, reply: str | None) -> Judgment: ...
+    def _api_key(self) -> str: ...
 
 __all__ = ["judge_with_batch_api", "batch_lines", "parse_batch_output", "FINAL_STATES"]
 
 FINAL_STATES = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
-def _custom_id(judge: OpenAIJudge, item: JudgeInput) -> str:
+def _custom_id(judge: BatchJudge, item: JudgeInput) -> str:
     rubric = judge.rubric(item)
     return cache_key(judge.judge_id, judge.cache_rubric_key(rubric), sha256_text(item.prompt), sha256_text(item.response))
 
 
-def batch_lines(judge: OpenAIJudge, items: Sequence[JudgeInput]) -> tuple[str, dict[str, JudgeInput]]:
+def batch_lines(judge: BatchJudge, items: Sequence[JudgeInput]) -> tuple[str, dict[str, JudgeInput]]:
     """The upload file (JSONL) and custom_id -> item (identical items share one request)."""
     by_id: dict[str, JudgeInput] = {}
     lines = []
@@ -69,7 +84,7 @@ def parse_batch_output(text: str) -> dict[str, tuple[str | None, str | None]]:
 
 
 def judge_with_batch_api(
-    judge: OpenAIJudge,
+    judge: BatchJudge,
     items: Sequence[JudgeInput],
     state_path: Path,
     poll_seconds: float = 30.0,

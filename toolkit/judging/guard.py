@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import BadOption
 from .base import JudgeInput, Judgment, register_judge
 from .openai_judge import OpenAIJudge
 from .rubrics import Rubric
@@ -74,7 +75,7 @@ class GuardJudge(OpenAIJudge):
 
     def __init__(self, model: str, *, style: str = "llama-guard", max_tokens: int = 16, **options) -> None:
         if style not in GUARD_STYLES:
-            raise ValueError(f"guard style must be one of {GUARD_STYLES}, got {style!r}")
+            raise BadOption(f"guard style must be one of {GUARD_STYLES}, got {style!r}")
         super().__init__(model, max_tokens=max_tokens, **options)
         self.style = style
         self.judge_id = f"guard:{self.model}"
@@ -99,5 +100,5 @@ class GuardJudge(OpenAIJudge):
 def make_guard_judge(model: str | None = None, **options) -> GuardJudge:
     """``guard:<served model name>`` (``style="llama-guard"`` or ``"shieldgemma"``)."""
     if not model:
-        raise ValueError("the guard judge needs a model: guard:<name>, e.g. guard:meta-llama/Llama-Guard-3-1B")
+        raise BadOption("the guard judge needs a model: guard:<name>, e.g. guard:meta-llama/Llama-Guard-3-1B")
     return GuardJudge(model, **options)

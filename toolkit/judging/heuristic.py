@@ -50,6 +50,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..errors import BadOption
 from .base import Judge, JudgeInput, Judgment, register_judge
 
 __all__ = [
@@ -257,7 +258,7 @@ class HeuristicJudge(Judge):
         encoder: Encoder | None = None,
     ) -> None:
         if not 0.0 <= offtopic_threshold <= 1.0:
-            raise ValueError(f"offtopic_threshold must be in [0, 1], got {offtopic_threshold!r}")
+            raise BadOption(f"offtopic_threshold must be in [0, 1], got {offtopic_threshold!r}")
         self.offtopic_threshold = float(offtopic_threshold)
         self.model_path = model_path
         self.device = device
@@ -339,5 +340,5 @@ class HeuristicJudge(Judge):
 def make_heuristic_judge(*args, **options) -> HeuristicJudge:
     """Factory for ``make_judge("heuristic", **options)``; the spec takes no ':' argument."""
     if args:
-        raise ValueError(f"the heuristic judge takes no ':<argument>' in its spec (got {args!r})")
+        raise BadOption(f"the heuristic judge takes no ':<argument>' in its spec (got {args!r})")
     return HeuristicJudge(**options)

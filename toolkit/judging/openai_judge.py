@@ -22,6 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..errors import BadOption
+from ..secrets import scrub_secrets
 from ..errors import SlmboardError
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
 from .cache import JudgmentCache
@@ -64,11 +66,11 @@ class OpenAIJudge(Judge):
         batch_state_path: str | Path | None = None,
     ) -> None:
         if not model or not model.strip():
-            raise ValueError("openai judge: the model name after 'openai:' is empty")
+            raise BadOption("openai judge: the model name after 'openai:' is empty")
         if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+            raise BadOption(f"concurrency must be >= 1, got {concurrency}")
         if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+            raise BadOption(f"max_tokens must be >= 1, got {max_tokens}")
         self.model = model.strip()
         self.judge_id = f"openai:{self.model}"
         self.base_url = base_url
@@ -202,9 +204,7 @@ class OpenAIJudge(Judge):
                 self.stats["retries"] += stats.retries
                 self.stats["api_errors"] += 1
                 reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
-                key = os.environ.get(self.api_key_env)
-                if key:
-                    reason = reason.replace(key, "***")  # never let the key reach a record
+                reason = scrub_secrets(reason, [os.environ.get(self.api_key_env)])  # never let the key reach a record
                 return Judgment(None, "error", None, reason)
         self.stats["retries"] += stats.retries
         if resp.usage is not None:
@@ -222,7 +222,7 @@ class OpenAIJudge(Judge):
             try:
                 self.rubric(x)
             except (KeyError, ValueError) as exc:
-                raise ValueError(f"judge {self.judge_id}: item {x.suite}/{x.item_id}: {exc.args[0] if exc.args else exc}") from exc
+                raise BadOption(f"judge {self.judge_id}: item {x.suite}/{x.item_id}: {exc.args[0] if exc.args else exc}") from exc
 
     async def ajudge(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None] | None = None) -> list[Judgment]:
         """Judge concurrently; ``progress(1)`` is called as each answer arrives."""
@@ -267,5 +267,5 @@ def _describe(exc: BaseException) -> str:
 def make_openai_judge(model: str | None = None, **options) -> OpenAIJudge:
     """Factory for ``make_judge("openai:<model>", base_url=..., concurrency=..., ...)``."""
     if not model:
-        raise ValueError("the openai judge needs a model: openai:<model>, e.g. openai:gpt-4o-2024-05-13")
+        raise BadOption("the openai judge needs a model: openai:<model>, e.g. openai:gpt-4o-2024-05-13")
     return OpenAIJudge(model, **options)

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, TypeVar
 
+from ..errors import BadOption
+
 __all__ = ["RetryPolicy", "RateLimiter", "RetryStats", "call_with_retry", "is_retryable", "retry_after_seconds"]
 
 T = TypeVar("T")
@@ -30,7 +32,7 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
-            raise ValueError(f"max_attempts must be >= 1, got {self.max_attempts}")
+            raise BadOption(f"max_attempts must be >= 1, got {self.max_attempts}")
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Full jitter: uniform in [0, min(max_delay, base * 2**attempt)] (attempt counts from 0)."""
@@ -124,11 +126,11 @@ class RateLimiter:
     """
 
     def __init__(self, requests_per_minute: float | None = None, tokens_per_minute: float | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], Awaitable] = asyncio.sleep):
         for name, v in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
             if v is not None and v <= 0:
-                raise ValueError(f"{name} must be positive, got {v}")
-        self.rpm, self.tpm, self._clock = requests_per_minute, tokens_per_minute, clock
+                raise BadOption(f"{name} must be positive, got {v}")
+        self.rpm, self.tpm, self._clock, self._sleep = requests_per_minute, tokens_per_minute, clock, sleep
         now = clock()
         self._req = [float(requests_per_minute or 0), now]
         self._tok = [float(tokens_per_minute or 0), now]
@@ -157,8 +159,10 @@ class RateLimiter:
         if not self.rpm and not self.tpm:
             return
         async with self._lock:  # FIFO: one waiter at a time keeps the order fair
-            while (wait := self._wait_needed(tokens)) > 0:
-                await asyncio.sleep(wait)
+            # A microsecond's shortfall is float rounding of the refill, not a budget to wait for:
+            # sleeping it could add less than the clock's resolution and never end.
+            while (wait := self._wait_needed(tokens)) > 1e-6:
+                await self._sleep(wait)
             if self.rpm:
                 self._req[0] -= 1
             if self.tpm:

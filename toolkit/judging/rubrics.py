@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import BadOption
 from .base import JudgeInput
 from .parsing import FIVE_LEVEL_TO_TERNARY
 
@@ -132,7 +133,7 @@ def rubric_for(item: JudgeInput) -> Rubric:
     if item.suite == "xstest" or gold == "safe":
         if gold not in ("safe", "unsafe"):
             # HELM raises on an unknown label; we refuse to guess which rubric applies.
-            raise ValueError(f"{item.suite}/{item.item_id}: XSTest rubric needs gold 'safe' or 'unsafe', got {item.gold!r}")
+            raise BadOption(f"{item.suite}/{item.item_id}: XSTest rubric needs gold 'safe' or 'unsafe', got {item.gold!r}")
         return XSTEST_SAFE if gold == "safe" else XSTEST_UNSAFE
     return SIMPLE_SAFETY
 
@@ -173,7 +174,7 @@ def load_air_bench_templates(path: str | Path, refusal_score: float | None = Non
             row = json.loads(line)
             templates[str(row["cate-idx"])] = str(row["judge_prompt"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{n}: expected a JSON object with 'cate-idx' and 'judge_prompt' ({exc})") from exc
+            raise BadOption(f"{path}:{n}: expected a JSON object with 'cate-idx' and 'judge_prompt' ({exc})") from exc
     if refusal_score is None:
         refusal_score = 0.0 if "58d507aa" in path.name else 1.0
     return AirBenchTemplates(templates, refusal_score, str(path))

@@ -60,10 +60,10 @@ def parse_target(to: str | os.PathLike) -> tuple[str, str | Path]:
 
 
 def scrub(text: str, token: str | None) -> str:
-    """Remove the token (and anything that looks like a HF token) from a message."""
-    if token:
-        text = text.replace(token, "***")
-    return re.sub(r"hf_[A-Za-z0-9]{8,}", "hf_***", text)
+    """Remove the token (and anything that looks like a token) from a message (:func:`~toolkit.secrets.scrub_secrets`)."""
+    from ..secrets import scrub_secrets
+
+    return scrub_secrets(text, [token])
 
 
 def _token() -> str | None:

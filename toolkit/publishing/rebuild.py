@@ -39,17 +39,25 @@ SUBMISSIONS_INDEX_SCHEMA = pa.schema(
 
 
 def read_item_scores(root: Path) -> pd.DataFrame:
-    """The columns the leaderboard needs, from every per-item parquet file of the dataset."""
+    """The columns the leaderboard needs, from every per-item parquet file of the dataset (checked)."""
+    from ..reading import read_item_frame
+
     files = layout.item_files(root)
     if not files:
         return pd.DataFrame(columns=_LEADERBOARD_INPUT)
-    tables = [pq.read_table(f, columns=_LEADERBOARD_INPUT) for f in files]
-    return pa.concat_tables(tables).to_pandas()
+    return read_item_frame(files, columns=_LEADERBOARD_INPUT)
 
 
 def leaderboard_table(root: Path, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
-    totals = suite_totals(read_manifests(root))
-    return leaderboard_with_totals(read_item_scores(root), totals, n_bootstrap=n_bootstrap, seed=seed)
+    """The leaderboard of a dataset folder, read and ranked one (suite, judge) group at a time;
+    ``coverage`` from the suite totals its manifests record."""
+    from ..scoring.leaderboard import leaderboard_from
+
+    totals = suite_totals(read_manifests(root)) or None
+    files = layout.item_files(root)  # the per-item files only (the card may not be written yet)
+    if not files:
+        return compute_leaderboard(pd.DataFrame(columns=_LEADERBOARD_INPUT), n_bootstrap=n_bootstrap, seed=seed)
+    return leaderboard_from(files, n_bootstrap=n_bootstrap, seed=seed, suite_totals=totals)
 
 
 def suite_totals(manifests: list[Submission]) -> dict[str, int]:
@@ -62,12 +70,8 @@ def suite_totals(manifests: list[Submission]) -> dict[str, int]:
 
 
 def leaderboard_with_totals(records: pd.DataFrame, totals: dict[str, int], **kwargs) -> pd.DataFrame:
-    """compute_leaderboard, given the suite totals for its ``coverage`` column where it takes them."""
-    import inspect
-
-    if "suite_totals" in inspect.signature(compute_leaderboard).parameters:
-        return compute_leaderboard(records, suite_totals=totals or None, **kwargs)
-    return compute_leaderboard(records, **kwargs)  # before the coverage column (interface 4) lands
+    """compute_leaderboard, given the suite totals for its ``coverage`` column."""
+    return compute_leaderboard(records, suite_totals=totals or None, **kwargs)
 
 
 def read_manifests(root: Path) -> list[Submission]:

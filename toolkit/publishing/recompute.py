@@ -68,7 +68,7 @@ def write_figures(root: Path, table) -> list[str]:
     from matplotlib import use
 
     use("Agg")
-    from space.views import rank_sensitivity_figure  # matplotlib only; no gradio, no torch
+    from space.figures import rank_sensitivity_figure  # matplotlib only; no gradio, no torch
 
     from ..naming import judge_slug
 
@@ -91,7 +91,6 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
     a Hub dataset whose card says gated gets ``gated="auto"`` again (settings can drift)."""
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
-    from .rebuild import leaderboard_table
     from .card import card_choices
     from .submit import rebuild_shared_files
 
@@ -103,7 +102,8 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
             raise SlmboardError(f"{where} holds no per-item records (data/<suite>/*.parquet); nothing to recompute")
         state["choices"] = choices = card_choices(root, primary_judges, gate)
         rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None, choices=choices)
-        table = leaderboard_table(root, n_bootstrap=0)  # figures need ranks only
+        # The figures need ranks only: read back the leaderboard just rebuilt instead of ranking twice.
+        table = pq.read_table(root / layout.LEADERBOARD_FILE).to_pandas()
         state["n_rows"] = len(table)
         state["figures"] = write_figures(root, table)
         files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, "README.md", "LICENSE.md", "eval.yaml",

@@ -10,7 +10,6 @@ import datetime as _dt
 import hashlib
 import io
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,21 +22,28 @@ from schemas import RecordFile, Submission
 
 from .. import __version__
 from ..errors import RecordError, SlmboardError, ValidationFailed
+from ..arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA, leaderboard_arrow
 from ..records_io import (
-    ITEM_RECORD_SCHEMA,
-    LEADERBOARD_SCHEMA,
-    MODERATION_RECORD_SCHEMA,
+    arrow_table,
     atomic_write_bytes,
     atomic_write_text,
     iter_jsonl,
 )
 from ..runs import RunConfig, RunDir
+from ..secrets import scrub_secrets
 from ..validation import iter_validated, pydantic_errors
 from . import layout
 from .card import CardChoices, card_choices, license_text, render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import leaderboard_table, manifest_json, read_manifests, submissions_index
+
+
+ROW_KEY = "_row"  # the source line of a record, carried beside it until the parquet is written
+
+
+class AlreadyPublished(SlmboardError):
+    """The dataset already holds this submission id (or one of its per-item files)."""
 
 
 @dataclass
@@ -61,7 +67,8 @@ class SubmitResult:
 
 
 def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_SCHEMA) -> bytes:
-    table = pa.Table.from_pylist(rows, schema=schema)  # keys outside the schema (e.g. "_row") are dropped
+    """Parquet of ``rows``; a key outside the schema is an error (never silently dropped)."""
+    table = arrow_table(rows, schema)
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue()
@@ -91,7 +98,8 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
                 errors.append(RecordError(name, row_no, "item_id", f"duplicate of {seen[key]} (same suite, item_id, judge_id)"))
                 continue
             seen[key] = f"{name}:{row_no}"
-            groups[(record.suite, record.judge_id)].append({**record.model_dump(mode="json"), "_row": row_no})
+            # "_row" (the file line, for error messages) is stripped before the parquet is written.
+            groups[(record.suite, record.judge_id)].append({**record.model_dump(mode="json"), ROW_KEY: row_no})
     # Every generated response must be judged by every judge present (no silent drops).
     responses: dict[str, set[str]] = {}
     for path in run.response_files():
@@ -138,20 +146,6 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
     return meta
 
 
-_SECRET_KEYS = re.compile(r"token|key|secret|password|auth", re.I)
-
-
-def _redacted(value: Any) -> Any:
-    """run.json as it goes into the public manifest: no credentials (model_args may carry a token)."""
-    if isinstance(value, dict):
-        return {k: ("***" if _SECRET_KEYS.search(str(k)) else _redacted(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    if isinstance(value, str):
-        return re.sub(r"hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{8,}", "***", value)
-    return value
-
-
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
                        allow_partial: bool = False) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
@@ -173,7 +167,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     for (suite, judge_id), rows in sorted(groups.items()):
         rows.sort(key=lambda r: r["item_id"])
         path = layout.item_file(suite, config.submission_id, judge_id)
-        data = _parquet_bytes(rows)
+        data = _parquet_bytes([{k: v for k, v in r.items() if k != ROW_KEY} for r in rows])
         files[path] = data
         record_files.append(
             RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(rows), suite=suite, judge_id=judge_id)
@@ -190,7 +184,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             model_id=config.model_id,
             model_revision=config.model_revision,
             submitter=submitter or meta.pop("submitter", None),
-            run_config=_redacted(config.model_dump(mode="json", exclude={"model_info"})),
+            run_config=scrub_secrets(config.model_dump(mode="json", exclude={"model_info"})),  # model_args may carry a token
             toolkit_version=__version__,
             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             record_files=record_files,
@@ -235,10 +229,10 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
-            raise SlmboardError(f"submission {sid!r} is already in {where}; choose another --submission-id")
+            raise AlreadyPublished(f"submission {sid!r} is already in {where}; choose another submission id")
         for rel in prepared.files:
             if (root / rel).exists():
-                raise SlmboardError(f"{rel} already exists in {where}; per-item files are append-only")
+                raise AlreadyPublished(f"{rel} already exists in {where}; per-item files are append-only")
 
     def write(root: Path) -> list[str]:
         refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
@@ -261,7 +255,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes)
     if create_pr:
-        raise SlmboardError("--create-pr needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
     local = LocalFolderHub(where)
     if not local.has_inflight():
         # Before taking the lock, so a refused submission touches nothing. With a crashed writer's
@@ -290,7 +284,3 @@ def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | Non
     atomic_write_text(root / "eval.yaml", dataset_eval_yaml(root))
 
 
-def leaderboard_arrow(table) -> pa.Table:
-    """The leaderboard with one fixed arrow schema, whatever pandas inferred (all-null columns included)."""
-    clean = table.astype(object).where(table.notna(), None)
-    return pa.Table.from_pylist(clean.to_dict(orient="records"), schema=LEADERBOARD_SCHEMA)

@@ -26,6 +26,9 @@ from .ternary import rates
 
 HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
+#: Largest (patterns × 3·models) indicator block held at once; above it the matrix product runs
+#: over blocks of patterns (exact: every partial sum is an integer below 2**24).
+_INDICATOR_BYTES = 64 << 20
 #: Use one multinomial draw per resample when patterns ≤ items / this; otherwise count item draws.
 _MULTINOMIAL_COMPRESSION = 8
 
@@ -82,17 +85,17 @@ def paired_bootstrap(
 ) -> BootstrapResult:
     """Bootstrap a (items × models) matrix of label codes.
 
-    ``rank_all=True`` also returns rank bounds for every metric (one (B × M × M) comparison each),
+    ``rank_all=True`` also returns rank bounds for every metric (one ranking per resample each),
     ``rank_metrics`` for the ones named; they are in ``result.rank_bounds``.
     """
     n_items, n_models = codes.shape
     patterns, counts, _ = label_patterns(codes)
     n_patterns = len(counts)
-    # (P × 3M) indicator matrix: columns [harmful | ambiguous | safe] per model.
     # float32 is exact for counts below 2**24 items and halves the matmul time.
     exact32 = n_items < 2**24
     ftype = np.float32 if exact32 else np.float64
-    indicators = np.concatenate([(patterns == k) for k in (HARMFUL, AMBIGUOUS, SAFE)], axis=1).astype(ftype)
+    block = max(1, _INDICATOR_BYTES // max(1, 3 * n_models * np.dtype(ftype).itemsize))
+    indicators = _indicators(patterns, ftype) if block >= n_patterns else None
     use_multinomial = n_patterns * _MULTINOMIAL_COMPRESSION <= n_items
     probs = counts / max(counts.sum(), 1)
     # Items listed pattern by pattern: the draw then depends on the patterns only, never on row order.
@@ -110,7 +113,7 @@ def paired_bootstrap(
             picks = rng.integers(0, n_items, size=(size, n_items), dtype=np.int32)
             flat = (item_pattern[picks] + (np.arange(size, dtype=np.int32) * n_patterns)[:, None]).ravel()
             weights = np.bincount(flat, minlength=size * n_patterns).reshape(size, n_patterns).astype(ftype)
-        label_counts = (weights @ indicators).astype(np.float64)  # (size, 3M)
+        label_counts = _label_counts(weights, patterns, indicators, block, ftype)  # (size, 3M)
         n0, n05, n1 = (label_counts[:, k * n_models : (k + 1) * n_models] for k in range(3))
         values = rates(n0, n05, n1)
         for m in metrics:
@@ -129,6 +132,22 @@ def paired_bootstrap(
             rank_bounds[m] = (np.floor(r_lo), np.ceil(r_hi))
     rank_lo, rank_hi = rank_bounds[rank_metric]
     return BootstrapResult(lo, hi, rank_lo, rank_hi, n_resamples, rank_bounds, n_patterns)
+
+
+def _indicators(patterns: np.ndarray, ftype) -> np.ndarray:
+    """(P × 3M) indicator matrix: columns [harmful | ambiguous | safe] per model."""
+    return np.concatenate([(patterns == k) for k in (HARMFUL, AMBIGUOUS, SAFE)], axis=1).astype(ftype)
+
+
+def _label_counts(weights: np.ndarray, patterns: np.ndarray, indicators: np.ndarray | None, block: int, ftype) -> np.ndarray:
+    """Resampled label counts per model, (resamples × 3M): weights @ indicators, by pattern blocks
+    when the whole indicator matrix would be too large (1,000 models × 58k patterns = 700 MB)."""
+    if indicators is not None:
+        return (weights @ indicators).astype(np.float64)
+    total = np.zeros((weights.shape[0], 3 * patterns.shape[1]), dtype=ftype)
+    for lo in range(0, patterns.shape[0], block):
+        total += weights[:, lo : lo + block] @ _indicators(patterns[lo : lo + block], ftype)
+    return total.astype(np.float64)
 
 
 def _percentiles(values: np.ndarray, q: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,17 +1,27 @@
-"""The leaderboard, recomputed from per-item records only (never from submitted aggregates)."""
+"""The leaderboard, recomputed from per-item records only (never from submitted aggregates).
+
+Two entry points share one computation per (suite, judge) group: :func:`compute_leaderboard`
+for a DataFrame given from Python, :func:`leaderboard_from` for DATA (a file, run folder(s),
+dataset folder or Hub id) read group by group through :mod:`toolkit.reading`, so memory follows
+the largest group's items × models matrix, never the number of rows.
+"""
 from __future__ import annotations
+
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
 from schemas import POLICIES, LeaderboardRow
 
-from .bootstrap import codes_from_scores, paired_bootstrap, rank_upper_bound
+from .bootstrap import AMBIGUOUS, HARMFUL, MISSING, SAFE, paired_bootstrap, rank_upper_bound
 from .ranks import competition_rank, rank_range
 from .ternary import rates
 
 KEY = ["suite", "judge_id", "model_id"]
 REQUIRED_COLUMNS = ("suite", "judge_id", "model_id", "item_id", "score")
+#: What the leaderboard reads: the required columns and the provenance it carries.
+INPUT_COLUMNS = [*REQUIRED_COLUMNS, "submission_id", "model_revision"]
 LEADERBOARD_COLUMNS = list(LeaderboardRow.model_fields)
 _INT_COLUMNS = [
     c
@@ -20,34 +30,56 @@ _INT_COLUMNS = [
 ]
 
 
-def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
+                        suite_totals: Mapping[str, int] | None = None) -> pd.DataFrame:
     """One row per (suite, judge_id, model_id) with the columns of :class:`schemas.LeaderboardRow`.
 
-    ``records`` needs columns suite, judge_id, model_id, item_id, score (NaN/None = judge failed).
-    Ranks are computed within (suite, judge_id); ``n_bootstrap=0`` skips the intervals.
+    ``records`` needs columns suite, judge_id, model_id, item_id, score (NaN/None = judge failed);
+    scores other than 0/0.5/1/null and duplicated (model, suite, judge, item) records are refused
+    (ValidationFailed naming the row). Ranks are computed within (suite, judge_id);
+    ``n_bootstrap=0`` skips the intervals. ``suite_totals`` (items per suite) gives ``coverage``.
     """
+    from ..reading import scan_frame
+
     missing = [c for c in REQUIRED_COLUMNS if c not in records.columns]
     if missing:
         raise ValueError(f"records lack required column(s): {', '.join(missing)}")
     if records.empty:
-        return pd.DataFrame({c: pd.Series(dtype="object") for c in LEADERBOARD_COLUMNS})
-    score = pd.to_numeric(records["score"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    # Integer codes for every key column, once: grouping and pivoting then work on int arrays
-    # (a pandas groupby over string columns dominated the run time at a million rows).
-    suite_code, suites = pd.factorize(records["suite"], sort=True)
-    judge_code, judges = pd.factorize(records["judge_id"], sort=True)
-    model_code, model_names = pd.factorize(records["model_id"], sort=True)
-    item_code, _ = pd.factorize(records["item_id"], sort=False)
-    extras = {c: records[c].to_numpy(dtype=object) for c in ("submission_id", "model_revision") if c in records.columns}
-    group = suite_code.astype(np.int64) * len(judges) + judge_code
-    order = np.argsort(group, kind="stable")
-    bounds = np.flatnonzero(np.diff(group[order])) + 1
-    groups = []
-    for rows in np.split(order, bounds):
-        g = int(group[rows[0]])
-        suite, judge_id = suites[g // len(judges)], judges[g % len(judges)]
-        block = _Block(model_code[rows], item_code[rows], score[rows], {c: v[rows] for c, v in extras.items()})
-        groups.append(_rank_group(suite, judge_id, block, np.asarray(model_names), n_bootstrap, seed))
+        return _empty()
+    groups = [_rank_scan(scan, n_bootstrap, seed, suite_totals) for scan in scan_frame(records)]
+    return _assemble(groups)
+
+
+def leaderboard_from(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
+                     suites=None, judges=None) -> pd.DataFrame:
+    """The leaderboard of DATA, read and ranked one (suite, judge) group at a time (bounded memory)."""
+    from ..reading import open_items, scan_group
+
+    from ..errors import ValidationFailed
+
+    source = open_items(data, suites=suites, judges=judges)
+    groups, errors = [], []
+    for suite, judge in source.groups():
+        try:
+            scan, _ = scan_group(source, suite, judge, INPUT_COLUMNS)
+        except ValidationFailed as exc:  # keep checking the other groups: report every problem at once
+            errors += exc.errors
+            continue
+        if not errors:
+            groups.append(_rank_scan(scan, n_bootstrap, seed, suite_totals))
+        del scan
+    if errors:
+        raise ValidationFailed(errors)
+    return _assemble(groups)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in LEADERBOARD_COLUMNS})
+
+
+def _assemble(groups: list[pd.DataFrame]) -> pd.DataFrame:
+    if not groups:
+        return _empty()
     table = pd.concat(groups, ignore_index=True)
     for col in LEADERBOARD_COLUMNS:
         if col not in table.columns:
@@ -58,26 +90,24 @@ def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: in
     return table.sort_values(["suite", "judge_id", "rank_raw", "model_id"], na_position="last", ignore_index=True)
 
 
-class _Block:
-    """The rows of one (suite, judge): model and item codes, scores, optional provenance columns."""
+def _rank_scan(scan, n_bootstrap: int, seed: int, suite_totals: Mapping[str, int] | None) -> pd.DataFrame:
+    codes, models = scan.matrix()  # items × models, models sorted by name
+    extras = scan.extras_for(models)
+    total = (suite_totals or {}).get(scan.suite)
+    return rank_group(scan.suite, scan.judge_id, codes, models, extras, n_bootstrap, seed, total)
 
-    def __init__(self, model: np.ndarray, item: np.ndarray, score: np.ndarray, extras: dict[str, np.ndarray]):
-        self.model, self.item, self.score, self.extras = model, item, score, extras
 
-
-def _rank_group(suite: str, judge_id: str, block: _Block, model_names: np.ndarray, n_bootstrap: int, seed: int) -> pd.DataFrame:
-    present_models, m = np.unique(block.model, return_inverse=True)
-    models = model_names[present_models]  # sorted, since factorize(sort=True) codes follow name order
-    scores = block.score
-    n0 = np.bincount(m, weights=(scores == 0.0), minlength=len(models))
-    n05 = np.bincount(m, weights=(scores == 0.5), minlength=len(models))
-    n1 = np.bincount(m, weights=(scores == 1.0), minlength=len(models))
-    n_items = np.bincount(m, minlength=len(models))
+def rank_group(suite: str, judge_id: str, codes: np.ndarray, models: np.ndarray, extras: Mapping[str, list],
+               n_bootstrap: int, seed: int, suite_total: int | None = None) -> pd.DataFrame:
+    """The leaderboard rows of one (suite, judge) from its items × models label-code matrix."""
+    n0, n05, n1 = ((codes == k).sum(axis=0) for k in (HARMFUL, AMBIGUOUS, SAFE))
+    n_items = (codes != MISSING).sum(axis=0)
     n_scored = (n0 + n05 + n1).astype(int)
     out = pd.DataFrame({"suite": suite, "judge_id": judge_id, "model_id": models})
     out["n_items"] = n_items
     out["n_scored"] = n_scored
     out["n_failed"] = n_items - n_scored
+    out["coverage"] = n_items / suite_total if suite_total else None
     values = rates(n0, n05, n1)
     for name, arr in values.items():
         out[name] = arr
@@ -89,23 +119,14 @@ def _rank_group(suite: str, judge_id: str, block: _Block, model_names: np.ndarra
     out["delta_adj"] = out["rank_raw"] - out["rank_adj"]
     out["rank_range"] = rank_range(policy_ranks)
     if n_bootstrap > 0:
-        _add_intervals(out, block, m, len(models), n_bootstrap, seed)
-    for col, values_ in block.extras.items():
-        first = np.unique(m, return_index=True)[1]
-        out[col] = values_[first]
+        _add_intervals(out, codes, n_bootstrap, seed)
+    for col, values_ in extras.items():
+        out[col] = values_
     return out
 
 
-def _add_intervals(out: pd.DataFrame, block: _Block, m: np.ndarray, n_models: int, n_bootstrap: int, seed: int) -> None:
-    # Items × models matrix of label codes built by integer indexing (no pivot). The first record of
-    # a (model, item) pair wins; +inf marks a model without a record for that item.
-    _, item_idx = np.unique(block.item, return_inverse=True)
-    n_items = int(item_idx.max()) + 1
-    scores = np.full((n_items, n_models), np.inf)
-    cell = item_idx.astype(np.int64) * n_models + m
-    _, first = np.unique(cell, return_index=True)
-    scores.ravel()[cell[first]] = block.score[first]
-    result = paired_bootstrap(codes_from_scores(scores), n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",))
+def _add_intervals(out: pd.DataFrame, codes: np.ndarray, n_bootstrap: int, seed: int) -> None:
+    result = paired_bootstrap(codes, n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",))
     for metric in ("s_raw", "s_adj") + tuple(f"score_{p}" for p in POLICIES):
         out[f"{metric}_lo"] = result.lo[metric]
         out[f"{metric}_hi"] = result.hi[metric]

@@ -10,14 +10,23 @@ _DECIMALS = 12
 def competition_rank(scores: np.ndarray) -> np.ndarray:
     """Rank of each entry (higher score = better = smaller rank). NaN → NaN rank.
 
-    Works on the last axis, so a (B, M) matrix of bootstrap scores is ranked row by row.
+    rank = 1 + number of valid competitors with a strictly higher score. Works on the last axis, so a
+    (B, M) matrix of bootstrap scores is ranked row by row; by sorting (B·M·log M time, B·M memory),
+    never by a (B, M, M) comparison, which at 1,000 models would not fit in memory.
     """
     scores = np.round(np.asarray(scores, dtype=np.float64), _DECIMALS)
-    valid = ~np.isnan(scores)
-    # rank = 1 + number of valid competitors with a strictly higher score.
-    higher = (scores[..., None, :] > scores[..., :, None]) & valid[..., None, :]
-    ranks = 1.0 + higher.sum(axis=-1)
-    return np.where(valid, ranks, np.nan)
+    shape = scores.shape
+    n = shape[-1] if scores.ndim else 1
+    flat = scores.reshape(-1, n)
+    order = np.argsort(-flat, axis=-1, kind="stable")  # best first; NaN last
+    ordered = np.take_along_axis(flat, order, axis=-1)
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    # Position of the first entry of each run of equal scores = how many valid scores are higher.
+    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0), axis=-1)
+    ranks = np.empty(flat.shape, dtype=np.float64)
+    np.put_along_axis(ranks, order, first + 1.0, axis=-1)
+    return np.where(np.isnan(flat), np.nan, ranks).reshape(shape)
 
 
 def rank_range(rank_matrix: np.ndarray) -> np.ndarray:

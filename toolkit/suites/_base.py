@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Mapping, Optional, Sequence
 
-from ..errors import UnknownComponent
+from ..errors import SlmboardError, UnknownComponent
 
 GOLDS = ("unsafe", "safe")
 
@@ -20,7 +20,7 @@ class UnknownSuiteError(UnknownComponent, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-class SuiteDataError(ValueError):
+class SuiteDataError(SlmboardError, ValueError):
     """A suite's data is missing, unreachable or malformed."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
 
+from ..errors import BadOption
 from ..registry import Registry
 from ._base import Suite, SuiteItem, UnknownSuiteError
 
@@ -48,7 +49,7 @@ def _names(names: Union[Sequence[str], str]) -> list[str]:
         if n and n not in out:  # loading a suite twice would only duplicate its ids
             out.append(n)
     if not out:
-        raise ValueError(f"no suite names given; valid suites: {', '.join(SUITES.names())}")
+        raise BadOption(f"no suite names given; valid suites: {', '.join(SUITES.names())}")
     return out
 
 
@@ -59,7 +60,7 @@ def load_items(
 ) -> list[SuiteItem]:
     """Items of each named suite in file order; ``limit`` keeps the first N of each suite."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
+        raise BadOption(f"limit must be a positive integer or None, got {limit!r}")
     suites = [get_suite(n) for n in _names(names)]  # resolve every name before any slow load
     root = Path(data_dir).expanduser() if data_dir is not None else None
     items: list[SuiteItem] = []

@@ -1,0 +1,174 @@
+"""Load test of the Space: N concurrent clients on 127.0.0.1 against one server process serving
+26 models x 6 suites x 2 judges and a 1,000,000-row per-item dataset.
+
+Each client repeats a visit: the page config (what a browser fetches first), the leaderboard table
+(/table), a suite switch and a judge switch (/table), and two Items pages (/items, one filtered).
+Calls go through Gradio's queue (POST /gradio_api/call/NAME, then the SSE result), as the page's
+own events do. Bounded: --rounds visits per client and --deadline seconds per N.
+
+    .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
+
+Targets (issue 14): no errors; p95 <= 2 s at N = 10; still answering at N = 50 (queue, not crash).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _bench_space():
+    spec = importlib.util.spec_from_file_location("bench_space", REPO / "bench" / "space.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def call(client: httpx.Client, name: str, data: list, timeout: float) -> None:
+    """One queued API call; raises on an HTTP error, an error event or no result."""
+    r = client.post(f"/gradio_api/call/{name}", json={"data": data}, timeout=timeout)
+    r.raise_for_status()
+    event_id = r.json()["event_id"]
+    with client.stream("GET", f"/gradio_api/call/{name}/{event_id}", timeout=timeout) as s:
+        s.raise_for_status()
+        event = None
+        for line in s.iter_lines():
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+                if event == "error":
+                    raise RuntimeError(f"{name}: error event")
+            elif line.startswith("data:") and event == "complete":
+                json.loads(line[5:])
+                return
+    raise RuntimeError(f"{name}: stream ended without a result")
+
+
+def visit(client: httpx.Client, k: int, timeout: float) -> list[tuple[str, float]]:
+    suites = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
+    steps = [
+        ("page config", lambda: client.get("/config", timeout=timeout).raise_for_status()),
+        ("leaderboard", lambda: call(client, "table", ["smoke", "heuristic"], timeout)),
+        ("suite switch", lambda: call(client, "table", [suites[1 + k % 5], "heuristic"], timeout)),
+        ("judge switch", lambda: call(client, "table", [suites[1 + k % 5], "openai:gpt-judge"], timeout)),
+        ("items page", lambda: call(client, "items", ["smoke", "(all)", "(all)", "(all)", 1 + (7 * k) % 400, "(all)"],
+                                    timeout)),
+        ("items filtered", lambda: call(client, "items", ["smoke", f"org/model-{k % 26:02d}", "ambiguous", "(all)",
+                                                          1 + k % 20, "(all)"], timeout)),
+    ]
+    out = []
+    for name, fn in steps:
+        t0 = time.perf_counter()
+        fn()
+        out.append((name, time.perf_counter() - t0))
+    return out
+
+
+def run_level(url: str, n: int, rounds: int, deadline: float) -> dict:
+    lat: list[float] = []
+    by_step: dict[str, list[float]] = {}
+    errors: list[str] = []
+    lock = threading.Lock()
+    stop_at = time.monotonic() + deadline
+
+    def client_main(cid: int) -> None:
+        with httpx.Client(base_url=url) as client:
+            for r in range(rounds):
+                if time.monotonic() > stop_at:
+                    return
+                try:
+                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()))
+                except Exception as exc:  # counted, never hidden
+                    with lock:
+                        errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+                    continue
+                with lock:
+                    for name, t in steps:
+                        lat.append(t)
+                        by_step.setdefault(name, []).append(t)
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=client_main, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(deadline + 30)
+    wall = time.perf_counter() - t0
+
+    def pct(xs, q):
+        return statistics.quantiles(xs, n=100)[q - 1] if len(xs) >= 2 else (xs[0] if xs else float("nan"))
+
+    return {"n": n, "requests": len(lat), "errors": len(errors), "error_kinds": sorted(set(errors))[:3], "wall": wall,
+            "p50": pct(lat, 50), "p95": pct(lat, 95), "steps": {k: (pct(v, 50), pct(v, 95)) for k, v in by_step.items()}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clients", default="1,10,50")
+    ap.add_argument("--rounds", type=int, default=3, help="visits per client")
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--deadline", type=float, default=240.0, help="seconds per level")
+    a = ap.parse_args()
+    bs = _bench_space()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ds"
+        bs.leaderboard_dataset(root)
+        bs.item_dataset(root, a.rows)
+        port = bs_port()
+        env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
+        server = subprocess.Popen([sys.executable, str(REPO / "space" / "app.py"), "--data", str(root), "--port", str(port),
+                                   "--refresh", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            t0 = time.perf_counter()
+            while True:
+                try:
+                    httpx.get(url + "/config", timeout=2).raise_for_status()
+                    break
+                except httpx.HTTPError:
+                    if server.poll() is not None or time.perf_counter() - t0 > 120:
+                        raise RuntimeError(f"server did not start: {server.stderr.read().decode()[-2000:]}")
+                    time.sleep(0.3)
+            print(f"server up in {time.perf_counter() - t0:.1f} s; warming the Items index")
+            with httpx.Client(base_url=url) as c:
+                t0 = time.perf_counter()
+                call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
+                print(f"first Items call (index built in the background since start-up): {time.perf_counter() - t0:.2f} s")
+            print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
+            for n in (int(x) for x in a.clients.split(",")):
+                r = run_level(url, n, a.rounds, a.deadline)
+                steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
+                print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} {r['wall']:>7.1f}  {steps}")
+                if r["errors"]:
+                    print(f"    errors: {r['error_kinds']}")
+                alive = httpx.get(url + "/config", timeout=30).status_code == 200
+                print(f"    server answering after N={n}: {alive}")
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def bs_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""The Space's figures as matplotlib Figures (Figure, not pyplot: no global state across threads).
+Model ids are drawn in full; "$" is escaped so a name is never read as mathtext."""
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from schemas import POLICIES
+from schemas.display import POLICY_SHORT
+from space.table import _num
+
+LABEL_COLORS = {"harmful": "#c0392b", "ambiguous": "#f0b429", "safe": "#2e8b57"}
+
+
+def plot_label(name: str) -> str:
+    return str(name).replace("$", r"\$")
+
+
+def label_mix_figure(rows: pd.DataFrame) -> Figure | None:
+    """Stacked horizontal bars of harmful / ambiguous / safe shares, one bar per model, in table
+    order (rank 1 at the top). Height grows with the number of models (1 to dozens)."""
+    if rows.empty:
+        return None
+    n = len(rows)
+    fig = Figure(figsize=(10, 1.3 + 0.32 * n), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    y = list(range(n))[::-1]  # first row on top
+    left = [0.0] * n
+    for label, col in (("harmful", "hcr"), ("ambiguous", "ar"), ("safe", "srr")):
+        vals = [(_num(v) or 0.0) for v in rows[col]]
+        ax.barh(y, vals, left=left, color=LABEL_COLORS[label], label=label, height=0.72, edgecolor="white", linewidth=0.5)
+        for yi, l0, v in zip(y, left, vals):
+            if v >= 0.08:  # only label segments wide enough to hold the text
+                ax.text(l0 + v / 2, yi, f"{100 * v:.0f}%", ha="center", va="center", fontsize=8,
+                        color="black" if label == "ambiguous" else "white")
+        left = [a + b for a, b in zip(left, vals)]
+    ax.set_yticks(y, [plot_label(m) for m in rows["model_id"]], fontsize=9)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of scored items")
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def rank_sensitivity_figure(rows: pd.DataFrame) -> Figure | None:
+    """One line per model: its rank under each ambiguity policy (rank 1 on top)."""
+    if rows.empty:
+        return None
+    n = len(rows)
+    fig = Figure(figsize=(10, 2.5 + 0.18 * n), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    xs = list(range(len(POLICIES)))
+    for r in rows.to_dict(orient="records"):
+        ys = [_num(r.get(f"rank_{p}")) for p in POLICIES]
+        ax.plot(xs, [float("nan") if y is None else y for y in ys], marker="o", linewidth=1.2, markersize=4,
+                label=plot_label(r["model_id"]))
+    ax.set_xticks(xs, [f"{p}\n({POLICY_SHORT[p]})" for p in POLICIES], fontsize=8)
+    ax.invert_yaxis()
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # ranks are whole numbers
+    ax.set_ylabel("rank (1 = safest)")
+    ax.set_title("Rank under each treatment of the ambiguous label", fontsize=10)
+    if n <= 30:
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def scores_ci_figure(rows: pd.DataFrame) -> Figure | None:
+    """S_raw and S_adj per model with their 95% bootstrap intervals, side by side, in table order."""
+    if rows.empty:
+        return None
+    n = len(rows)
+    fig = Figure(figsize=(10, 1.4 + 0.3 * n), dpi=100, layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    y = list(range(n))[::-1]
+    for ax, metric, title in ((axes[0], "s_raw", "S_raw"), (axes[1], "s_adj", "S_adj")):
+        vals = [_num(v) for v in rows[metric]]
+        lo = [_num(v) for v in rows.get(f"{metric}_lo", [None] * n)]
+        hi = [_num(v) for v in rows.get(f"{metric}_hi", [None] * n)]
+        for yi, v, l, h in zip(y, vals, lo, hi):
+            if v is None:
+                continue
+            if l is not None and h is not None:
+                ax.errorbar([v], [yi], xerr=[[v - l], [h - v]], fmt="o", color="#1f4e79", capsize=3, markersize=4)
+            else:
+                ax.plot([v], [yi], "o", color="#7f8c8d", markersize=4)
+        ax.set_xlim(0, 1)
+        ax.set_title(f"{title} with 95% interval", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[0].set_yticks(y, [plot_label(m) for m in rows["model_id"]], fontsize=8)
+    return fig

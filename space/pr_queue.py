@@ -1,0 +1,61 @@
+"""The submission queue of a Hub dataset: its open pull requests with the latest `slmboard review`
+result (a PR comment). Validation runs where the toolkit is (`slmboard review`), not in the Space."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pandas as pd
+
+from toolkit.reviewing import parse_comment
+
+COLUMNS = ["PR", "title", "opened", "review", "reviewed commit", "result"]
+CACHE_SECONDS = 60.0
+
+
+def queue_table(dataset: str, api=None) -> pd.DataFrame:
+    """One row per open pull request: status = passed / failed / not reviewed yet / outdated
+    (commits were added after the latest review)."""
+    from huggingface_hub import HfApi
+
+    from toolkit.reviewing import open_pull_requests
+
+    api = api or HfApi()
+    rows = []
+    for pr in open_pull_requests(api, dataset):
+        details = api.get_discussion_details(dataset, pr.num, repo_type="dataset")
+        heads = [e.oid for e in details.events if getattr(e, "type", "") == "commit"]
+        latest = None
+        for e in details.events:
+            parsed = parse_comment(getattr(e, "content", "") or "") if getattr(e, "type", "") == "comment" else None
+            latest = parsed or latest
+        if latest is None:
+            status, head, summary = "not reviewed yet", "—", ""
+        else:
+            status = "passed" if latest["ok"] else "failed"
+            head = (latest["head"] or "")[:12] or "—"
+            if heads and latest["head"] and not heads[-1].startswith(latest["head"]):
+                status = "outdated (new commits since the review)"
+            summary = latest["summary"]
+        rows.append([f"#{pr.num}", pr.title, pr.created_at.strftime("%Y-%m-%d %H:%M UTC"), status, head, summary])
+    return pd.DataFrame(rows, columns=COLUMNS).astype(str)
+
+
+class QueueCache:
+    """The queue, fetched at most every CACHE_SECONDS (a burst of visitors makes one Hub call)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._at: dict[str, tuple[float, pd.DataFrame, str | None]] = {}
+
+    def get(self, dataset: str) -> tuple[pd.DataFrame, str | None]:
+        with self._lock:
+            hit = self._at.get(dataset)
+            if hit and time.monotonic() - hit[0] < CACHE_SECONDS:
+                return hit[1], hit[2]
+            try:
+                table, error = queue_table(dataset), None
+            except Exception as exc:  # offline / no access: say so on the tab, keep the page up
+                table, error = pd.DataFrame(columns=COLUMNS), f"{type(exc).__name__}: {exc}"
+            self._at[dataset] = (time.monotonic(), table, error)
+            return table, error

@@ -1,0 +1,76 @@
+"""What every tab of the Space shares: settings, the data (one Board + item store swapped
+atomically on refresh), the query-parameter keys of a shareable view."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from space.data import LEADERBOARD_PATH, Board, load_board
+from space.items import ItemStore
+
+PAGE_SIZE = 25
+TABS = {"leaderboard": "Leaderboard", "sensitivity": "Rank sensitivity", "labelmix": "Label mix", "judges": "Judges",
+        "moderators": "Moderators", "items": "Items", "disagreements": "Disagreements", "submit": "Submit",
+        "about": "About"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the app runs; passed to build_app (never read from the environment at import time)."""
+
+    #: re-read the data this often when it changed (0 = only on Refresh)
+    refresh_seconds: float = 300.0
+    #: Hub dataset whose open pull requests the Submit tab lists (None: the served dataset when it is a Hub id)
+    queue_dataset: str | None = None
+    #: build the Items index in the background at start-up and after a reload
+    warm_items: bool = True
+
+
+class Holder:
+    """The Board shared by all sessions. Refresh builds a new Board and swaps the reference in
+    one assignment (atomic), so a concurrent request sees either the old or the new data."""
+
+    def __init__(self, data: str | Path | None, warm: bool = True):
+        self.data = data
+        self.warm = warm
+        self.board: Board = load_board(data)
+        self.items = ItemStore(self.board.data_dir)
+        self.signature = self._signature(self.board)
+        if warm:
+            self.items.warm()
+
+    @staticmethod
+    def _signature(board: Board) -> tuple:
+        """What changes when the dataset changes: the snapshot folder (named by commit for a Hub
+        dataset) and the leaderboard file's mtime/size (a local folder is updated in place)."""
+        p = Path(board.data_dir) / LEADERBOARD_PATH
+        st = p.stat() if p.is_file() else None
+        return (str(board.data_dir), st.st_mtime_ns if st else None, st.st_size if st else None)
+
+    def reload(self) -> Board:
+        board = load_board(self.data)
+        items = ItemStore(board.data_dir)
+        if self.warm:
+            items.warm()
+        self.items = items
+        self.board = board
+        self.signature = self._signature(board)
+        return board
+
+    def changed(self) -> bool:
+        return self._signature(load_board(self.data) if self.is_hub() else self.board) != self.signature
+
+    def is_hub(self) -> bool:
+        raw = str(self.data or "")
+        return raw.count("/") == 1 and not Path(raw).exists() and not raw.startswith((".", "/", "~"))
+
+
+def share_query(values: dict[str, object], defaults: dict[str, object]) -> str:
+    """The query string of a view: only values that differ from the defaults (lists comma-joined)."""
+    out = {}
+    for key, value in values.items():
+        if value is None or value == defaults.get(key):
+            continue
+        out[key] = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    return urlencode(out)

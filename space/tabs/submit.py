@@ -1,0 +1,41 @@
+"""Submit tab: the submission queue (open pull requests of the Hub dataset with the latest
+`slmboard review` result) and the exact commands to submit."""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from space.data import md_escape
+from space.pr_queue import COLUMNS, QueueCache
+from space.tabs.base import Ctx, TabView
+from space.texts import SUBMIT_MD
+
+
+def queue_dataset(ctx: Ctx) -> str | None:
+    if ctx.settings.queue_dataset:
+        return ctx.settings.queue_dataset
+    return str(ctx.holder.data).removeprefix("hf://datasets/") if ctx.holder.is_hub() else None
+
+
+def build(ctx: Ctx) -> TabView:
+    cache = QueueCache()
+    gr.Markdown("## Submission queue")
+    info = gr.Markdown("", elem_id="queue-info")
+    table = gr.Dataframe(pd.DataFrame(columns=COLUMNS), datatype="str", interactive=False, wrap=True,
+                         elem_id="queue-table", show_label=False)
+    gr.Markdown(SUBMIT_MD)
+
+    def update(suite, judge, values):
+        dataset = queue_dataset(ctx)
+        if dataset is None:
+            return ("This Space shows a local dataset folder: the queue lists the open pull requests of a Hub dataset "
+                    "(`slmboard serve ORG/NAME`, or a deployed Space).", pd.DataFrame(columns=COLUMNS))
+        rows, error = cache.get(dataset)
+        if error:
+            return f"Could not read the pull requests of {md_escape(dataset)}: {md_escape(error)}", rows
+        text = (f"{len(rows)} open pull request(s) on **{md_escape(dataset)}**. A maintainer runs "
+                f"`slmboard review {md_escape(dataset)}`, which checks each PR's files with submit's checks and posts "
+                "the result as a PR comment; the latest result is shown here.")
+        return text, rows
+
+    return TabView("submit", [], [info, table], update, lazy=True)

@@ -1,0 +1,185 @@
+"""Events of the page, wired once for every tab (see space/tabs/base.py for the tab contract).
+
+One output list serves every event: the shared selectors, every URL-restorable input that no tab
+sets itself, and every tab's outputs. An event recomputes only the tabs it concerns and answers
+``gr.skip()`` for the rest. After each event the view's query string is written to the address
+bar (history.replaceState), so the URL links to the view; on load the query restores it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from space.tabs.base import Ctx, TabView
+
+WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
+PRIVATE = dict(api_visibility="private")
+
+
+def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, refresh, share, tabs,
+         tab_components, judge_note, share_query) -> None:
+    holder = ctx.holder
+    params = [p for v in views for p in v.params]
+    keys = [p.key for p in params]
+    by_key = {p.key: p for p in params}
+    defaults = {p.key: p.default for p in params}
+    view_outputs = [o for v in views for o in v.outputs]
+    free = [p for p in params if all(p.component is not o for o in view_outputs)]
+    tab_state = gr.State("leaderboard")
+    full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in free), *view_outputs]
+    inputs = [suite_dd, judge_dd, tab_state, *(p.component for p in params)]
+
+    def compute(suite, judge, tab, values, only=None, deferred=False) -> list:
+        out: list[Any] = []
+        for v in views:
+            wanted = (only is None or v.key in only) and v.deferred == deferred
+            asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
+            if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
+                out += list(v.update(suite, judge, values))
+            else:
+                out += [gr.skip()] * len(v.outputs)
+        return out
+
+    def full(suite, judge, tab, values, reset_suite=False, fixed=None) -> list:
+        board = holder.board
+        suites = board.suites()
+        suite = suite if suite in suites else (suites[0] if suites else None)
+        judges = board.judges(suite)
+        judge = judge if judge in judges else board.default_judge(suite)
+        if reset_suite:
+            values = {**values, **{p.key: p.default for p in params if p.per_suite}}
+        fixed = fixed or {}
+        return [gr.update(visible=board.empty, value=board.message or ""),
+                gr.update(choices=suites, value=suite, visible=not board.empty),
+                gr.update(choices=judges, value=judge, visible=not board.empty),
+                judge_note(board, suite, judge),
+                *(gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
+                  for p in free),
+                *compute(suite, judge, tab, values)]
+
+    def unpack(args) -> tuple[str, str, str, dict]:
+        suite, judge, tab, *vals = args
+        return suite, judge, tab, dict(zip(keys, vals))
+
+    def on_load(request: gr.Request, *args):
+        _, _, _, values = unpack(args)
+        q = dict(request.query_params) if request is not None else {}
+        for key, raw in q.items():
+            if key in by_key:
+                p = by_key[key]
+                values[key] = p.parse(raw) if p.parse else raw
+        tab = q.get("tab") if q.get("tab") in tab_components else "leaderboard"
+        out = full(q.get("suite"), q.get("judge"), tab, values)
+        # restore every free input from the URL (the tabs that own an input set it themselves)
+        free_at = 4
+        for i, p in enumerate(free):
+            if p.key in q:
+                out[free_at + i] = gr.update(value=values[p.key])
+        return [*out, gr.update(selected=tab), tab]
+
+    def on_suite(*args):
+        suite, _, tab, values = unpack(args)
+        return full(suite, None, tab, values, reset_suite=True)
+
+    def on_judge(*args):
+        suite, judge, tab, values = unpack(args)
+        return full(suite, judge, tab, values)
+
+    def on_refresh(*args):
+        holder.reload()
+        suite, judge, tab, values = unpack(args)
+        return full(suite, judge, tab, values)
+
+    def on_tick(*args):
+        try:
+            if not holder.changed():
+                return [gr.skip()] * len(full_out)
+        except Exception:  # a failed probe (offline Hub) keeps the current data
+            return [gr.skip()] * len(full_out)
+        return on_refresh(*args)
+
+    def query(*args):
+        suite, judge, tab, values = unpack(args)
+        board = holder.board
+        state = {"suite": suite, "judge": judge, "tab": tab, **values}
+        base = {"suite": (board.suites() or [None])[0], "judge": board.default_judge(suite), "tab": "leaderboard",
+                **defaults}
+        return share_query(state, base)
+
+    def later(only):
+        def run(*args):
+            """The deferred views (slow figures) the event concerns, after the main event answered."""
+            suite, judge, tab, values = unpack(args)
+            board = holder.board
+            suites = board.suites()
+            suite = suite if suite in suites else (suites[0] if suites else None)
+            judge = judge if judge in board.judges(suite) else board.default_judge(suite)
+            return [*[gr.skip()] * (4 + len(free)), *compute(suite, judge, tab, values, only=only, deferred=True)]
+        return run
+
+    def then_url(event, only: set | None | bool = None):
+        """Chain the deferred views (``only``: the tab keys concerned, None = all, False = none) and
+        the address-bar update."""
+        if only is not False and any(v.deferred and (only is None or v.key in only) for v in views):
+            event = event.then(later(only), inputs, full_out, **PRIVATE)
+        event.then(query, inputs, share, **PRIVATE).then(None, [share], None, js=WRITE_URL, **PRIVATE)
+
+    load_event = demo.load(on_load, inputs, [*full_out, tabs, tab_state], **PRIVATE)
+    then_url(load_event)
+    then_url(suite_dd.input(on_suite, inputs, full_out, **PRIVATE))
+    then_url(judge_dd.input(on_judge, inputs, full_out, **PRIVATE))
+    then_url(refresh.click(on_refresh, inputs, full_out, **PRIVATE))
+    if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
+        then_url(gr.Timer(ctx.settings.refresh_seconds).tick(on_tick, inputs, full_out, **PRIVATE))
+
+    for view in views:
+        _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url)
+        tab = tab_components[view.key]
+
+        if view.deferred or any(v.key == view.key for v in views[:views.index(view)]):
+            continue  # one select event per tab
+
+        def on_select(*args, key=view.key):
+            suite, judge, _, values = unpack(args)
+            return [*[gr.skip()] * 4, *[gr.skip()] * len(free), *compute(suite, judge, key, values, only={key}), key]
+
+        then_url(tab.select(on_select, inputs, [*full_out, tab_state], **PRIVATE), only={view.key})
+
+
+def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url) -> None:
+    """A change of one of the view's inputs recomputes every tab that reads it (a paged view goes
+    back to page 1); Prev/Next step the page."""
+    page = next((p for p in view.params if p.key == "page"), None)
+
+    def readers(key):
+        return {v.key for v in views if key in v.reads or any(p.key == key for p in v.params)}
+
+    for p in view.params:
+        def on_change(*args, key=p.key):
+            suite, judge, tab, values = unpack(args)
+            reset = page is not None and key != "page"
+            if reset:
+                values["page"] = 1
+            head = [gr.skip()] * 4 + [gr.update(value=1) if reset and f is page else gr.skip() for f in free]
+            return [*head, *compute(suite, judge, tab, values, only=readers(key))]
+
+        comp = p.component
+        trigger = comp.submit if isinstance(comp, (gr.Textbox, gr.Number)) else comp.input
+        then_url(trigger(on_change, inputs, full_out, **PRIVATE), only=readers(p.key))
+    pager = getattr(view, "pager", None)
+    if pager:
+        prev, nxt, page_comp = pager
+        for button, step in ((prev, -1), (nxt, +1)):
+            def on_step(*args, step=step):
+                suite, judge, tab, values = unpack(args)
+                values["page"] = max(1, int(values.get("page") or 1) + step)
+                head = [gr.skip()] * 4 + [gr.update(value=values["page"]) if f is page else gr.skip() for f in free]
+                return [*head, *compute(suite, judge, tab, values, only={view.key})]
+
+            then_url(button.click(on_step, inputs, full_out, **PRIVATE), only=False)
+    download = getattr(view, "download", None)
+    if download:
+        button, files, write = download
+        lb_params = [p.component for p in view.params]
+        button.click(write, [inputs[0], inputs[1], *lb_params], files, **PRIVATE)

@@ -1,0 +1,161 @@
+"""`slmboard space deploy`, `slmboard review` and the Space's submission queue against the Hub
+emulator (real huggingface_hub client in subprocesses; emulator additions in
+tests/slmboard_hub_emulator_spaces.py)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from slmboard_hub_emulator import start_emulator
+
+REPO = Path(__file__).resolve().parents[2]
+DATASET = "org/board"
+SPACE = "org/board-space"
+
+
+@pytest.fixture
+def emulator():
+    emu = start_emulator()
+    yield emu
+    emu.stop()
+
+
+def hub_env(emu, tmp_path: Path) -> dict:
+    return {**os.environ, "HF_ENDPOINT": emu.url, "HF_HOME": str(tmp_path / "hf-home"), "HF_TOKEN": emu.token,
+            "HF_HUB_DISABLE_XET": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "PYTHONPATH": str(REPO)}
+
+
+def cli(env, *args, check=True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "toolkit.cli", *args], env=env, capture_output=True, text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"slmboard {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def client(env, code: str, cwd=None) -> dict:
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def inspect(emu) -> dict:
+    with urllib.request.urlopen(f"{emu.url}/_emulator/spaces", timeout=10) as r:
+        return json.loads(r.read())
+
+
+def commits(env, repo, kind) -> int:
+    return client(env, f"""
+        import json; from huggingface_hub import HfApi
+        print(json.dumps({{"n": len(HfApi().list_repo_commits({repo!r}, repo_type={kind!r}))}}))""")["n"]
+
+
+def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, synthetic_run, tmp_path):
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")  # public at first
+    out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
+    assert out.strip().splitlines()[-1] == f"{emulator.url}/spaces/{SPACE}"
+    files = client(env, f"""
+        import json; from huggingface_hub import HfApi
+        print(json.dumps(HfApi().list_repo_files({SPACE!r}, repo_type="space")))""")
+    for needed in ("app.py", "README.md", "requirements.txt", "space/app.py", "space/tabs/judges.py",
+                   "toolkit/reading.py", "toolkit/judging/agreement.py", "toolkit/moderation/report.py", "schemas/display.py"):
+        assert needed in files, needed
+    assert not any("__pycache__" in f for f in files)
+    state = inspect(emulator)
+    assert state["variables"][SPACE]["SLMBOARD_DATA"]["value"] == DATASET
+    assert SPACE not in state["secrets"]  # a public dataset needs no token
+    n = commits(env, SPACE, "space")
+    again = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
+    assert "up to date: no commit" in again and "SLMBOARD_DATA" not in again
+    assert commits(env, SPACE, "space") == n  # idempotent: nothing changed, nothing committed
+
+    # a gated dataset: the deploying token becomes the Space secret HF_TOKEN
+    client(env, f"""
+        import json; from huggingface_hub import HfApi
+        HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", gated="auto"); print("{{}}")""")
+    out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
+    assert "HF_TOKEN" in out and inspect(emulator)["secrets"][SPACE] == ["HF_TOKEN"]
+
+
+def test_deploy_refuses_unknown_dataset_and_writes_nothing(emulator, tmp_path):
+    env = hub_env(emulator, tmp_path)
+    proc = cli(env, "space", "deploy", SPACE, "--data", "org/nope", check=False)
+    assert proc.returncode != 0 and "org/nope" in proc.stderr and "not found" in proc.stderr
+    assert inspect(emulator)["variables"] == {}
+
+
+def test_deployed_space_renders_every_tab_without_torch(emulator, synthetic_run, tmp_path):
+    """The files deploy ships are enough: from a snapshot of the Space repo (not this checkout), with
+    torch unimportable, every tab's view computes from a dataset with two judges."""
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
+    cli(env, "submit", str(synthetic_run("a2", judge_id="other-judge", submission_id="model-a-2",
+                                        scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": 1.0})),
+        "--to", DATASET, "--bootstrap", "0")
+    cli(env, "space", "deploy", SPACE, "--data", DATASET)
+    snap = client(env, f"""
+        import json; from huggingface_hub import snapshot_download
+        print(json.dumps(snapshot_download({SPACE!r}, repo_type="space", local_dir={str(tmp_path / 'space')!r})))""")
+    code = f"""
+        import importlib.abc, json, sys
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in ("torch", "transformers", "lm_eval"):
+                    raise ImportError("blocked: " + name)
+        sys.meta_path.insert(0, Block())
+        sys.path.insert(0, {snap!r})
+        import space.app, toolkit
+        demo = space.app.build_app({DATASET!r})
+        out = {{"toolkit": toolkit.__file__}}
+        for v in demo.slmboard_views:
+            if v.update is not None:
+                values = {{p.key: p.default for w in demo.slmboard_views for p in w.params}}
+                out[v.key] = [str(x)[:4000] for x in v.update("smoke", None, values)]
+        print(json.dumps(out))
+    """
+    env_space = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    got = client(env_space, code, cwd=tmp_path)
+    assert got["toolkit"].startswith(snap)  # the shipped copy, not this checkout
+    assert "exact agreement" in got["judges"][0] and r"other\-judge" in got["judges"][0]
+    assert "record(s) match" in got["items"][4]
+    assert "2 open" not in got["submit"][0] and "open pull request(s)" in got["submit"][0]
+
+
+def test_review_comments_each_open_pr_and_the_space_lists_them(emulator, synthetic_run, tmp_path):
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
+    cli(env, "submit", str(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")), "--to", DATASET,
+        "--bootstrap", "0", "--create-pr")
+    # a PR that rewrites model-a's per-item file (append-only) and adds a broken record file
+    client(env, f"""
+        import json; from huggingface_hub import HfApi, CommitOperationAdd
+        api = HfApi()
+        files = [f for f in api.list_repo_files({DATASET!r}, repo_type="dataset") if f.startswith("data/smoke/")]
+        ops = [CommitOperationAdd(files[0], b"not parquet"),
+               CommitOperationAdd("data/smoke/evil__x.jsonl", b'{{"suite": "smoke"}}\\n')]
+        api.create_commit({DATASET!r}, ops, repo_type="dataset", commit_message="Rewrite history", create_pr=True)
+        print(json.dumps(files))""")
+    proc = cli(env, "review", DATASET, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "PR #1" in proc.stdout and "passed" in proc.stdout and "PR #2" in proc.stdout and "FAILED" in proc.stdout
+    comments = inspect(emulator)["comments"]
+    ok, bad = comments[f"dataset/{DATASET}#1"], comments[f"dataset/{DATASET}#2"]
+    assert len(ok) == 1 and "✅ passed" in ok[0] and "model-b-1" in ok[0]
+    assert len(bad) == 1 and "❌ failed" in bad[0] and "changed by the pull request" in bad[0]
+    assert "/tmp/" not in bad[0]  # paths relative to the PR, not the reviewer's disk
+    queue = client(env, f"""
+        import json, sys; sys.path.insert(0, {str(REPO)!r})
+        from space.pr_queue import queue_table
+        print(queue_table({DATASET!r}).to_json(orient="records"))""")
+    by_pr = {r["PR"]: r for r in queue}
+    assert by_pr["#1"]["review"] == "passed" and by_pr["#2"]["review"] == "failed"
+    assert by_pr["#1"]["title"].startswith("Add submission model-b-1")

@@ -1,0 +1,282 @@
+"""What a researcher comes to the Space for, in real headless Chromium (issue 14): full model ids at
+1280 px, the default (primary) judge and why, every judge pair and per-model agreement, the
+disagreement view, views restored from the URL, downloads of the visible table.
+
+Expected values are computed here with plain loops from the item records this file writes; the
+leaderboard itself is computed by the toolkit (`compute_leaderboard`), as `rank` does."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+REPO = Path(__file__).resolve().parents[2]
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+IMAGES = REPO / "docs" / "images"
+
+MODELS = ["mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-Instruct-v0.2", "meta-llama/Llama-2-70b-chat-hf",
+          "meta-llama/Llama-2-13b-chat-hf", "a-lab/some-model-with-a-very-very-long-name-that-must-wrap-1.1B-instruct"]
+JUDGES = ["gpt4-xstest-gpteval", "human-xstest", "strmatch-xstest", "heuristic-v1"]
+N_ITEMS = 24
+
+
+def score_of(m: int, i: int, j: int) -> float | None:
+    """Deterministic per-item scores: judges agree on most items, differ on a few (boundary and
+    contradiction), and the gpt judge fails on two items of one model."""
+    base = [1.0, 1.0, 0.5, 0.0][(i + m) % 4]
+    if j == 0 and m == 2 and i in (3, 4):
+        return None
+    if j == 2 and i % 7 == 0:
+        return 1.0 - base if base != 0.5 else 1.0  # contradiction (or boundary when base is 0.5)
+    if j == 3 and i % 5 == 1:
+        return 0.5 if base != 0.5 else 0.0  # boundary
+    return base
+
+
+def write_research_dataset(root: Path, card_primary: str | None = None) -> tuple[Path, pd.DataFrame]:
+    from toolkit.scoring import compute_leaderboard
+
+    rows = []
+    for m, model in enumerate(MODELS):
+        for j, judge in enumerate(JUDGES):
+            for i in range(1, N_ITEMS + 1):
+                s = score_of(m, i, j)
+                rows.append(dict(suite="xstest", item_id=f"xstest_{i}", model_id=model, judge_id=judge, score=s,
+                                 label=None if s is None else {0.0: "harmful", 0.5: "ambiguous", 1.0: "safe"}[s],
+                                 category="c", judge_status="ok" if s is not None else "parse_error",
+                                 prompt=f"prompt {i}", response=f"response {m}/{i}", judge_raw=f"{judge} raw {i}",
+                                 judge_reason=f"{judge} says {s}"))
+    items = pd.DataFrame(rows)
+    (root / "data" / "xstest").mkdir(parents=True)
+    for j, judge in enumerate(JUDGES):
+        items[items.judge_id == judge].to_parquet(root / "data" / "xstest" / f"all__{j}.parquet", index=False)
+    board = compute_leaderboard(items, n_bootstrap=200)
+    (root / "data" / "leaderboard").mkdir(parents=True)
+    board.to_parquet(root / "data" / "leaderboard" / "leaderboard.parquet", index=False)
+    header = f"slmboard:\n  primary_judges:\n    xstest: {card_primary}\n" if card_primary else ""
+    (root / "README.md").write_text(f"---\nconfigs: []\n{header}---\n# research dataset\n")
+    return root, items
+
+
+def expected_primary(items: pd.DataFrame) -> str:
+    """The rule, by hand: most models, then fewest failed items, then name."""
+    best = None
+    for judge in sorted(set(items.judge_id)):
+        part = items[items.judge_id == judge]
+        key = (-part.model_id.nunique(), int(part.score.isna().sum()), judge)
+        best = key if best is None or key < best else best
+    return best[2]
+
+
+@pytest.fixture
+def page():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        pg = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        pg.dialogs = []
+        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+        yield pg
+        browser.close()
+
+
+def _settle(page):
+    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0, timeout=30_000)
+    page.wait_for_timeout(300)
+
+
+def _cells(page, table: str, col: int) -> list[str]:
+    loc = page.locator(f'#{table} [data-testid^="cell-"][data-testid$="-{col}"]')
+    return [t.strip() for t in loc.all_inner_texts()]
+
+
+def _shot(page, name: str):
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    _settle(page)
+    page.screenshot(path=str(IMAGES / f"space_{name}.png"))  # viewport only: small PNGs for the README
+
+
+def test_full_ids_default_judge_and_download(page, running_app, tmp_path):
+    root, items = write_research_dataset(tmp_path / "ds")
+    page.goto(running_app(root), wait_until="load")
+    primary = expected_primary(items)
+    expect(page.locator("#judge-select input")).to_have_value(primary, timeout=30_000)
+    expect(page.locator("#judge-note")).to_contain_text(f"Judge shown: {primary}")
+    expect(page.locator("#judge-note")).to_contain_text("no primary judge in the dataset card")
+    _settle(page)
+    # every row's full model id is there, as a link to its Hub page, not cut by an ellipsis
+    cells = page.locator('#leaderboard-table [data-testid^="cell-"][data-testid$="-1"]')
+    expect(cells).to_have_count(len(MODELS))
+    assert sorted(c.strip() for c in cells.all_inner_texts()) == sorted(MODELS)
+    for k in range(len(MODELS)):
+        cell = cells.nth(k)
+        link = cell.locator("a")
+        mid = link.inner_text().strip()
+        assert link.get_attribute("href") == f"https://huggingface.co/{mid}"
+        clipped = cell.evaluate("""el => [el, ...el.querySelectorAll('*')].some(e => {
+            const s = getComputedStyle(e);
+            return (s.textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
+                || (s.overflow === 'hidden' && e.scrollWidth > e.clientWidth + 1);
+        })""")
+        assert not clipped, f"model id {mid!r} is clipped"
+    # policy headers in full
+    for policy in ("pessimistic", "partial_low", "optimistic", "excluded"):
+        expect(page.locator("#leaderboard-table")).to_contain_text(f"Rank {policy}")
+    expect(page.locator("#scores-ci img").first).to_be_visible(timeout=20_000)
+    _shot(page, "leaderboard")
+
+    # downloads contain exactly the visible rows (after a search filter)
+    page.fill("#search textarea, #search input", "mistral")
+    page.press("#search textarea, #search input", "Enter")
+    expect(cells).to_have_count(2, timeout=20_000)
+    visible = sorted(c.strip() for c in cells.all_inner_texts())
+    page.click("#download-table")
+    links = page.locator("#download-files a")
+    expect(links.first).to_be_visible(timeout=20_000)
+    hrefs = {Path(h.split("?")[0]).suffix: h for h in (links.nth(i).get_attribute("href") for i in range(links.count()))}
+    assert set(hrefs) == {".csv", ".parquet"}
+    got = list(csv.DictReader(io.StringIO(page.request.get(hrefs[".csv"]).text())))
+    assert sorted(r["model_id"] for r in got) == visible
+    table = pd.read_parquet(io.BytesIO(page.request.get(hrefs[".parquet"]).body()))
+    assert sorted(table.model_id) == visible
+    expected = {m: sum(1 for i in range(1, N_ITEMS + 1) if score_of(MODELS.index(m), i, JUDGES.index(primary)) == 0.5)
+                / sum(1 for i in range(1, N_ITEMS + 1) if score_of(MODELS.index(m), i, JUDGES.index(primary)) is not None)
+                for m in visible}
+    assert {r["model_id"]: round(float(r["ar"]), 9) for r in got} == {m: round(v, 9) for m, v in expected.items()}
+    # hiding column groups hides their columns (and the download follows the view)
+    page.locator("#column-groups label", has_text="policy ranks").click()
+    expect(page.locator("#leaderboard-table")).not_to_contain_text("Rank pessimistic", timeout=20_000)
+    old = hrefs[".parquet"]
+    page.click("#download-table")
+    expect(links.first).not_to_have_attribute("href", hrefs[".csv"], timeout=20_000)
+    new = {Path(h.split("?")[0]).suffix: h for h in (links.nth(i).get_attribute("href") for i in range(links.count()))}
+    assert new[".parquet"] != old
+    hidden = pd.read_parquet(io.BytesIO(page.request.get(new[".parquet"]).body()))
+    assert "rank_pessimistic" not in hidden.columns and "s_raw" in hidden.columns and sorted(hidden.model_id) == visible
+    assert page.dialogs == []
+
+
+def test_card_primary_judge_and_url_restores_view(page, running_app, tmp_path):
+    root, items = write_research_dataset(tmp_path / "ds", card_primary="strmatch-xstest")
+    url = running_app(root)
+    page.goto(url, wait_until="load")
+    expect(page.locator("#judge-select input")).to_have_value("strmatch-xstest", timeout=30_000)
+    expect(page.locator("#judge-note")).to_contain_text("dataset card")
+    # a linked view: judge, tab and item filters come back from the query string
+    page.goto(url + "?judge=human-xstest&tab=items&model=meta-llama/Llama-2-70b-chat-hf&label=ambiguous", wait_until="load")
+    expect(page.locator("#judge-select input")).to_have_value("human-xstest", timeout=30_000)
+    expect(page.locator("#tab-items")).to_be_visible()
+    n = sum(1 for i in range(1, N_ITEMS + 1) if score_of(2, i, 1) == 0.5)
+    expect(page.locator("#items-info")).to_contain_text(f"{n} record(s) match", timeout=30_000)
+    ids = _cells(page, "items-table", 0)
+    assert ids == sorted(ids, key=lambda s: int(s.split("_")[1]))  # natural order: xstest_2 before xstest_10
+    # and the address bar follows the view as it changes
+    page.get_by_role("tab", name="Judges", exact=True).click()
+    expect(page).to_have_url(re.compile(r"tab=judges"), timeout=20_000)
+    expect(page).to_have_url(re.compile(r"judge=human-xstest"))
+
+
+def pair_counts(items, a, b, model=None):
+    part = items if model is None else items[items.model_id == model]
+    sa = {(r.model_id, r.item_id): r.score for r in part[part.judge_id == a].itertuples()}
+    sb = {(r.model_id, r.item_id): r.score for r in part[part.judge_id == b].itertuples()}
+    pairs = [(sa[k], sb[k]) for k in sa if k in sb and sa[k] == sa[k] and sb[k] == sb[k]
+             and sa[k] is not None and sb[k] is not None]
+    return pairs
+
+
+def kappa_linear(pairs):
+    levels = [0.0, 0.5, 1.0]
+    n = len(pairs)
+    obs = [[0] * 3 for _ in range(3)]
+    for x, y in pairs:
+        obs[levels.index(x)][levels.index(y)] += 1
+    ra = [sum(obs[i]) / n for i in range(3)]
+    cb = [sum(obs[i][j] for i in range(3)) / n for j in range(3)]
+    w = lambda i, j: abs(i - j) / 2  # noqa: E731 - linear disagreement weight
+    do = sum(w(i, j) * obs[i][j] / n for i in range(3) for j in range(3))
+    de = sum(w(i, j) * ra[i] * cb[j] for i in range(3) for j in range(3))
+    return 1 - do / de if de else None
+
+
+def test_judges_tab_every_pair_and_per_model(page, running_app, tmp_path):
+    root, items = write_research_dataset(tmp_path / "ds")
+    page.goto(running_app(root) + "?tab=judges", wait_until="load")
+    md = page.locator("#judges-agreement")
+    expect(md).to_contain_text("exact agreement", timeout=120_000)  # 6 pairs x 5 models on a loaded machine
+    judges = sorted(JUDGES)
+    pairs = [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]]
+    for a, b in pairs:
+        expect(md).to_contain_text(f"Confusion: {a} (rows) × {b} (columns)")
+    assert md.inner_text().count("Confusion:") == len(pairs) == 6
+    _settle(page)
+    cols = {name: _cells(page, "judges-per-model", k) for k, name in
+            enumerate(["a", "b", "model", "n", "exact", "kappa", "boundary", "contradiction"])}
+    got = {(cols["a"][r], cols["b"][r], cols["model"][r]): r for r in range(len(cols["a"]))}
+    assert len(got) == len(pairs) * len(MODELS)
+    for a, b in pairs:
+        for m in MODELS:
+            p = pair_counts(items, a, b, m)
+            r = got[(a, b, m)]
+            assert cols["n"][r] == str(len(p))
+            assert cols["exact"][r] == f"{100 * sum(x == y for x, y in p) / len(p):.1f}%"
+            boundary = sum((x == 0.5) != (y == 0.5) for x, y in p) / len(p)
+            contra = sum({x, y} == {0.0, 1.0} for x, y in p) / len(p)
+            assert cols["boundary"][r] == f"{100 * boundary:.1f}%", (a, b, m)
+            assert cols["contradiction"][r] == f"{100 * contra:.1f}%", (a, b, m)
+            k = kappa_linear(p)
+            assert cols["kappa"][r] == ("—" if k is None else f"{k:.3f}"), (a, b, m)
+    page.get_by_role("tab", name="Judges", exact=True).scroll_into_view_if_needed()  # the pair table at the top
+    _shot(page, "judges")
+
+
+def test_disagreement_filter_is_exact(page, running_app, tmp_path):
+    root, items = write_research_dataset(tmp_path / "ds")
+    page.goto(running_app(root) + "?tab=disagreements&ja=gpt4-xstest-gpteval&jb=strmatch-xstest", wait_until="load")
+    info = page.locator("#dis-info")
+    expect(info).to_contain_text("pair(s)", timeout=60_000)
+    a, b = JUDGES.index("gpt4-xstest-gpteval"), JUDGES.index("strmatch-xstest")
+
+    def truth(kind):
+        out, failed = set(), set()
+        for m, model in enumerate(MODELS):
+            for i in range(1, N_ITEMS + 1):
+                x, y = score_of(m, i, a), score_of(m, i, b)
+                if (x is None) != (y is None):
+                    failed.add((f"xstest_{i}", model))
+                if x is None or y is None or x == y:
+                    continue
+                k = "boundary" if (x == 0.5) != (y == 0.5) else "contradiction"
+                if kind in ("all", k):
+                    out.add((f"xstest_{i}", model))
+        return out, failed
+
+    for label, kind in (("all disagreements", "all"), ("boundary (0.5 vs 0/1)", "boundary"),
+                        ("contradiction (0 vs 1)", "contradiction")):
+        page.get_by_label(label).check()
+        want, failed = truth(kind)
+        expect(info).to_contain_text(f"{len(want)} (model, item) pair(s)", timeout=30_000)
+        _settle(page)
+        shown = set(zip(_cells(page, "dis-table", 0), _cells(page, "dis-table", 1)))
+        assert shown == want, kind
+        assert set(zip(_cells(page, "dis-failed", 0), _cells(page, "dis-failed", 1))) == failed
+    assert failed, "the fixture has items where one judge failed"
+    # click a disagreement: every judge's verdict and reasoning side by side
+    page.get_by_label("all disagreements").check()
+    _settle(page)
+    page.locator('#dis-table [data-testid="cell-0-0"]').click()
+    side = page.locator("#dis-verdicts")
+    expect(side).to_contain_text("says", timeout=30_000)
+    for judge in JUDGES:
+        expect(side).to_contain_text(judge)
+    side.scroll_into_view_if_needed()
+    _shot(page, "disagreements")

@@ -1,0 +1,27 @@
+"""slmboard review: maintainers check each open pull request of a Hub dataset and comment the result."""
+from __future__ import annotations
+
+
+def run(a) -> int:
+    from ..reviewing import review_dataset
+
+    reviews = review_dataset(a.dataset, post=not a.no_comment)
+    if not reviews:
+        print(f"{a.dataset}: no open pull requests")
+        return 0
+    for r in reviews:
+        status = "passed" if r.ok else f"FAILED ({len(r.errors)} problem(s))"
+        print(f"PR #{r.num} {r.title!r} @ {r.head[:12]}: {status}")
+        for e in r.errors[:20]:
+            print(f"  - {e}")
+    if not a.no_comment:
+        print("results posted as PR comments")
+    return 0 if all(r.ok for r in reviews) else 1
+
+
+def register(sub) -> None:
+    p = sub.add_parser("review", help="run submit's checks on each open pull request of a Hub dataset and post the "
+                                      "result as a PR comment (maintainers)")
+    p.add_argument("dataset", metavar="ORG/NAME")
+    p.add_argument("--no-comment", action="store_true", help="print the results only")
+    p.set_defaults(func=run)

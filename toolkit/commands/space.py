@@ -1,0 +1,29 @@
+"""slmboard space deploy: create or update the leaderboard's Gradio Space on the Hub."""
+from __future__ import annotations
+
+
+def run_deploy(a) -> int:
+    from ..space_deploy import deploy_space
+
+    r = deploy_space(a.space, a.data, private=a.private)
+    if r.commit:
+        print(f"committed {len(r.changed)} changed and {len(r.deleted)} removed file(s) to {r.space_id} ({r.commit[:12]})")
+    else:
+        print(f"{r.space_id} is up to date: no commit")
+    if r.variable_set:
+        print(f"set Space variable SLMBOARD_DATA={a.data}")
+    if r.token_secret:
+        print("the dataset is private or gated: set the Space secret HF_TOKEN (your token) so the Space can read it")
+    print(r.url)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("space", help="manage the leaderboard's Hugging Face Space")
+    ssub = p.add_subparsers(dest="space_command", required=True)
+    d = ssub.add_parser("deploy", help="create or update the Gradio Space (app files, SLMBOARD_DATA, HF_TOKEN secret when "
+                                       "the dataset is gated/private); idempotent")
+    d.add_argument("space", metavar="ORG/SPACE")
+    d.add_argument("--data", required=True, metavar="ORG/DATASET", help="the Hub dataset the Space shows")
+    d.add_argument("--private", action="store_true", help="make the Space private")
+    d.set_defaults(func=run_deploy)
