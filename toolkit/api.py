@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from .publishing import SubmitResult
     from .exporting.eee import EeeExport
     from .exporting.eval_results import EvalResultsExport
+    from .importing import ImportResult
     from .publishing.recompute import RecomputeResult
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
+           "import_results",
            "ValidationFailed", "RecordError"]
 
 PathLike = str | Path
@@ -54,18 +56,21 @@ def generate(
     show_progress: bool = True,
     shard: str | None = None,
     mode: str = "generate",
+    concurrency: int | None = None,
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
     ``model`` names a registered backend (hf, openai, vllm) built from ``model_args``
     ("pretrained=...,dtype=..."), unless ``backend`` is given; ``shard`` is "K/N"; ``mode`` is how
-    multiple-choice suites are answered (generate | loglikelihood).
+    multiple-choice suites are answered (generate | loglikelihood); ``concurrency`` is how many prompts are
+    in flight at once (openai: requests; hf: rows of the continuous batch).
     """
     from .generation.runner import generate as run_generation
 
     return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
                           batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
-                          backend=backend, show_progress=show_progress, shard=shard, mode=mode)
+                          backend=backend, show_progress=show_progress, shard=shard, mode=mode,
+                          concurrency=concurrency)
 
 
 def judge(
@@ -135,6 +140,37 @@ def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = 1000,
     from .ranking import rank_records
 
     return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
+
+
+def import_results(
+    fmt: str,
+    sources: Sequence[PathLike],
+    out: PathLike,
+    suite: str | None = None,
+    model_id: str | None = None,
+    model_revision: str | None = None,
+    data_dir: PathLike | None = None,
+    id_map: str | None = None,
+    skip_unmatched: bool = False,
+    accept_reworded: bool = False,
+    submission_id: str | None = None,
+    columns: str | None = None,
+    judge_columns: Sequence[str] | None = None,
+    labels: str | None = None,
+    helm_version: str | None = None,
+) -> ImportResult:
+    """Another tool's results (``fmt``: table, eee, lm-eval, inspect, helm) → the run folder ``out``, or more
+    judges for the run already there (same responses byte for byte); nothing is written on error.
+
+    ``columns``/``judge_columns``/``labels`` are the ``table`` format's options, ``helm_version`` the HELM
+    release whose judge models name the HELM annotators' judges."""
+    from .importing import import_source
+
+    options = dict(columns=columns, judge_columns=list(judge_columns) if judge_columns else None, labels=labels,
+                   helm_version=helm_version)
+    return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
+                         data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
+                         submission_id=submission_id, **{k: v for k, v in options.items() if v is not None})
 
 
 def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:

@@ -5,14 +5,13 @@ import sys
 
 
 def run(a) -> int:
-    from ..importing import import_source
+    from .. import api
     from ..importing.matching import describe
 
-    options = dict(columns=a.columns, judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version)
-    r = import_source(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
-                      data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
-                      accept_reworded=a.accept_reworded, submission_id=a.submission_id,
-                      **{k: v for k, v in options.items() if v is not None})
+    r = api.import_results(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
+                           data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
+                           accept_reworded=a.accept_reworded, submission_id=a.submission_id, columns=a.columns,
+                           judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version)
     rep = r.report
     print(rep.summary())
     for row, why in rep.unmatched[:20]:
