@@ -11,7 +11,6 @@ from slmboard_badinput import CLI_CASES, DOC_HEADER, FILE_CASES, RECORD_CASES, r
 from slmboard_testing import make_item_row, make_run
 from toolkit import api
 from toolkit.cli import main
-from toolkit.errors import SlmboardError
 from toolkit.runs import RunDir
 
 REPO = Path(__file__).resolve().parents[2]

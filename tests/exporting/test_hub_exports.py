@@ -4,16 +4,13 @@ gating on submit/recompute, exports read from a Hub dataset id, pull requests on
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
 from slmboard_export_fixtures import expected_board, write_records
+from slmboard_hub_clients import hub_env, cli, client
 from slmboard_hub_emulator import start_emulator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,23 +23,7 @@ def emulator():
     emu.stop()
 
 
-def hub_env(emu, tmp_path: Path) -> dict:
-    return {**os.environ, "HF_ENDPOINT": emu.url, "HF_HOME": str(tmp_path / "hf-home"), "HF_TOKEN": emu.token,
-            "HF_HUB_DISABLE_XET": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": str(REPO)}
 
-
-def cli(env, *args, check=True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "toolkit.cli", *args], env=env, capture_output=True, text=True, timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"slmboard {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def client(env, code: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 GATED = """

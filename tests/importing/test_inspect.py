@@ -16,7 +16,6 @@ pytest.importorskip("inspect_ai")
 from importing_helpers import FIXTURES, SHARED, tree_digest  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 from toolkit.importing import parser_for  # noqa: E402
-from toolkit.importing.base import ImportFailed  # noqa: E402
 from toolkit.records_io import iter_jsonl  # noqa: E402
 from toolkit.runs import RunDir  # noqa: E402
 

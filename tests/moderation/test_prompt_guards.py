@@ -7,7 +7,7 @@ import re
 import pytest
 
 from toolkit.moderation.guards import GUARDS, GuardModerator, parse_native
-from toolkit.moderation.prompt import JUDGMENT_PREFIX, messages, parse_verdict, spec
+from toolkit.moderation.prompt import messages, parse_verdict, spec
 from toolkit.moderation.suite import ModerationItem
 
 

@@ -1,7 +1,6 @@
 """The local-HF moderator on the embedded SmolLM2: confidences from logits, records, resume."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from slmboard_hub_clients import hub_env, cli
 from slmboard_hub_emulator import start_emulator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,17 +17,6 @@ A = {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
 B = {"smoke_001": 1.0, "smoke_002": 1.0, "smoke_003": 0.0}
 
 
-def hub_env(emu, tmp_path: Path) -> dict:
-    return {**os.environ, "HF_ENDPOINT": emu.url, "HF_HOME": str(tmp_path / "hf-home"), "HF_TOKEN": emu.token,
-            "HF_HUB_DISABLE_XET": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": str(REPO)}
-
-
-def cli(env, *args, check=True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "toolkit.cli", *args], env=env, capture_output=True, text=True, timeout=180)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"slmboard {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 @pytest.fixture

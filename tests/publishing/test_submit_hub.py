@@ -6,15 +6,14 @@ whose environment points at the emulator (HF_HOME in tmp, a dummy token, classic
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from slmboard_hub_clients import hub_env, cli, client
 from slmboard_hub_emulator import start_emulator
 from toolkit.publishing.hub import parse_target
 from toolkit.runs import RunDir
@@ -30,24 +29,7 @@ def emulator():
     emu.stop()
 
 
-def hub_env(emu, tmp_path: Path) -> dict:
-    return {**os.environ, "HF_ENDPOINT": emu.url, "HF_HOME": str(tmp_path / "hf-home"), "HF_TOKEN": emu.token,
-            "HF_HUB_DISABLE_XET": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": str(REPO)}
 
-
-def cli(env, *args, check=True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "toolkit.cli", *args], env=env, capture_output=True, text=True, timeout=180)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"slmboard {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def client(env, code: str) -> dict:
-    """Run read-side client code in a fresh process; it prints one JSON object."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 READ_BACK = """

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-import sys
 import threading
 import time
 from collections import Counter

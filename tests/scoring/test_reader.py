@@ -24,7 +24,6 @@ from toolkit import api
 from toolkit.errors import ValidationFailed
 from toolkit.judging.agreement import agreement_by_suite
 from toolkit.reading import iter_item_groups, parse_hub_id, read_item_frame
-from toolkit.records_io import write_jsonl_atomic
 from toolkit.scoring import bootstrap, compute_leaderboard
 from toolkit.scoring.ranks import competition_rank
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from schemas import Submission
 
@@ -67,11 +66,6 @@ def suite_totals(manifests: list[Submission]) -> dict[str, int]:
         for suite, n in m.suite_totals.items():
             totals[suite] = max(n, totals.get(suite, 0))
     return totals
-
-
-def leaderboard_with_totals(records: pd.DataFrame, totals: dict[str, int], **kwargs) -> pd.DataFrame:
-    """compute_leaderboard, given the suite totals for its ``coverage`` column."""
-    return compute_leaderboard(records, suite_totals=totals or None, **kwargs)
 
 
 def read_manifests(root: Path) -> list[Submission]:
