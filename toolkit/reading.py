@@ -478,8 +478,8 @@ class GroupScan:
         rows, cols = self.labels.shape
         if n_models <= rows and n_items <= cols:
             return
-        new_rows = n_models if n_models <= rows else max(n_models, 2 * rows)
-        new_cols = n_items if n_items <= cols else max(n_items, 2 * cols)
+        new_rows = rows if n_models <= rows else max(n_models, 2 * rows)
+        new_cols = cols if n_items <= cols else max(n_items, 2 * cols)
         labels = np.full((new_rows, new_cols), MISSING, dtype=np.int8)
         stamp = np.full((new_rows, new_cols), -1, dtype=np.int32)
         labels[:rows, :cols] = self.labels

@@ -270,3 +270,22 @@ def test_pattern_blocked_product_gives_identical_intervals(monkeypatch):
         np.testing.assert_array_equal(whole.lo[m], blocked.lo[m])
         np.testing.assert_array_equal(whole.hi[m], blocked.hi[m])
         np.testing.assert_array_equal(whole.rank_bounds[m][0], blocked.rank_bounds[m][0])
+
+
+def test_a_group_that_grows_in_models_after_items_keeps_every_label(tmp_path):
+    # Files arrive one after another: the item axis grows past its first size (doubling), then a new model
+    # arrives with fewer items than the matrix holds — the matrix must grow in rows without shrinking columns.
+    files = []
+    plan = [("org/a", range(0, 300)), ("org/a", range(300, 310)), ("org/b", range(0, 7))]
+    expected: dict[str, list[float]] = {}
+    for n, (model, items) in enumerate(plan):
+        rows = [make_item_row(f"i{k}", [0.0, 0.5, 1.0][(k + n) % 3], model_id=model, submission_id=f"s{n}") for k in items]
+        for r in rows:
+            expected.setdefault(model, []).append(r["score"])
+        path = tmp_path / f"part{n}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(path)
+    board = api.rank(files, n_bootstrap=0).set_index("model_id")
+    for model, scores in expected.items():
+        assert board.loc[model, "n_items"] == len(scores)
+        assert board.loc[model, "s_raw"] == pytest.approx(sum(scores) / len(scores))
