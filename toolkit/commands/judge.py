@@ -18,6 +18,8 @@ def judge_options(a) -> dict:
         )
         if a.max_tokens is not None:
             opts["max_tokens"] = a.max_tokens
+        if a.judge_extra_body is not None:
+            opts["extra_body"] = parse_extra_body(a.judge_extra_body)
         if a.max_attempts is not None:
             from ..judging.retry import RetryPolicy
 
@@ -28,9 +30,25 @@ def judge_options(a) -> dict:
             opts["air_templates"] = a.air_templates
     elif name == "mdjudge":
         opts.update(device=a.device, dtype=a.dtype)
-    elif a.base_url or a.batch:
-        raise BadOption(f"--base-url/--batch apply to openai:<model> and guard:<model> judges, not {a.judge!r}")
+    elif a.base_url or a.batch or a.judge_extra_body is not None:
+        raise BadOption(f"--base-url/--batch/--judge-extra-body apply to openai:<model> and guard:<model> judges, not {a.judge!r}")
     return opts
+
+
+def parse_extra_body(text: str) -> dict:
+    """``--judge-extra-body``: a JSON object (checked further by the judge)."""
+    import json
+
+    from ..errors import BadOption
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadOption(f"--judge-extra-body: not valid JSON ({exc}): {text[:80]!r}") from exc
+    if not isinstance(value, dict):
+        raise BadOption(f"--judge-extra-body: must be a JSON object such as '{{\"structured_outputs\": {{\"regex\": \"...\"}}}}', "
+                        f"got {type(value).__name__}")
+    return value
 
 
 def run(a) -> int:
@@ -75,6 +93,9 @@ def register(sub) -> None:
     api.add_argument("--no-cache", action="store_true", help="do not read or write the judgment cache")
     api.add_argument("--guard-style", default="llama-guard", choices=("llama-guard", "shieldgemma"))
     api.add_argument("--air-templates", default=None, help="AIR-Bench judge_prompts JSONL (per-category templates)")
+    api.add_argument("--judge-extra-body", default=None, metavar="JSON",
+                     help="extra request-body fields as a JSON object, e.g. vLLM structured outputs "
+                          "'{\"structured_outputs\": {\"regex\": \"...\"}}' (recorded in judgments/<judge>/judge-config.json)")
     api.add_argument("--keep-errors", action="store_true", help="do not re-judge items whose earlier API call failed")
     p.add_argument("--device", default="cpu", help="mdjudge: torch device")
     p.add_argument("--dtype", default="float32", help="mdjudge: float32 (exact probabilities) or bfloat16 (faster on CPU)")

@@ -83,7 +83,7 @@ class GuardJudge(OpenAIJudge):
     def rubric(self, item: JudgeInput) -> Rubric:
         return Rubric(self.style, SHIELDGEMMA_TEMPLATE if self.style == "shieldgemma" else "", fmt=self.style)
 
-    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+    def chat_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
         rubric = self.rubric(item)
         if self.style == "shieldgemma":
             text = rubric.template.replace("{{REQUEST}}", item.prompt).replace("{{ANSWER}}", item.response)
@@ -91,6 +91,9 @@ class GuardJudge(OpenAIJudge):
         else:
             messages = [{"role": "user", "content": item.prompt}, {"role": "assistant", "content": item.response}]
         return rubric, {"model": self.model, "messages": messages, "temperature": 0.0, "seed": self.seed, "max_tokens": self.max_tokens}
+
+    def request_config(self) -> dict:
+        return {**super().request_config(), "style": self.style}
 
     def interpret(self, rubric: Rubric, reply: str | None) -> Judgment:
         return parse_shieldgemma(reply) if self.style == "shieldgemma" else parse_llama_guard(reply)

@@ -9,6 +9,11 @@ Throughput: one asyncio loop per :meth:`judge` call, at most ``concurrency`` req
 retries with backoff + jitter honouring Retry-After (:mod:`.retry`), optional request/token rate
 limits, and the disk cache (:mod:`.cache`) consulted before any request: nothing is judged twice.
 
+``extra_body``: extra request-body fields sent to the server as they are (e.g. vLLM's
+``{"structured_outputs": {"regex": ...}}``). They change verdicts, so they are part of the cache key
+and of ``RUN/judgments/<judge>/judge-config.json``, which records every request setting; judging
+the same run again with other settings is refused rather than mixing two configurations.
+
 The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
 when the judge runs; it is never stored in records, logs or the cache. A local server
 (``base_url`` given) that needs no key gets a placeholder.
@@ -16,29 +21,55 @@ when the judge runs; it is never stored in records, logs or the cache. A local s
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import random
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..errors import BadOption
+from ..errors import BadOption, SlmboardError
+from ..records_io import atomic_write_text
 from ..secrets import scrub_secrets
-from ..errors import SlmboardError
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
 from .cache import JudgmentCache
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
 from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
 
-__all__ = ["OpenAIJudge", "ApiKeyMissing", "DEFAULT_SEED"]
+__all__ = ["OpenAIJudge", "ApiKeyMissing", "JudgeConfigMismatch", "DEFAULT_SEED", "JUDGE_CONFIG_FILE"]
 
 DEFAULT_SEED = 0
 AIR_MAX_TOKENS = 64
+JUDGE_CONFIG_FILE = "judge-config.json"
+#: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
+_OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
 
 
 class ApiKeyMissing(SlmboardError):
     """No API key in the environment variable the judge was told to read."""
+
+
+class JudgeConfigMismatch(SlmboardError):
+    """A run's judgments were made with other request settings than the command asks for."""
+
+
+def check_extra_body(extra_body: object) -> dict:
+    """``extra_body`` must be a JSON object that does not override the judge's own request fields."""
+    if extra_body is None:
+        return {}
+    if not isinstance(extra_body, dict):
+        raise BadOption(f"extra_body must be a JSON object (dict), got {type(extra_body).__name__}")
+    clash = [k for k in _OWN_BODY_FIELDS if k in extra_body]
+    if clash:
+        raise BadOption(f"extra_body may not set {', '.join(clash)}: the judge sets these itself "
+                        "(use --max-tokens for the reply cap)")
+    try:
+        json.dumps(extra_body, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise BadOption(f"extra_body is not JSON-serialisable: {exc}") from exc
+    return extra_body
 
 
 class OpenAIJudge(Judge):
@@ -64,6 +95,7 @@ class OpenAIJudge(Judge):
         batch_api: bool = False,
         batch_poll_seconds: float = 30.0,
         batch_state_path: str | Path | None = None,
+        extra_body: dict | None = None,
     ) -> None:
         if not model or not model.strip():
             raise BadOption("openai judge: the model name after 'openai:' is empty")
@@ -79,6 +111,7 @@ class OpenAIJudge(Judge):
         self.max_tokens = int(max_tokens)
         self.seed = int(seed)
         self.timeout = float(timeout)
+        self.extra_body: dict = check_extra_body(extra_body)
         self.retry = retry or RetryPolicy()
         self.rpm, self.tpm = requests_per_minute, tokens_per_minute
         if cache is True:
@@ -109,9 +142,36 @@ class OpenAIJudge(Judge):
                                  batch_api=self.batch_api)
 
     def prepare(self, state_dir: Path) -> None:
-        """The pending batch id lives in the run folder, so a restarted command resumes it."""
+        """Record the request settings (refusing other ones); the pending batch id lives there too."""
+        self.record_config(Path(state_dir))
         if self.batch_api and self.batch_state_path is None:
             self.batch_state_path = Path(state_dir) / "batch-state.json"
+
+    def request_config(self) -> dict:
+        """Every setting that shapes a request (so a verdict can be reproduced); never the key or URL."""
+        return {"judge_id": self.judge_id, "model": self.model, "rubric_version": self.rubric_version,
+                "temperature": 0.0, "seed": self.seed, "max_tokens": self.max_tokens,
+                "air_templates": None if self.air_templates is None else "per-category (AIR-Bench)",
+                "extra_body": self.extra_body}
+
+    def record_config(self, judgments_dir: Path) -> None:
+        """Write ``judge-config.json``; an existing one with other settings stops judging before any request."""
+        path = judgments_dir / JUDGE_CONFIG_FILE
+        config = self.request_config()
+        if path.is_file():
+            try:
+                earlier = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise JudgeConfigMismatch(f"{path}: not valid JSON ({exc}); fix or remove it") from exc
+            diff = sorted(k for k in set(config) | set(earlier) if config.get(k) != earlier.get(k))
+            if diff:
+                detail = "; ".join(f"{k}: recorded {earlier.get(k)!r}, asked {config.get(k)!r}" for k in diff)
+                raise JudgeConfigMismatch(
+                    f"{path}: this run was judged by {self.judge_id} with other request settings ({detail}); "
+                    "judge with the same settings, or copy the run and judge the copy")
+            return
+        judgments_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(config, indent=2, sort_keys=True) + "\n")
 
     def usage_stats(self) -> dict[str, int]:
         return dict(self.stats)
@@ -138,8 +198,8 @@ class OpenAIJudge(Judge):
     def _max_tokens(self, rubric: Rubric) -> int:
         return min(self.max_tokens, AIR_MAX_TOKENS) if rubric.fmt == "air" else self.max_tokens
 
-    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
-        """The chat-completions body for one item (also used by the Batch API)."""
+    def chat_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+        """The judge's own chat-completions fields for one item."""
         rubric, text = self.judge_prompt(item)
         return rubric, {
             "model": self.model,
@@ -149,8 +209,17 @@ class OpenAIJudge(Judge):
             "max_tokens": self._max_tokens(rubric),
         }
 
+    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+        """The full request body, ``extra_body`` included (as sent, and as the Batch API uploads it)."""
+        rubric, body = self.chat_body(item)
+        return rubric, {**body, **self.extra_body}
+
     def cache_rubric_key(self, rubric: Rubric) -> str:
-        return f"{self.rubric_version}/{rubric.name}"
+        key = f"{self.rubric_version}/{rubric.name}"
+        if self.extra_body:  # a constrained reply is another verdict than a free one: never share a cache entry
+            digest = hashlib.sha256(json.dumps(self.extra_body, sort_keys=True).encode()).hexdigest()[:16]
+            key += f"/extra_body:{digest}"
+        return key
 
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env)
@@ -179,7 +248,7 @@ class OpenAIJudge(Judge):
         return Judgment(parsed.score, "ok", reply, parsed.reasoning)
 
     async def _one(self, client, item: JudgeInput, sem: asyncio.Semaphore, limiter: RateLimiter) -> Judgment:
-        rubric, body = self.request_body(item)
+        rubric, body = self.chat_body(item)
         if rubric.fmt == "air" and not item.response.strip():
             # AIR-Bench (as HELM): an empty answer is a blocked request and scores 1 without a judge call.
             return Judgment(1.0, "ok", None, "BLOCKED_REQUEST_OR_EMPTY_RESPONSE")
@@ -195,7 +264,8 @@ class OpenAIJudge(Judge):
         async def attempt():
             await limiter.acquire(est_tokens)
             self.stats["requests"] += 1
-            return await client.chat.completions.create(**body)
+            # The openai client takes non-standard fields only through extra_body.
+            return await client.chat.completions.create(**body, extra_body=self.extra_body or None)
 
         async with sem:
             try:
