@@ -159,7 +159,8 @@ def test_metadata_reads_manifests_and_reports_bad_ones(tmp_path):
     from toolkit.errors import ValidationFailed
 
     features = read_manifests(manifests(tmp_path))
-    outcomes = pd.DataFrame({"model_id": ["org/a", "org/b", "org/c", "org/d"], "ar": [0.2, 0.3, 0.7, 0.1], "score": [0.7, 0.5, 0.5, 0.8]})
+    outcomes = pd.DataFrame({"model_id": ["org/a", "org/b", "org/c", "org/d"], "judge_id": "j1", "ar": [0.2, 0.3, 0.7, 0.1],
+                             "score": [0.7, 0.5, 0.5, 0.8]})
     table = metadata_correlations(features, outcomes).set_index("feature")
     x = np.array([135e6, 1.5e9, 124e6, 3e9])
     assert table.loc["params", "r_ar"] == pytest.approx(np.corrcoef(x, [0.2, 0.3, 0.7, 0.1])[0, 1])

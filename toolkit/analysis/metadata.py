@@ -7,8 +7,10 @@ otherwise — a property Table A2 does not report counts as absent, which is how
 built from reported architectures reads; ``gqa`` is also 1 when n_kv_heads < n_heads. A numeric
 feature that a manifest leaves null drops that model from that feature's correlation only.
 
-Per model: AR and mean score (S_raw) = the mean over the ternary suites the model has, each suite
-weighing the same (a SALAD-sized suite must not drown SST) — from a leaderboard table.
+Per (model, judge): AR and mean score (S_raw) = the mean over the ternary suites the model has from
+that judge, each suite weighing the same (a SALAD-sized suite must not drown SST) — from a
+leaderboard table. Judges are never pooled (as everywhere in ``analyze``): each judge gets its own
+13 correlation rows, with a ``judge_id`` column.
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
 )
 BINARY = {"instruction_tuned", "rmsnorm", "gqa", "silu", "swiglu", "chat_tuned", "rope"}
 MIN_MODELS = 4
-COLUMNS = ["feature", "description", "n_models", "r_ar", "p_ar", "r_score", "p_score", "note"]
+COLUMNS = ["judge_id", "feature", "description", "n_models", "r_ar", "p_ar", "r_score", "p_score", "note"]
 
 
 def read_manifests(folder: str | Path) -> pd.DataFrame:
@@ -90,16 +92,27 @@ def features_of(sub) -> dict:
 
 
 def model_outcomes(board: pd.DataFrame) -> pd.DataFrame:
-    """Per model: mean over its suites (each weighing the same) of AR and S_raw, and the suite count."""
+    """Per (model, judge): mean over the model's suites from that judge (each weighing the same) of
+    AR and S_raw, and the suite count. A board row is one (model, suite, judge)."""
     b = board[board["ar"].notna()]
-    return b.groupby("model_id").agg(ar=("ar", "mean"), score=("s_raw", "mean"), n_suites=("suite", "nunique")).reset_index()
+    return (b.groupby(["model_id", "judge_id"], sort=True)
+             .agg(ar=("ar", "mean"), score=("s_raw", "mean"), n_suites=("suite", "nunique")).reset_index())
 
 
 def metadata_correlations(features: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
-    """Pearson r, p of each feature with per-model AR and mean score (models in both tables)."""
+    """Pearson r, p of each feature with per-model AR and mean score (models in both tables), one
+    block of rows per judge of ``outcomes`` (see :func:`model_outcomes`)."""
+    rows = []
+    for judge, block in outcomes.groupby("judge_id", sort=True):
+        joined = features.merge(block, on="model_id", how="inner")
+        rows += [{"judge_id": judge, **row} for row in _feature_rows(joined)]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _feature_rows(joined: pd.DataFrame) -> list[dict]:
+    """The 13 correlation rows of one judge's (features + outcomes) table."""
     from scipy import stats
 
-    joined = features.merge(outcomes, on="model_id", how="inner")
     rows = []
     for feature, description in FEATURES:
         x = joined[feature].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -121,4 +134,4 @@ def metadata_correlations(features: pd.DataFrame, outcomes: pd.DataFrame) -> pd.
                     res = stats.pearsonr(x[ok], y[ok])
                 row[r_key], row[p_key] = float(res.statistic), float(res.pvalue)
         rows.append(row)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return rows

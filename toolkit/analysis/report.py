@@ -177,7 +177,7 @@ def _metadata(tboard, submissions, tmp: Path) -> list[str]:
         return [f"model metadata: no model of the data has a manifest in {submissions}: correlations not computed"]
     notes = []
     if not matched.all():
-        missing = sorted(outcomes.loc[~matched, "model_id"])
+        missing = sorted(outcomes.loc[~matched, "model_id"].unique())
         notes.append(f"model metadata: no manifest for {len(missing)} model(s): {', '.join(missing[:10])}")
     table = metadata.metadata_correlations(features, outcomes)
     table.to_csv(tmp / "metadata_correlations.csv", index=False)
