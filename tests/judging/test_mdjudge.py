@@ -79,16 +79,21 @@ def test_mdjudge_argmax_mode_fails_exactly_the_off_format_replies(model_dir):
     judge = stand_in(model_dir)  # require_argmax=True: the judge's default
     items = [JudgeInput("salad", f"s{k}", p, a) for k, (p, a) in enumerate(zip(PROMPTS, ANSWERS))]
     out = judge.judge(items)
-    format_tokens = {repr(judge._tok.decode([judge.token_ids[w]])) for w in ("safe", "unsafe")}
-    for j in out:
-        argmax = j.raw.rsplit("argmax=", 1)[1]  # the trace names the most likely first token
+    n_ok = 0
+    for x, j in zip(items, out):
+        # the first token's argmax, recomputed here one prompt at a time, decides: safe/unsafe -> scored
+        expected_prob, in_format = reference_first_token(judge, x.prompt, x.response)
         assert "p(safe)=" in j.raw
-        assert j.status == ("ok" if argmax in format_tokens else "parse_error"), j.raw
+        assert j.status == ("ok" if in_format else "parse_error"), j.raw
         if j.status == "parse_error":
             assert j.score is None and j.unsafe_prob is None and "neither 'safe' nor 'unsafe'" in j.reason
+        else:
+            n_ok += 1
+            assert j.unsafe_prob == pytest.approx(expected_prob, abs=0.02) and j.score in (0.0, 0.5, 1.0)
     scored = [x for x, j in zip(items, out) if j.status == "ok"]
-    if scored:  # thresholds exist exactly for suites with a scored item
-        assert judge.record_extras(scored[0]) == dict(zip(("judge_threshold_lower", "judge_threshold_upper"), judge.thresholds["salad"]))
+    if n_ok:  # thresholds exist exactly for suites with a scored item, fitted on the scored items only
+        fit = fit_otsu([j.unsafe_prob for j in out if j.status == "ok"])
+        assert judge.record_extras(scored[0]) == {"judge_threshold_lower": fit.lower, "judge_threshold_upper": fit.upper}
     else:
         assert judge.thresholds == {} and judge.record_extras(items[0]) == {}
     assert judge.token_ids["safe"] != judge.token_ids["unsafe"]

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from robustness._kill import freeze_look_kill, reap, start_quiet, wait_for
 from slmboard_testing import make_run
 
 pytestmark = pytest.mark.slow
@@ -53,21 +52,10 @@ def _assert_whole_or_absent(dataset: Path, sid: str) -> bool:
 INFLIGHT = Path(".git") / "slmboard-inflight"
 
 
-def _wait_for(condition, proc, timeout: float = 120.0) -> bool:
-    """Poll until ``condition()`` or the process ends; True when the condition was met first."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if proc.poll() is not None:
-            return False
-        assert time.monotonic() < deadline, "timed out waiting for the child"
-        time.sleep(0.001)
-    return True
-
-
 def _inflight_window(run: Path, dataset: Path) -> float:
     """Seconds the in-flight marker exists during one uninterrupted submit."""
-    proc = subprocess.Popen(_submit_cmd(run, dataset), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert _wait_for(lambda: (dataset / INFLIGHT).exists(), proc)
+    proc = start_quiet(_submit_cmd(run, dataset))
+    assert wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120)
     started = time.perf_counter()
     while (dataset / INFLIGHT).exists():
         time.sleep(0.001)
@@ -79,20 +67,17 @@ def _inflight_window(run: Path, dataset: Path) -> float:
 def _kill_inside_write(run: Path, dataset: Path, delay: float) -> dict | None:
     """Submit, and ``delay`` s after the in-flight marker appears freeze and kill the child. Returns
     what was there at the kill, or None when the child was no longer writing (a miss)."""
-    proc = subprocess.Popen(_submit_cmd(run, dataset), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_quiet(_submit_cmd(run, dataset))
     try:
-        if not _wait_for(lambda: (dataset / INFLIGHT).exists(), proc):
+        if not wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120):
             return None
         time.sleep(delay)
-        os.kill(proc.pid, signal.SIGSTOP)
-        state = {"alive": proc.poll() is None, "inflight": (dataset / INFLIGHT).exists(),
-                 "files_written": len(list((dataset / "data").rglob(f"{run.name}__*"))) if (dataset / "data").exists() else 0}
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        alive, state = freeze_look_kill(proc, lambda: {
+            "inflight": (dataset / INFLIGHT).exists(),
+            "files_written": len(list((dataset / "data").rglob(f"{run.name}__*"))) if (dataset / "data").exists() else 0})
+        state["alive"] = alive
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc)
     # a git child of the killed submit may still be finishing: let it end before looking at HEAD
     deadline = time.monotonic() + 30
     while (dataset / ".git" / "index.lock").exists() and time.monotonic() < deadline:
@@ -126,6 +111,8 @@ def test_kill_9_submit_while_writing_then_resume(tmp_path):
             assert again.returncode == 0, again.stderr
         assert _assert_whole_or_absent(dataset, sid)
     assert len(kills) == TRIALS
+    # Every kill came inside the write window (marker present, child alive); some after data files were written.
+    assert all(k["alive"] and k["inflight"] for k in kills) and any(k["files_written"] for k in kills)
     # Final state: clean tree, every submission once, every file matching its manifest hash.
     assert _git(dataset, "status", "--porcelain") == ""
     manifests = sorted((dataset / "submissions").glob("*.json"))

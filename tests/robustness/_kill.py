@@ -1,0 +1,48 @@
+"""Shared helpers of the kill -9 tests: start a child, wait for a marker, freeze it, look, kill it.
+
+The child is frozen (SIGSTOP) before anything is looked at, so what the test sees is exactly what
+was on disk at the kill: a stopped process writes nothing more. A child that ended before the
+marker, or before it could be frozen, is a miss (the caller retries); it never counts as a kill.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+def start_quiet(cmd: list[str], env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def wait_for(condition: Callable[[], bool], proc: subprocess.Popen, timeout: float = 300.0) -> bool:
+    """Poll until ``condition()`` or the process ends; True when the condition was met first."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "timed out waiting for the child's marker"
+        time.sleep(0.002)
+    return True
+
+
+def freeze_look_kill(proc: subprocess.Popen, look: Callable[[], T]) -> tuple[bool, T]:
+    """SIGSTOP ``proc``, call ``look()`` while it is frozen, then SIGKILL it and reap it.
+    Returns (whether it was still alive when frozen, what ``look()`` saw)."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    alive = proc.poll() is None
+    seen = look()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return alive, seen
+
+
+def reap(proc: subprocess.Popen) -> None:
+    """Kill and reap ``proc`` if it is still running (a test that failed half-way leaves nothing behind)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
