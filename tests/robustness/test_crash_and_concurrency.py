@@ -4,7 +4,8 @@ kill -9 while a submission is being written: the folder is never left half commi
 submission whole or not at all), and re-running the same command lands it exactly once. Each kill
 is proved to land inside the write: the child's in-flight marker (.git/slmboard-inflight, created
 before the first file is written and removed after the commit) exists when the child is frozen
-(SIGSTOP) and killed; the moment inside that window is seeded.
+(SIGSTOP) and killed; the moment inside that window is seeded, and half the kills come inside the
+git phase (after the first git lock appears), where staging and committing happen.
 """
 from __future__ import annotations
 
@@ -50,26 +51,34 @@ def _assert_whole_or_absent(dataset: Path, sid: str) -> bool:
 
 
 INFLIGHT = Path(".git") / "slmboard-inflight"
+GIT_LOCK = Path(".git") / "index.lock"  # held while `git add` / `git commit` run
 
 
-def _inflight_window(run: Path, dataset: Path) -> float:
-    """Seconds the in-flight marker exists during one uninterrupted submit."""
+def _inflight_window(run: Path, dataset: Path) -> tuple[float, float]:
+    """Seconds the in-flight marker exists during one uninterrupted submit, and how many of them are
+    the git phase (from the first git lock inside the window to the marker's removal)."""
     proc = start_quiet(_submit_cmd(run, dataset))
     assert wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120)
-    started = time.perf_counter()
+    started, git_started = time.perf_counter(), None
     while (dataset / INFLIGHT).exists():
+        if git_started is None and (dataset / GIT_LOCK).exists():
+            git_started = time.perf_counter()
         time.sleep(0.001)
-    window = time.perf_counter() - started
+    ended = time.perf_counter()
     assert proc.wait(timeout=300) == 0
-    return window
+    assert git_started is not None, "no git command seen while the submission was in flight"
+    return ended - started, ended - git_started
 
 
-def _kill_inside_write(run: Path, dataset: Path, delay: float) -> dict | None:
-    """Submit, and ``delay`` s after the in-flight marker appears freeze and kill the child. Returns
-    what was there at the kill, or None when the child was no longer writing (a miss)."""
+def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> dict | None:
+    """Submit, and ``delay`` s after the in-flight marker appears (``in_git``: after the first git
+    command inside it starts, i.e. while files are staged and committed) freeze and kill the child.
+    Returns what was there at the kill, or None when the child was no longer writing (a miss)."""
     proc = start_quiet(_submit_cmd(run, dataset))
     try:
         if not wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120):
+            return None
+        if in_git and not wait_for(lambda: (dataset / GIT_LOCK).exists(), proc, timeout=120):
             return None
         time.sleep(delay)
         alive, state = freeze_look_kill(proc, lambda: {
@@ -80,7 +89,7 @@ def _kill_inside_write(run: Path, dataset: Path, delay: float) -> dict | None:
         reap(proc)
     # a git child of the killed submit may still be finishing: let it end before looking at HEAD
     deadline = time.monotonic() + 30
-    while (dataset / ".git" / "index.lock").exists() and time.monotonic() < deadline:
+    while (dataset / GIT_LOCK).exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     return state if state["alive"] and state["inflight"] else None
 
@@ -89,14 +98,17 @@ def test_kill_9_submit_while_writing_then_resume(tmp_path):
     rng = random.Random(1337)
     dataset = tmp_path / "dataset"
     subprocess.run(_submit_cmd(make_run(tmp_path / "seed"), dataset), check=True, capture_output=True)
-    window = _inflight_window(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
+    window, git_phase = _inflight_window(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
     kills, submitted = [], 2
     for trial in range(TRIALS):
-        delay = rng.uniform(0.0, window)
+        # Half the kills while files are written, half inside the short git phase (staging + commit),
+        # where a non-atomic commit would leave half a submission in HEAD.
+        in_git = trial % 2 == 1
+        delay = rng.uniform(0.0, git_phase if in_git else window - git_phase)
         for attempt in range(4):  # a child that committed before the kill is a miss: again, earlier
             sid = f"trial-{trial}-{attempt}"
             run = make_run(tmp_path / sid, model_id=f"org/model-{trial}-{attempt}", submission_id=sid)
-            state = _kill_inside_write(run, dataset, delay * (0.5 ** attempt))
+            state = _kill_inside_write(run, dataset, delay * (0.5 ** attempt), in_git)
             submitted += 1
             if state is not None:
                 break
