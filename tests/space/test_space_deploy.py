@@ -54,6 +54,7 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
     state = inspect(emulator)
     assert state["variables"][SPACE]["SLMBOARD_DATA"]["value"] == DATASET
     assert SPACE not in state["secrets"]  # a public dataset needs no token
+    assert visibility(env) == {"space": False, "dataset": False}
     n = commits(env, SPACE, "space")
     again = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert "up to date: no commit" in again and "SLMBOARD_DATA" not in again
@@ -65,6 +66,35 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
         HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", gated="auto"); print("{{}}")""")
     out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert "HF_TOKEN" in out and inspect(emulator)["secrets"][SPACE] == ["HF_TOKEN"]
+
+
+def visibility(env) -> dict:
+    return client(env, f"""
+        import json; from huggingface_hub import HfApi
+        api = HfApi()
+        print(json.dumps({{"space": api.space_info({SPACE!r}).private, "dataset": api.dataset_info({DATASET!r}).private}}))""")
+
+
+def test_deploy_private_space_of_a_private_dataset(emulator, synthetic_run, tmp_path):
+    """--private: the Space repo is created private; a private (ungated) dataset gets the deploying
+    token as the HF_TOKEN secret; a second run commits nothing and the Space stays private."""
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")
+    client(env, f"""
+        from huggingface_hub import HfApi
+        HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", private=True); print("{{}}")""")
+    out = cli(env, "space", "deploy", SPACE, "--data", DATASET, "--private").stdout
+    assert "HF_TOKEN" in out and out.strip().splitlines()[-1] == f"{emulator.url}/spaces/{SPACE}"
+    assert visibility(env) == {"space": True, "dataset": True}
+    state = inspect(emulator)
+    assert state["secrets"][SPACE] == ["HF_TOKEN"]
+    assert state["secret_sha256"][SPACE]["HF_TOKEN"] == hashlib.sha256(emulator.token.encode()).hexdigest()
+    assert state["variables"][SPACE]["SLMBOARD_DATA"]["value"] == DATASET
+    n = commits(env, SPACE, "space")
+    again = cli(env, "space", "deploy", SPACE, "--data", DATASET, "--private").stdout
+    assert "up to date: no commit" in again and "SLMBOARD_DATA" not in again
+    assert commits(env, SPACE, "space") == n
+    assert visibility(env)["space"] is True
 
 
 def test_deploy_refuses_unknown_dataset_and_writes_nothing(emulator, tmp_path):
