@@ -73,6 +73,9 @@ def main() -> None:
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.app import build_app
+    from space.data import load_board
+    from space.figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
+    from space.tabs.leaderboard import shown_rows
     from space.items import ItemStore
     from space.state import Settings
 
@@ -95,17 +98,22 @@ def main() -> None:
         def load_event():  # what the page's load event computes: the Leaderboard tab's table and caption
             table_view.update(suite, judge, values)
 
-        def plot_event():  # the follow-up event: the S_raw/S_adj interval figure as PNG
-            plot_view.update(suite, judge, values)[0].savefig(BytesIO(), format="png")
+        board = load_board(root)
+        shown = shown_rows(board, suite, judge, values)
+
+        def plot_draw():  # the follow-up event's figure as the first visitor of a view pays it: draw + PNG
+            scores_ci_figure(shown).savefig(BytesIO(), format="png")
 
         load_t, _ = timed(load_event, max(1, a.repeat // 2))
-        plot_t, _ = timed(plot_event, max(1, a.repeat // 2))
+        plot_t, _ = timed(plot_draw, max(1, a.repeat // 2))
+        plot_view.update(suite, judge, values)  # the app's figure cache now holds this view's PNG
+        cached_t, _ = timed(lambda: plot_view.update(suite, judge, values), a.repeat)
         print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table) "
-              f"{load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; the interval plot follows in {plot_t:.2f} s")
-        for key in ("sensitivity", "labelmix"):
-            t, _ = timed(lambda key=key: views[key].update(suite, judge, values)[0].savefig(BytesIO(), format="png"),
-                         max(1, a.repeat // 2))
-            print(f"opening the {key} tab (one PNG figure): {t:.2f} s")
+              f"{load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; the interval plot follows in {plot_t:.2f} s "
+              f"when drawn, {cached_t * 1000:.0f} ms from the figure cache (every later visitor of the view)")
+        for key, draw in (("sensitivity", rank_sensitivity_figure), ("labelmix", label_mix_figure)):
+            t, _ = timed(lambda draw=draw: draw(shown).savefig(BytesIO(), format="png"), max(1, a.repeat // 2))
+            print(f"opening the {key} tab (one PNG figure, drawn): {t:.2f} s")
         store = ItemStore(root)
         t0 = time.perf_counter()
         store.page("smoke")  # the first Items view reads the checked columns through toolkit.reading once

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from space.data import LEADERBOARD_PATH, Board, load_board
 from space.items import ItemStore
+from space.plot_cache import PlotCache
 
 PAGE_SIZE = 25
 TABS = {"leaderboard": "Leaderboard", "sensitivity": "Rank sensitivity", "labelmix": "Label mix", "judges": "Judges",
@@ -36,6 +37,7 @@ class Holder:
         self.warm = warm
         self.board: Board = load_board(data)
         self.items = ItemStore(self.board.data_dir)
+        self.plots = PlotCache()  # keyed by the rows drawn: stays valid across reloads
         self.signature = self._signature(self.board)
         if warm:
             self.items.warm()

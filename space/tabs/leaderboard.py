@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from space.data import Board, md_escape
-from space.figures import scores_ci_figure
+from space.figures import SCORES_CI_COLUMNS, scores_ci_figure
 from space.table import DEFAULT_GROUPS, GROUPS, column_widths, export_table, format_table
 from space.tabs.base import Ctx, Param, TabView
 from space.texts import DEFINITIONS
@@ -78,7 +78,8 @@ def build(ctx: Ctx) -> list[TabView]:
                 gr.update(choices=families(b.submissions), value=values.get("family") or []))
 
     def update_plot(suite, judge, values):
-        return (scores_ci_figure(shown_rows(ctx.holder.board, suite, judge, values)),)
+        rows = shown_rows(ctx.holder.board, suite, judge, values)
+        return (ctx.holder.plots.get("scores_ci", rows, SCORES_CI_COLUMNS, scores_ci_figure),)
 
     def write_files(suite, judge, *vals):
         values = dict(zip(FILTER_KEYS, vals))
