@@ -88,3 +88,22 @@ def test_the_page_draws_the_interval_figure_once_per_view(dataset):
     searched = figure.update("smoke", "heuristic", {**values, "q": "alpha"})[0]
     assert searched is not first and _png(searched) != _png(first)
     assert figure.update("xstest", "heuristic", values)[0] is not first
+
+
+def test_the_landing_view_figure_is_drawn_before_the_first_visitor(dataset):
+    """With warm-up on (a served Space), the figure of the view a visitor lands on is drawn in the
+    background at start-up: the first page load finds it in the cache."""
+    from space.app import build_app
+    from space.state import Settings
+
+    demo = build_app(dataset, Settings(refresh_seconds=0))
+    plots = demo.slmboard_holder.plots
+    deadline = time.monotonic() + 60
+    while plots.draws < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert plots.draws == 1
+    figure = next(v for v in demo.slmboard_views if v.key == "leaderboard" and v.deferred)
+    values = {p.key: p.default for v in demo.slmboard_views for p in v.params}
+    board = demo.slmboard_holder.board
+    figure.update(board.suites()[0], board.default_judge(board.suites()[0]), values)
+    assert plots.draws == 1  # the page load's figure event drew nothing
