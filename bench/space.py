@@ -73,6 +73,7 @@ def main() -> None:
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.app import build_app
+    from space.app import warm_default_view as app_warm_default_view
     from space.data import load_board
     from space.figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
     from space.tabs.leaderboard import shown_rows
@@ -91,12 +92,15 @@ def main() -> None:
         first, demo = timed(lambda: build_app(root, quiet), max(1, a.repeat // 2))
         views = {v.key: v for v in demo.slmboard_views}
         values = {p.key: p.default for v in views.values() for p in v.params}
-        suite, judge = "smoke", "heuristic"
+        landing = demo.slmboard_holder.board  # the view a visitor lands on: first suite, its default judge
+        suite = landing.suites()[0]
+        judge = landing.default_judge(suite)
 
         table_view, plot_view = [v for v in demo.slmboard_views if v.key == "leaderboard"]
 
-        def load_event():  # what the page's load event computes: the Leaderboard tab's table and caption
-            table_view.update(suite, judge, values)
+        def load_event():  # what the page's load event computes: the Leaderboard tab's table and caption, and
+            table_view.update(suite, judge, values)  # the interval figure, drawn at start-up (app.warm_default_view)
+            plot_view.update(suite, judge, values)
 
         board = load_board(root)
         shown = shown_rows(board, suite, judge, values)
@@ -104,13 +108,12 @@ def main() -> None:
         def plot_draw():  # the follow-up event's figure as the first visitor of a view pays it: draw + PNG
             scores_ci_figure(shown).savefig(BytesIO(), format="png")
 
+        app_warm_default_view(demo.slmboard_holder, demo.slmboard_views)  # what a served app does at start-up
         load_t, _ = timed(load_event, max(1, a.repeat // 2))
         plot_t, _ = timed(plot_draw, max(1, a.repeat // 2))
-        plot_view.update(suite, judge, values)  # the app's figure cache now holds this view's PNG
-        cached_t, _ = timed(lambda: plot_view.update(suite, judge, values), a.repeat)
-        print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table) "
-              f"{load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; the interval plot follows in {plot_t:.2f} s "
-              f"when drawn, {cached_t * 1000:.0f} ms from the figure cache (every later visitor of the view)")
+        print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table, figure "
+              f"from the cache) {load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; drawing the interval figure "
+              f"(once per view and data version, at start-up for the landing view): {plot_t:.2f} s")
         for key, draw in (("sensitivity", rank_sensitivity_figure), ("labelmix", label_mix_figure)):
             t, _ = timed(lambda draw=draw: draw(shown).savefig(BytesIO(), format="png"), max(1, a.repeat // 2))
             print(f"opening the {key} tab (one PNG figure, drawn): {t:.2f} s")
