@@ -14,7 +14,6 @@ latest result and whether the PR moved on since.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tempfile
 from dataclasses import dataclass, field
