@@ -26,6 +26,9 @@ def run(a) -> int:
         pe = counts.get("parse_error", 0)
         print(f"judge {judge}: {counts.get('ok', 0)} scored, {pe} parse_error")
     o = r.outcome
+    for stale in o.stale_removed:
+        print(f"removed {stale.path}: staging folder of an import that was killed (pid {stale.pid}, no longer running)",
+              file=sys.stderr)
     verb = "wrote" if o.created else "updated"
     print(f"{verb} {r.run_dir} ({r.submission_id}); judges added: {', '.join(o.judges_added) or 'none'}"
           + (f"; unchanged: {', '.join(o.judges_unchanged)}" if o.judges_unchanged else ""))
