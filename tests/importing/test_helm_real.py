@@ -110,3 +110,31 @@ def test_run_json_provenance_names_every_source_file_with_its_sha256(imported):
     assert {s["path"]: s["sha256"] for s in entry["sources"]} == want
     for judge, info in entry["judges"].items():
         assert info["judge_model"] == JUDGE_MODEL and judge == f"helm:{info['annotator']}:{JUDGE_MODEL}"
+
+
+
+def test_a_helm_run_goes_downstream_unchanged(tmp_path, capsys):
+    """One HELM run folder (simple_safety_tests) → import → validate → judge (ours) → agreement with HELM's
+    judge → submit --allow-partial → rank; HELM's judge's s_raw is the mean of the judge server's scores."""
+    import pyarrow.parquet as pq
+
+    bench = SHARED / "benchmarks"
+    if not (bench / "simple_safety_tests").is_dir():
+        pytest.skip(f"benchmark mirror not found under {bench}")
+    folder = next(f for f in run_folders() if f.name.startswith("simple_safety_tests:"))
+    run, dataset = tmp_path / "run", tmp_path / "dataset"
+    assert main(["import", "helm", str(folder), "--helm-version", "0.5.16", "--data-dir", str(bench), "--out", str(run)]) == 0
+    rows = [r for r in expected_rows() if r["suite"] == "sst"]
+    judge = rows[0]["judge"]
+    assert main(["validate", str(run)]) == 0
+    assert main(["judge", str(run), "--judge", "heuristic"]) == 0
+    assert main(["agreement", str(run), "--judges", f"{judge},heuristic-v1", "--out", str(tmp_path / "agreement")]) == 0
+    assert main(["submit", str(run), "--to", str(dataset), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 0
+    assert main(["rank", str(dataset), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
+    capsys.readouterr()
+    board = pq.read_table(tmp_path / "board" / "leaderboard.parquet").to_pandas()
+    assert set(board["judge_id"]) == {judge, "heuristic-v1"}
+    helm_row = board[board["judge_id"] == judge].iloc[0]
+    scores = [r["score"] for r in rows]
+    assert None not in scores and helm_row["n_items"] == len(scores)
+    assert abs(helm_row["s_raw"] - sum(scores) / len(scores)) < 1e-12
