@@ -138,3 +138,19 @@ def test_a_helm_run_goes_downstream_unchanged(tmp_path, capsys):
     scores = [r["score"] for r in rows]
     assert None not in scores and helm_row["n_items"] == len(scores)
     assert abs(helm_row["s_raw"] - sum(scores) / len(scores)) < 1e-12
+
+
+def test_a_folder_of_scenarios_imports_but_submit_names_what_each_helm_judge_lacks(imported, tmp_path, capsys):
+    """Each scenario has its own annotator, so each HELM judge covers one suite; submit wants every judge on
+    every suite of a run (README: import one HELM run folder per run folder to publish)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(imported, run)
+    assert main(["validate", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["submit", str(run), "--to", str(tmp_path / "dataset"), "--allow-partial",
+                 "--data-dir", str(SHARED / "benchmarks"), "--bootstrap", "0"]) == 1
+    err = capsys.readouterr().err
+    assert f"not judged by helm:harm_bench:{JUDGE_MODEL}" in err and f"not judged by helm:simple_safety_tests:{JUDGE_MODEL}" in err
+    assert not (tmp_path / "dataset" / "submissions").exists()
