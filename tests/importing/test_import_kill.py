@@ -107,3 +107,11 @@ def test_only_staging_folders_of_dead_processes_on_this_host_are_removed(tmp_pat
     assert not dead.exists() and not reused.exists()
     for kept in (live, other_host, untagged, other_run):
         assert kept.is_dir(), kept
+
+
+def test_staging_folder_gets_the_mode_of_a_plain_folder(tmp_path):
+    """The staging folder becomes the run folder: not mkdtemp's 0700."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    staging = make_staging(tmp_path / "run")
+    assert staging.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777

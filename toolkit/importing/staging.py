@@ -47,8 +47,13 @@ def _pattern(out: Path) -> re.Pattern:
 
 
 def make_staging(out: Path) -> Path:
-    """A new, empty staging folder for ``out`` beside it, tagged with this process."""
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.import-{owner_tag()}-", dir=out.parent))
+    """A new, empty staging folder for ``out`` beside it, tagged with this process. mkdtemp makes it 0700;
+    it becomes the run folder, so it gets the mode a plain mkdir would give (0777 less the umask)."""
+    path = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-{owner_tag()}-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o777 & ~umask)
+    return path
 
 
 def _alive(pid: int, start: int) -> bool:
