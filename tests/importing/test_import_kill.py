@@ -115,3 +115,19 @@ def test_staging_folder_gets_the_mode_of_a_plain_folder(tmp_path):
     plain.mkdir()
     staging = make_staging(tmp_path / "run")
     assert staging.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
+
+
+def test_an_import_into_an_existing_run_also_removes_dead_staging(benchmarks, tmp_path, capsys):
+    from toolkit.cli import main
+
+    helm = next((Path(__file__).parent / "fixtures" / "helm_real" / "runs").glob("simple_safety_tests:*"))
+    out = tmp_path / "run"
+    args = ["import", "helm", str(helm), "--helm-version", "0.5.16", "--data-dir", str(benchmarks), "--out", str(out)]
+    assert main(args) == 0
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stale = tmp_path / f".run.import-{owner_tag().split('.')[0]}.{gone.pid}.1-xyz"
+    (stale / "responses").mkdir(parents=True)
+    capsys.readouterr()
+    assert main(args) == 0  # same source: the run is left as it is, the dead import's folder removed
+    assert f"removed {stale}" in capsys.readouterr().err and not stale.exists()
