@@ -154,3 +154,14 @@ def test_a_folder_of_scenarios_imports_but_submit_names_what_each_helm_judge_lac
     err = capsys.readouterr().err
     assert f"not judged by helm:harm_bench:{JUDGE_MODEL}" in err and f"not judged by helm:simple_safety_tests:{JUDGE_MODEL}" in err
     assert not (tmp_path / "dataset" / "submissions").exists()
+
+
+@pytest.mark.parametrize("version, ok", [("0.5.16", True), ("0.5", True), ("0.50", False), ("0.4.1", False)])
+def test_helm_version_picks_its_table_by_dotted_prefix(version, ok, benchmarks, tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["import", "helm", str(RUNS), "--helm-version", version, "--data-dir", str(benchmarks), "--out", str(out)])
+    if ok:
+        assert code == 0 and json.loads((out / "run.json").read_text())["imports"][0]["tool_version"] == version
+    else:
+        assert code == 1 and f"--helm-version: unknown HELM version {version!r}" in capsys.readouterr().err
+        assert not out.exists()
