@@ -30,10 +30,11 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
     full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in free), *view_outputs]
     inputs = [suite_dd, judge_dd, tab_state, *(p.component for p in params)]
 
-    def compute(suite, judge, tab, values, only=None, deferred=False) -> list:
+    def compute(suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
+        """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
         out: list[Any] = []
         for v in views:
-            wanted = (only is None or v.key in only) and v.deferred == deferred
+            wanted = (only is None or v.key in only) and (deferred is None or v.deferred == deferred)
             asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
             if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
                 out += list(v.update(suite, judge, values))
@@ -41,7 +42,7 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
                 out += [gr.skip()] * len(v.outputs)
         return out
 
-    def full(suite, judge, tab, values, reset_suite=False, fixed=None) -> list:
+    def full(suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
         board = holder.board
         suites = board.suites()
         suite = suite if suite in suites else (suites[0] if suites else None)
@@ -56,7 +57,7 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
                 judge_note(board, suite, judge),
                 *(gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
                   for p in free),
-                *compute(suite, judge, tab, values)]
+                *compute(suite, judge, tab, values, deferred=deferred)]
 
     def unpack(args) -> tuple[str, str, str, dict]:
         suite, judge, tab, *vals = args
@@ -70,13 +71,15 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
                 p = by_key[key]
                 values[key] = p.parse(raw) if p.parse else raw
         tab = q.get("tab") if q.get("tab") in tab_components else "leaderboard"
-        out = full(q.get("suite"), q.get("judge"), tab, values)
+        # the deferred figures too: the landing view's are drawn at start-up (cached), and a page load
+        # in one event saves the visitor two trips through the queue
+        out = full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
         for i, p in enumerate(free):
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
-        return [*out, gr.update(selected=tab), tab]
+        return [*out, gr.update(selected=tab), tab, view_query(out[1]["value"], out[2]["value"], tab, values)]
 
     def on_suite(*args):
         suite, _, tab, values = unpack(args)
@@ -100,7 +103,9 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
         return on_refresh(*args)
 
     def query(*args):
-        suite, judge, tab, values = unpack(args)
+        return view_query(*unpack(args))
+
+    def view_query(suite, judge, tab, values) -> str:
         board = holder.board
         state = {"suite": suite, "judge": judge, "tab": tab, **values}
         base = {"suite": (board.suites() or [None])[0], "judge": board.default_judge(suite), "tab": "leaderboard",
@@ -125,8 +130,8 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
             event = event.then(later(only), inputs, full_out, **PRIVATE)
         event.then(query, inputs, share, **PRIVATE).then(None, [share], None, js=WRITE_URL, **PRIVATE)
 
-    load_event = demo.load(on_load, inputs, [*full_out, tabs, tab_state], **PRIVATE)
-    then_url(load_event)
+    load_event = demo.load(on_load, inputs, [*full_out, tabs, tab_state, share], **PRIVATE)
+    load_event.then(None, [share], None, js=WRITE_URL, **PRIVATE)
     then_url(suite_dd.input(on_suite, inputs, full_out, **PRIVATE))
     then_url(judge_dd.input(on_judge, inputs, full_out, **PRIVATE))
     then_url(refresh.click(on_refresh, inputs, full_out, **PRIVATE))
