@@ -34,9 +34,10 @@ def freeze_look_kill(proc: subprocess.Popen, look: Callable[[], T]) -> tuple[boo
     """SIGSTOP ``proc``, call ``look()`` while it is frozen, then SIGKILL it and reap it.
     Returns (whether it was still alive when frozen, what ``look()`` saw)."""
     os.kill(proc.pid, signal.SIGSTOP)
-    alive = proc.poll() is None
+    alive = proc.poll() is None  # a child that had already exited is reaped here: nothing left to kill
     seen = look()
-    os.kill(proc.pid, signal.SIGKILL)
+    if alive:
+        os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     return alive, seen
 
