@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
@@ -47,3 +48,32 @@ def reap(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
         proc.wait()
+
+
+def child_pids(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (read from /proc; call while ``pid`` is frozen, so the list is final)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def wait_gone(pids: list[int], timeout: float = 60.0) -> None:
+    """Wait until every pid has exited (a zombie counts as exited): e.g. a git command that a killed
+    parent left running, which may still change the repository."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while True:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                break
+            if state == "Z":
+                break
+            assert time.monotonic() < deadline, f"process {pid} still running {timeout:.0f} s after its parent was killed"
+            time.sleep(0.01)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from robustness._kill import freeze_look_kill, reap, start_quiet, wait_for
+from robustness._kill import child_pids, freeze_look_kill, reap, start_quiet, wait_for, wait_gone
 from slmboard_testing import make_run
 
 pytestmark = pytest.mark.slow
@@ -82,15 +82,13 @@ def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> 
             return None
         time.sleep(delay)
         alive, state = freeze_look_kill(proc, lambda: {
-            "inflight": (dataset / INFLIGHT).exists(),
+            "inflight": (dataset / INFLIGHT).exists(), "children": child_pids(proc.pid),
             "files_written": len(list((dataset / "data").rglob(f"{run.name}__*"))) if (dataset / "data").exists() else 0})
         state["alive"] = alive
     finally:
         reap(proc)
-    # a git child of the killed submit may still be finishing: let it end before looking at HEAD
-    deadline = time.monotonic() + 30
-    while (dataset / GIT_LOCK).exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # A git child of the killed submit (add, commit) runs on and may still change HEAD: let it end first.
+    wait_gone(state["children"])
     return state if state["alive"] and state["inflight"] else None
 
 
