@@ -122,7 +122,7 @@ def merge_runs(shard_dirs: Sequence[str | Path], out: str | Path, data_dir: str 
         if extra:
             raise SlmboardError(
                 f"suite {suite}: {len(extra)} answered item(s) are not in the suite's item list "
-                f"(e.g. {', '.join(extra[:show_missing])}); was another --data-dir or suite revision used?"
+                f"(e.g. {', '.join(extra[:show_missing])}); was another data_dir (benchmark mirror) or suite revision used?"
             )
         merged[suite] = [by_id[i][0] for i in want]  # the suite's own order
         result.counts[suite] = len(want)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from ..errors import SlmboardError
+from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
 from . import layout
 
@@ -118,7 +118,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
     if kind == "hub":
         hub = HubPublisher(str(where), xet=xet)
         if not commit:
-            raise SlmboardError("--no-commit works on a local folder only")
+            raise BadOption("commit=False works on a local folder only (a Hub dataset is always committed)", param="commit")
         try:
             done = hub.commit(message, write)
             rev = done.revision
