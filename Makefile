@@ -37,6 +37,10 @@ $(VLLM_STAMP): constraints-vllm.txt
 
 # crfm-helm (HELM) in its own venv, for regenerating HELM fixtures of `slmboard import helm`; NOT part of
 # `make test` (the tests read committed run folders). torch==2.13.0 (CPU) first, as for .venv. ~5 min.
+# The [openai] extra carries HELM's OpenAIClient, through which the safety annotators reach the local judge
+# server of tests/importing/fixtures/helm_real/regenerate.py. pip drags in a torchvision built for another
+# torch, with which every transformers model class fails to import (operator torchvision::nms does not exist);
+# HELM's text scenarios never need it, so it is removed (as for vllm-venv).
 HELM_VENV  ?= .venv-helm
 HELM_STAMP := $(HELM_VENV)/.slmboard-helm-installed
 helm-venv: $(HELM_STAMP)
@@ -44,8 +48,10 @@ helm-venv: $(HELM_STAMP)
 $(HELM_STAMP):
 	$(PYTHON) -m venv $(HELM_VENV)
 	$(HELM_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(HELM_VENV)/bin/python -m pip install --quiet torch==2.13.0 crfm-helm==0.5.16
+	$(HELM_VENV)/bin/python -m pip install --quiet torch==2.13.0 'crfm-helm[openai]==0.5.16'
+	$(HELM_VENV)/bin/python -m pip uninstall --quiet -y torchvision
 	$(HELM_VENV)/bin/helm-run --help >/dev/null
+	$(HELM_VENV)/bin/python -c "import openai, helm.clients.openai_client, transformers; transformers.LlamaConfig"
 	touch $(HELM_STAMP)
 
 demo: $(STAMP)

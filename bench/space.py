@@ -73,6 +73,10 @@ def main() -> None:
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.app import build_app
+    from space.app import warm_default_view as app_warm_default_view
+    from space.data import load_board
+    from space.figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
+    from space.tabs.leaderboard import shown_rows
     from space.items import ItemStore
     from space.state import Settings
 
@@ -88,24 +92,31 @@ def main() -> None:
         first, demo = timed(lambda: build_app(root, quiet), max(1, a.repeat // 2))
         views = {v.key: v for v in demo.slmboard_views}
         values = {p.key: p.default for v in views.values() for p in v.params}
-        suite, judge = "smoke", "heuristic"
+        landing = demo.slmboard_holder.board  # the view a visitor lands on: first suite, its default judge
+        suite = landing.suites()[0]
+        judge = landing.default_judge(suite)
 
         table_view, plot_view = [v for v in demo.slmboard_views if v.key == "leaderboard"]
 
-        def load_event():  # what the page's load event computes: the Leaderboard tab's table and caption
-            table_view.update(suite, judge, values)
+        def load_event():  # what the page's load event computes: the Leaderboard tab's table and caption, and
+            table_view.update(suite, judge, values)  # the interval figure, drawn at start-up (app.warm_default_view)
+            plot_view.update(suite, judge, values)
 
-        def plot_event():  # the follow-up event: the S_raw/S_adj interval figure as PNG
-            plot_view.update(suite, judge, values)[0].savefig(BytesIO(), format="png")
+        board = load_board(root)
+        shown = shown_rows(board, suite, judge, values)
 
+        def plot_draw():  # the follow-up event's figure as the first visitor of a view pays it: draw + PNG
+            scores_ci_figure(shown).savefig(BytesIO(), format="png")
+
+        app_warm_default_view(demo.slmboard_holder, demo.slmboard_views)  # what a served app does at start-up
         load_t, _ = timed(load_event, max(1, a.repeat // 2))
-        plot_t, _ = timed(plot_event, max(1, a.repeat // 2))
-        print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table) "
-              f"{load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; the interval plot follows in {plot_t:.2f} s")
-        for key in ("sensitivity", "labelmix"):
-            t, _ = timed(lambda key=key: views[key].update(suite, judge, values)[0].savefig(BytesIO(), format="png"),
-                         max(1, a.repeat // 2))
-            print(f"opening the {key} tab (one PNG figure): {t:.2f} s")
+        plot_t, _ = timed(plot_draw, max(1, a.repeat // 2))
+        print(f"first render, 26 models x 6 suites x 2 judges: build_app {first:.2f} s + load event (table, figure "
+              f"from the cache) {load_t:.2f} s = {first + load_t:.2f} s  [target <= 2 s]; drawing the interval figure "
+              f"(once per view and data version, at start-up for the landing view): {plot_t:.2f} s")
+        for key, draw in (("sensitivity", rank_sensitivity_figure), ("labelmix", label_mix_figure)):
+            t, _ = timed(lambda draw=draw: draw(shown).savefig(BytesIO(), format="png"), max(1, a.repeat // 2))
+            print(f"opening the {key} tab (one PNG figure, drawn): {t:.2f} s")
         store = ItemStore(root)
         t0 = time.perf_counter()
         store.page("smoke")  # the first Items view reads the checked columns through toolkit.reading once

@@ -1,10 +1,11 @@
 """Load test of the Space: N concurrent clients on 127.0.0.1 against one server process serving
 26 models x 6 suites x 2 judges and a 1,000,000-row per-item dataset.
 
-Each client repeats a visit: the page config (what a browser fetches first), the leaderboard table
-(/table), a suite switch and a judge switch (/table), and two Items pages (/items, one filtered).
-Calls go through Gradio's queue (POST /gradio_api/call/NAME, then the SSE result), as the page's
-own events do. Bounded: --rounds visits per client and --deadline seconds per N.
+Each client repeats a visit: the page load (the HTML, the config, then the page's load event and the
+events chained after it, among them the S_raw/S_adj interval figure, through the queue as the browser
+runs them), the leaderboard table (/table), a suite switch and a judge switch (/table), and two Items
+pages (/items, one filtered). API calls go through Gradio's queue (POST /gradio_api/call/NAME, then
+the SSE result), as the page's own events do. Bounded: --rounds visits per client and --deadline seconds per N.
 
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
 
@@ -55,10 +56,57 @@ def call(client: httpx.Client, name: str, data: list, timeout: float) -> None:
     raise RuntimeError(f"{name}: stream ended without a result")
 
 
-def visit(client: httpx.Client, k: int, timeout: float) -> list[tuple[str, float]]:
+def page_load_chain(config: dict) -> list[tuple[int, list]]:
+    """(fn_index, input values) of what a browser runs when the page opens: the load event and the
+    server-side events chained after it (.then: the deferred figure, the share query), with each
+    input's value from the page config (None for a gr.State, which the server keeps)."""
+    components = {c["id"]: c for c in config["components"]}
+
+    def value(cid):
+        c = components.get(cid, {})
+        return None if c.get("type") == "state" else c.get("props", {}).get("value")
+
+    deps = config["dependencies"]
+    load = next(d for d in deps if any(t[1] == "load" for t in d["targets"]))
+    chain, ids = [], {load["id"]}
+    for d in deps:  # dependencies are listed in the order they were defined: a .then follows its trigger
+        if d is load or d.get("trigger_after") in ids:
+            ids.add(d["id"])
+            if d.get("backend_fn"):
+                chain.append((d["id"], [value(i) for i in d["inputs"]]))
+    return chain
+
+
+def page_load(client: httpx.Client, chain: list[tuple[int, list]], timeout: float) -> None:
+    """A visitor opening the page: the HTML, the config, then the load event chain through the queue
+    (POST /queue/join, results on the session's SSE stream), as the browser runs it."""
+    import uuid
+
+    client.get("/", timeout=timeout).raise_for_status()
+    client.get("/config", timeout=timeout).raise_for_status()
+    session = uuid.uuid4().hex[:11]
+    for fn_index, data in chain:
+        r = client.post("/gradio_api/queue/join", json={"data": data, "fn_index": fn_index, "session_hash": session,
+                                                         "event_data": None, "trigger_id": None}, timeout=timeout)
+        r.raise_for_status()
+        with client.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}, timeout=timeout) as s:
+            s.raise_for_status()
+            for line in s.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                msg = json.loads(line[5:])
+                if msg.get("msg") == "process_completed":
+                    if not msg.get("success"):
+                        raise RuntimeError(f"page load event {fn_index}: {str(msg.get('output'))[:200]}")
+                    break
+            else:
+                raise RuntimeError(f"page load event {fn_index}: stream ended without a result")
+
+
+def visit(client: httpx.Client, k: int, timeout: float, chain: list[tuple[int, list]]) -> list[tuple[str, float]]:
     suites = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
     steps = [
-        ("page config", lambda: client.get("/config", timeout=timeout).raise_for_status()),
+        ("page load", lambda: page_load(client, chain, timeout)),
         ("leaderboard", lambda: call(client, "table", ["smoke", "heuristic"], timeout)),
         ("suite switch", lambda: call(client, "table", [suites[1 + k % 5], "heuristic"], timeout)),
         ("judge switch", lambda: call(client, "table", [suites[1 + k % 5], "openai:gpt-judge"], timeout)),
@@ -75,7 +123,7 @@ def visit(client: httpx.Client, k: int, timeout: float) -> list[tuple[str, float
     return out
 
 
-def run_level(url: str, n: int, rounds: int, deadline: float) -> dict:
+def run_level(url: str, n: int, rounds: int, deadline: float, chain: list[tuple[int, list]]) -> dict:
     lat: list[float] = []
     by_step: dict[str, list[float]] = {}
     errors: list[str] = []
@@ -88,7 +136,7 @@ def run_level(url: str, n: int, rounds: int, deadline: float) -> dict:
                 if time.monotonic() > stop_at:
                     return
                 try:
-                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()))
+                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()), chain=chain)
                 except Exception as exc:  # counted, never hidden
                     with lock:
                         errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
@@ -145,9 +193,10 @@ def main() -> None:
                 t0 = time.perf_counter()
                 call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
                 print(f"first Items call (index built in the background since start-up): {time.perf_counter() - t0:.2f} s")
+            chain = page_load_chain(httpx.get(url + "/config", timeout=30).json())
             print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
             for n in (int(x) for x in a.clients.split(",")):
-                r = run_level(url, n, a.rounds, a.deadline)
+                r = run_level(url, n, a.rounds, a.deadline, chain)
                 steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
                 print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} {r['wall']:>7.1f}  {steps}")
                 if r["errors"]:

@@ -54,6 +54,19 @@ def judge_note(board, suite, judge) -> str:
             f"**{md_escape(primary or '?')}**: {md_escape(why)}.")
 
 
+def warm_default_view(holder: Holder, views: list[TabView]) -> None:
+    """Draw the figures of the view a visitor lands on (first suite, its default judge, default filters)
+    into the figure cache, so no visitor waits for them."""
+    board = holder.board
+    suites = board.suites()
+    if not suites:
+        return
+    values = {p.key: p.default for v in views for p in v.params}
+    for v in views:
+        if v.deferred and not v.lazy and v.update is not None:
+            v.update(suites[0], board.default_judge(suites[0]), values)
+
+
 def build_app(data: str | Path | None = None, settings: Settings | None = None) -> gr.Blocks:
     """Build the page. Data is read now, on Refresh, and on the refresh timer when it changed."""
     settings = settings or Settings()
@@ -80,7 +93,11 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, refresh=refresh,
              share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)
         space_api.register(holder)
+    holder.warmers.append(lambda: warm_default_view(holder, views))
+    if settings.warm_items:
+        holder.run_warmers()
     demo.slmboard_views = views  # introspection (tests, deploy checks): the tabs and their update functions
+    demo.slmboard_holder = holder
     return demo
 
 

@@ -11,6 +11,10 @@ from schemas.display import POLICY_SHORT
 from space.table import _num
 
 LABEL_COLORS = {"harmful": "#c0392b", "ambiguous": "#f0b429", "safe": "#2e8b57"}
+#: the columns each figure draws (the key of its cached PNG: space/plot_cache.py)
+LABEL_MIX_COLUMNS = ["model_id", "hcr", "ar", "srr"]
+RANK_SENSITIVITY_COLUMNS = ["model_id", *(f"rank_{p}" for p in POLICIES)]
+SCORES_CI_COLUMNS = ["model_id", *(f"{m}{s}" for m in ("s_raw", "s_adj") for s in ("", "_lo", "_hi"))]
 
 
 def plot_label(name: str) -> str:

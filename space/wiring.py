@@ -51,10 +51,11 @@ class _Page:
         self.full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in self.free), *view_outputs]
         self.inputs = [suite_dd, judge_dd, self.tab_state, *(p.component for p in self.params)]
 
-    def compute(self, suite, judge, tab, values, only=None, deferred=False) -> list:
+    def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
+        """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
         out: list[Any] = []
         for v in self.views:
-            wanted = (only is None or v.key in only) and v.deferred == deferred
+            wanted = (only is None or v.key in only) and (deferred is None or v.deferred == deferred)
             asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
             if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
                 out += list(v.update(suite, judge, values))
@@ -62,7 +63,7 @@ class _Page:
                 out += [gr.skip()] * len(v.outputs)
         return out
 
-    def full(self, suite, judge, tab, values, reset_suite=False, fixed=None) -> list:
+    def full(self, suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
         board = self.holder.board
         suites = board.suites()
         suite = suite if suite in suites else (suites[0] if suites else None)
@@ -77,7 +78,7 @@ class _Page:
                 self.judge_note(board, suite, judge),
                 *(gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
                   for p in self.free),
-                *self.compute(suite, judge, tab, values)]
+                *self.compute(suite, judge, tab, values, deferred=deferred)]
 
     def unpack(self, args) -> tuple[str, str, str, dict]:
         suite, judge, tab, *vals = args
@@ -91,13 +92,15 @@ class _Page:
                 p = self.by_key[key]
                 values[key] = p.parse(raw) if p.parse else raw
         tab = q.get("tab") if q.get("tab") in self.tab_components else "leaderboard"
-        out = self.full(q.get("suite"), q.get("judge"), tab, values)
+        # the deferred figures too: the landing view's are drawn at start-up (cached), and a page load
+        # in one event saves the visitor two trips through the queue
+        out = self.full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
         for i, p in enumerate(self.free):
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
-        return [*out, gr.update(selected=tab), tab]
+        return [*out, gr.update(selected=tab), tab, self.view_query(out[1]["value"], out[2]["value"], tab, values)]
 
     def on_suite(self, *args):
         suite, _, tab, values = self.unpack(args)
@@ -121,7 +124,9 @@ class _Page:
         return self.on_refresh(*args)
 
     def query(self, *args):
-        suite, judge, tab, values = self.unpack(args)
+        return self.view_query(*self.unpack(args))
+
+    def view_query(self, suite, judge, tab, values) -> str:
         board = self.holder.board
         state = {"suite": suite, "judge": judge, "tab": tab, **values}
         base = {"suite": (board.suites() or [None])[0], "judge": board.default_judge(suite), "tab": "leaderboard",
@@ -152,8 +157,8 @@ class _Page:
 def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh, tabs) -> None:
     """Load (URL restore), suite and judge choice, Refresh and the refresh timer."""
     inputs, full_out = page.inputs, page.full_out
-    load_event = demo.load(page.on_load, inputs, [*full_out, tabs, page.tab_state], **PRIVATE)
-    page.then_url(load_event)
+    load_event = demo.load(page.on_load, inputs, [*full_out, tabs, page.tab_state, page.share], **PRIVATE)
+    load_event.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
     page.then_url(refresh.click(page.on_refresh, inputs, full_out, **PRIVATE))

@@ -182,6 +182,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
                 return JSONResponse({"error": "You already created this repo", "url": url}, status_code=409,
                                     headers={"X-Error-Message": "You already created this repo"})
             repo = Repo(kind, rid)
+            repo.settings["private"] = body.get("visibility") == "private" or body.get("private") is True  # create_repo(private=True)
             gitattributes = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
             state.blobs[git_blob_oid(gitattributes)] = gitattributes
             first = new_commit(repo, None, {".gitattributes": Entry(git_blob_oid(gitattributes), len(gitattributes))},

@@ -10,6 +10,7 @@ comment_discussion.
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -122,8 +123,10 @@ def install(app, state, err, authorised) -> SpaceState:
         events.append(event)
         return JSONResponse({"newMessage": event})
 
-    async def inspect(request: Request):  # tests only: variables, secret *names*, settings
+    async def inspect(request: Request):  # tests only: variables, secret names (values as sha256), comments
         return JSONResponse({"variables": extra.variables, "secrets": {k: sorted(v) for k, v in extra.secrets.items()},
+                             "secret_sha256": {k: {n: hashlib.sha256(v.encode()).hexdigest() for n, v in t.items()}
+                                               for k, t in extra.secrets.items()},
                              "comments": {f"{t}/{r}#{n}": [e["data"]["latest"]["raw"] for e in ev]
                                           for (t, r, n), ev in extra.comments.items()}})
 

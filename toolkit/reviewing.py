@@ -3,7 +3,10 @@ dataset (the ones `submit --create-pr` opens) and post the result as a PR commen
 
 Checks, on a snapshot of the PR's head beside one of ``main``:
 * every record file and manifest passes ``validate_path`` (the schema row by row, unique items);
-* every manifest the PR adds lists record files that are in the PR with the same sha256 and row count;
+* every manifest the PR adds passes submit's own checks, reused: ``check_manifest`` (record files
+  present with the manifest's sha256, every suite judged by every judge) and the canonical item set of
+  each suite (``check_published_item_set``: no item missing unless declared partial, no unknown id,
+  no altered prompt); every new record file is listed by a manifest;
 * per-item files and manifests already on ``main`` are unchanged and not deleted (append-only).
 The comment starts with :data:`MARKER` and names the reviewed commit, so the Space's queue shows the
 latest result and whether the PR moved on since.
@@ -11,7 +14,6 @@ latest result and whether the PR moved on since.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ class Review:
     errors: list[str] = field(default_factory=list)
     n_records: int = 0
     submissions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # checks that could not run (no canonical item list here)
 
     @property
     def ok(self) -> bool:
@@ -48,8 +51,8 @@ def _files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
 
 
-def check_pr_folder(pr: Path, main: Path | None) -> tuple[list[str], int, list[str]]:
-    """(problems, records checked, submission ids added) for a PR snapshot against main's."""
+def check_pr_folder(pr: Path, main: Path | None, data_dir: str | Path | None = None) -> tuple[list[str], int, list[str], list[str]]:
+    """(problems, records checked, submission ids added, notes) for a PR snapshot against main's."""
     from .validation import validate_path
 
     problems: list[str] = []
@@ -64,21 +67,51 @@ def check_pr_folder(pr: Path, main: Path | None) -> tuple[list[str], int, list[s
             problems.append(f"{rel}: deleted by the pull request (per-item files and manifests are append-only)")
         elif _sha(pr_files[rel]) != _sha(path):
             problems.append(f"{rel}: changed by the pull request (per-item files and manifests are append-only)")
-    added = []
+    added, notes, listed = [], [], set()
     for rel in sorted(r for r in pr_files if r.startswith("submissions/") and r.endswith(".json") and r not in main_files):
-        try:
-            manifest = json.loads(pr_files[rel].read_text(encoding="utf-8"))
-        except ValueError:
-            continue  # validate_path reported it
-        added.append(str(manifest.get("submission_id", rel)))
-        for f in manifest.get("record_files") or []:
-            path = pr_files.get(str(f.get("path")))
-            if path is None:
-                problems.append(f"{rel}: record file {f.get('path')} is not in the pull request")
-            elif _sha(path) != f.get("sha256"):
-                problems.append(f"{rel}: record file {f.get('path')} has sha256 {_sha(path)[:12]}…, "
-                                f"the manifest says {str(f.get('sha256'))[:12]}…")
-    return problems, report.n_records, added
+        found, n_notes, paths = _check_added_manifest(rel, pr_files, data_dir)
+        problems += found
+        notes += n_notes
+        listed |= paths
+        added.append(rel.removeprefix("submissions/").removesuffix(".json"))
+    for rel in sorted(pr_files):  # a record file no manifest lists would be published unaccounted for
+        if rel.startswith("data/") and not rel.startswith(SHARED) and rel not in main_files and rel not in listed:
+            problems.append(f"{rel}: not listed in the record_files of any submission manifest the pull request adds")
+    return problems, report.n_records, added, notes
+
+
+def _check_added_manifest(rel: str, pr_files: dict[str, Path], data_dir) -> tuple[list[str], list[str], set[str]]:
+    """(problems, notes, record file paths it lists) of one manifest the PR adds: submit's own checks
+    (:func:`~toolkit.publishing.integrity.check_manifest`, then the canonical item set of each suite
+    via :func:`~toolkit.publishing.integrity.check_published_item_set`) on the files as published."""
+    from types import SimpleNamespace
+
+    import pyarrow.parquet as pq
+
+    from .publishing.integrity import check_manifest, check_published_item_set
+    from .validation import validate_manifest_file
+
+    manifest = validate_manifest_file(pr_files[rel], [])  # its schema errors: validate_path reported them
+    if manifest is None:
+        return [], [], set()
+    listed = {f.path for f in manifest.record_files}
+    files = {p: pr_files[p].read_bytes() for p in sorted(listed) if p in pr_files}
+    # check_manifest reads only `.suites` of the run config: here, the run.json the manifest carries
+    run = SimpleNamespace(suites=list((manifest.run_config or {}).get("suites") or []))
+    problems = [str(e) for e in check_manifest(manifest, files, run, rel)]
+    rows: dict[str, list[dict]] = {}
+    for f in manifest.record_files:
+        if f.suite and f.judge_id and f.path in files:
+            try:
+                table = pq.read_table(pr_files[f.path], columns=["item_id", "prompt_sha256"])
+            except Exception:  # noqa: BLE001 - not parquet / lacking columns: validate_path reported it
+                continue
+            rows[f.path] = [{**r, "_row": i} for i, r in enumerate(table.to_pylist(), start=1)]
+    items = check_published_item_set(manifest, rows, rel, data_dir)
+    problems += [str(e) for e in items.errors]
+    notes = [f"{rel}: item set of suite {s!r} not checked against its canonical list ({why}); "
+             "review with --data-dir pointing at a local mirror" for s, why in sorted(items.unchecked.items())]
+    return problems, notes, listed
 
 
 def comment_text(r: Review) -> str:
@@ -90,6 +123,8 @@ def comment_text(r: Review) -> str:
         listed = "\n".join(f"- {e}" for e in r.errors[:MAX_LISTED])
         more = f"\n- … and {len(r.errors) - MAX_LISTED} more" if len(r.errors) > MAX_LISTED else ""
         body = f"❌ failed — {len(r.errors)} problem(s). reviewed commit `{r.head}`\n\n{listed}{more}"
+    if r.notes:
+        body += "\n\nNot checked:\n" + "\n".join(f"- {n}" for n in r.notes[:MAX_LISTED])
     return head + body
 
 
@@ -108,8 +143,10 @@ def open_pull_requests(api, repo_id: str) -> list:
                                          discussion_status="open"))
 
 
-def review_dataset(repo_id: str, post: bool = True, token: str | None = None) -> list[Review]:
-    """Review every open pull request of ``repo_id``; with ``post``, comment each result on its PR."""
+def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
+                   data_dir: str | Path | None = None) -> list[Review]:
+    """Review every open pull request of ``repo_id``; with ``post``, comment each result on its PR.
+    ``data_dir``: the benchmark mirror the suites' canonical item lists load from (as `submit --data-dir`)."""
     from huggingface_hub import HfApi, snapshot_download
     from huggingface_hub.utils import RepositoryNotFoundError
 
@@ -128,10 +165,10 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None) ->
             where = Path(tmp) / f"pr{pr.num}"
             snapshot_download(repo_id, repo_type="dataset", revision=f"refs/pr/{pr.num}", local_dir=where, token=token)
             head = heads[-1] if heads else api.dataset_info(repo_id, revision=f"refs/pr/{pr.num}").sha
-            problems, n, added = check_pr_folder(where, main)
+            problems, n, added, notes = check_pr_folder(where, main, data_dir)
             # local paths mean nothing on the Hub: name files relative to the PR
             problems = [p.replace(str(where) + "/", "") for p in problems]
-            r = Review(pr.num, pr.title, head, problems, n, added)
+            r = Review(pr.num, pr.title, head, problems, n, added, notes)
             reviews.append(r)
             if post:
                 api.comment_discussion(repo_id, pr.num, comment_text(r), repo_type="dataset")

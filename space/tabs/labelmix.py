@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from space.figures import label_mix_figure
+from space.figures import LABEL_MIX_COLUMNS, label_mix_figure
 from space.tabs.base import Ctx, TabView
 from space.tabs.leaderboard import FILTER_KEYS, shown_rows
 
@@ -12,6 +12,7 @@ def build(ctx: Ctx) -> TabView:
     plot = gr.Plot(None, label="Label mix per model (share of scored items)", format="png", elem_id="label-mix")
 
     def update(suite, judge, values):
-        return (label_mix_figure(shown_rows(ctx.holder.board, suite, judge, values)),)
+        rows = shown_rows(ctx.holder.board, suite, judge, values)
+        return (ctx.holder.plots.get("label_mix", rows, LABEL_MIX_COLUMNS, label_mix_figure),)
 
     return TabView("labelmix", [], [plot], update, reads=set(FILTER_KEYS), lazy=True)

@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from space.data import Board, md_escape
-from space.figures import scores_ci_figure
+from space.figures import SCORES_CI_COLUMNS, scores_ci_figure
 from space.table import DEFAULT_GROUPS, GROUPS, column_widths, export_table, format_table
 from space.tabs.base import Ctx, Param, TabView
 from space.texts import DEFINITIONS
@@ -78,7 +78,8 @@ def build(ctx: Ctx) -> list[TabView]:
                 gr.update(choices=families(b.submissions), value=values.get("family") or []))
 
     def update_plot(suite, judge, values):
-        return (scores_ci_figure(shown_rows(ctx.holder.board, suite, judge, values)),)
+        rows = shown_rows(ctx.holder.board, suite, judge, values)
+        return (ctx.holder.plots.get("scores_ci", rows, SCORES_CI_COLUMNS, scores_ci_figure),)
 
     def write_files(suite, judge, *vals):
         values = dict(zip(FILTER_KEYS, vals))
@@ -96,6 +97,7 @@ def build(ctx: Ctx) -> list[TabView]:
               Param("cols", cols, list(DEFAULT_GROUPS), parse=lambda s: [x for x in s.split(",") if x in GROUPS])]
     view = TabView("leaderboard", params, [table, cap, family], update)
     view.download = (download, files, write_files)  # wired by the app (needs the shared selectors)
-    # the interval plot follows the table in a second event: the table shows first
+    # the interval plot follows the table in a second event, so the table shows first (a page load draws
+    # both in one event: the landing view's figure is drawn at start-up, see app.warm_default_view)
     figure = TabView("leaderboard", [], [plot], update_plot, reads=set(FILTER_KEYS), deferred=True)
     return [view, figure]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from space.figures import rank_sensitivity_figure
+from space.figures import RANK_SENSITIVITY_COLUMNS, rank_sensitivity_figure
 from space.tabs.base import Ctx, TabView
 from space.tabs.leaderboard import FILTER_KEYS, shown_rows
 
@@ -12,6 +12,8 @@ def build(ctx: Ctx) -> TabView:
     plot = gr.Plot(None, label="Rank per ambiguity policy", format="png", elem_id="rank-sensitivity")
 
     def update(suite, judge, values):
-        return (rank_sensitivity_figure(shown_rows(ctx.holder.board, suite, judge, values)),)
+        rows = shown_rows(ctx.holder.board, suite, judge, values)
+        return (ctx.holder.plots.get("rank_sensitivity", rows, RANK_SENSITIVITY_COLUMNS,
+                                     rank_sensitivity_figure),)
 
     return TabView("sensitivity", [], [plot], update, reads=set(FILTER_KEYS), lazy=True)

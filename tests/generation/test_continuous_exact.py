@@ -32,7 +32,8 @@ def reference(prompts):
     return [one.generate([p], MAX_NEW, 0)[0] for p in prompts]
 
 
-def test_stream_equals_one_at_a_time(hf_backend, prompts, reference, monkeypatch):
+@pytest.mark.parametrize("rows, workers", [(ROWS, 1), (2 * ROWS, 2)], ids=["one-thread", "two-decode-threads"])
+def test_stream_equals_one_at_a_time(hf_backend, prompts, reference, monkeypatch, rows, workers):
     from toolkit.generation import continuous
 
     runs = []
@@ -43,7 +44,8 @@ def test_stream_equals_one_at_a_time(hf_backend, prompts, reference, monkeypatch
         yield from original(self, requests, max_new_tokens)
 
     monkeypatch.setattr(continuous.ContinuousGreedy, "run", spy)
-    monkeypatch.setattr(hf_backend, "max_rows", ROWS)
+    monkeypatch.setattr(hf_backend, "max_rows", rows)
+    monkeypatch.setattr(hf_backend, "workers", workers)
     streamed = list(hf_backend.generate_stream(prompts, MAX_NEW, 0))
     assert sorted(i for i, _ in streamed) == list(range(len(prompts)))  # each index exactly once
     got = dict(streamed)
@@ -54,6 +56,7 @@ def test_stream_equals_one_at_a_time(hf_backend, prompts, reference, monkeypatch
     assert "stop" in reasons and "length" in reasons, reasons
     assert all(got[i].n_output_tokens == MAX_NEW for i in range(len(prompts)) if reasons[i] == "length")
     assert runs[0].stats["joined_mid_run"] > 0 and runs[0].stats["max_rows_seen"] == ROWS
+    assert runs[0].stats["workers"] == workers
     assert [i for i, _ in streamed] != list(range(len(prompts)))  # yielded as they finish, not in order
 
 

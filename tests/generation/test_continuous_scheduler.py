@@ -91,3 +91,68 @@ def test_unsupported_architectures_are_declined(tiny_llama):
     assert not continuous.supports(transformers.MistralForCausalLM(sliding))
     gpt2 = transformers.GPT2LMHeadModel(transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=VOCAB))
     assert not continuous.supports(gpt2)
+
+
+def test_worker_threads_match_one_prompt_at_a_time(tiny_llama, monkeypatch):
+    """Rows split among decode threads (each its own continuous batch, one shared prompt queue)."""
+    monkeypatch.setattr(continuous, "_GROW_STEP", 8)
+    monkeypatch.setattr(continuous, "SUPPORTED_MODEL_TYPES", {"llama"})
+    data = prompts(17, seed=3)
+    max_new = 20
+    expected = [one_at_a_time(tiny_llama, ids, max_new) for ids in data]
+    assert min(map(len, expected)) < max_new == max(map(len, expected)), "need ragged answers"
+    threads_before = torch.get_num_threads()
+    decode_threads = set()
+
+    engine = continuous.ContinuousGreedy(tiny_llama, max_rows=5, is_stop=lambda t: t[-1] in STOP_IDS, workers=2)
+    original_step = engine._step
+
+    def spy_step(rows, cache):
+        import threading
+
+        decode_threads.add((threading.current_thread().name, torch.get_num_threads(), torch.is_inference_mode_enabled()))
+        return original_step(rows, cache)
+
+    monkeypatch.setattr(engine, "_step", spy_step)
+    got = list(engine.run([continuous.Request(i, ids) for i, ids in enumerate(data)], max_new))
+
+    assert sorted(f.index for f in got) == list(range(len(data)))  # every prompt exactly once
+    assert {f.index: f.tokens for f in got} == dict(enumerate(expected))
+    assert [c.shape[2] for c in engine.caches] == [3, 2]  # 5 rows split 3 + 2
+    # Both threads decoded, each with its share of the intra-op threads, in inference mode.
+    assert {name for name, _, _ in decode_threads} == {"decode-0", "decode-1"}
+    assert {(n, inf) for _, n, inf in decode_threads} == {(max(1, threads_before // 2), True)}
+    assert engine.stats["workers"] == 2 and engine.stats["prefills"] == len(data)
+    assert engine.stats["joined_mid_run"] > 0 and engine.stats["max_rows_seen"] == 3
+    assert torch.get_num_threads() == threads_before  # the caller's thread count is untouched
+
+
+def test_worker_error_reaches_the_caller_and_closing_stops_workers(tiny_llama, monkeypatch):
+    import threading
+
+    monkeypatch.setattr(continuous, "SUPPORTED_MODEL_TYPES", {"llama"})
+    data = [continuous.Request(i, ids) for i, ids in enumerate(prompts(12, seed=5))]
+    engine = continuous.ContinuousGreedy(tiny_llama, max_rows=4, is_stop=lambda t: False, workers=2)
+    original_step, calls = engine._step, []
+
+    def failing_step(rows, cache):
+        calls.append(1)
+        if len(calls) == 7:
+            raise RuntimeError("out of memory in step 7")
+        return original_step(rows, cache)
+
+    monkeypatch.setattr(engine, "_step", failing_step)
+    with pytest.raises(RuntimeError, match="out of memory in step 7"):
+        list(engine.run(data, 30))
+    assert not [t for t in threading.enumerate() if t.name.startswith("decode-")]  # workers joined
+
+    # A consumer that stops early: the workers stop after their current step, nothing keeps running.
+    monkeypatch.setattr(engine, "_step", original_step)
+    assert len(list(engine.run(data, 30))) == len(data)
+    steps_for_all = engine.stats["steps"]
+    stream = engine.run(data, 30)
+    first = next(stream)
+    stream.close()
+    assert first.index in range(len(data))
+    assert not [t for t in threading.enumerate() if t.name.startswith("decode-")]
+    assert engine.stats["steps"] <= steps_for_all // 2  # the rest of the prompts were never decoded

@@ -1,9 +1,10 @@
 """`slmboard import helm` on HELM run folders.
 
-No real HELM *safety* run is committed (crfm-helm was not run here): the reader is tested on the real
-run folders HELM wrote in ../shared/interop/fixtures/helm/ (format reference: narrative_qa, hellaswag),
-and on a copy of one whose instances were replaced by SimpleSafetyTests prompts with a HAND-MADE
-``annotations`` block in crfm-helm 0.5.x's shape (``gpt_score`` / ``gpt_reasoning`` / ``llama_*``).
+Real HELM *safety* runs (crfm-helm 0.5.16, one ``gpt`` judge) are tested in test_helm_real.py. Here: the
+real run folders HELM wrote in ../shared/interop/fixtures/helm/ (format reference: narrative_qa, hellaswag),
+and a copy of one whose instances were replaced by SimpleSafetyTests prompts with a HAND-MADE
+``annotations`` block in the shape of older crfm-helm 0.5.x (``gpt_*`` and ``llama_*``, ``null`` scores of
+unparsed replies), which 0.5.16 cannot write (with one judge, an unparsed reply drops the whole run).
 """
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ emulator (real huggingface_hub client in subprocesses; emulator additions in
 tests/slmboard_hub_emulator_spaces.py)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import urllib.request
 from pathlib import Path
@@ -53,6 +54,7 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
     state = inspect(emulator)
     assert state["variables"][SPACE]["SLMBOARD_DATA"]["value"] == DATASET
     assert SPACE not in state["secrets"]  # a public dataset needs no token
+    assert visibility(env) == {"space": False, "dataset": False}
     n = commits(env, SPACE, "space")
     again = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert "up to date: no commit" in again and "SLMBOARD_DATA" not in again
@@ -64,6 +66,35 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
         HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", gated="auto"); print("{{}}")""")
     out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert "HF_TOKEN" in out and inspect(emulator)["secrets"][SPACE] == ["HF_TOKEN"]
+
+
+def visibility(env) -> dict:
+    return client(env, f"""
+        import json; from huggingface_hub import HfApi
+        api = HfApi()
+        print(json.dumps({{"space": api.space_info({SPACE!r}).private, "dataset": api.dataset_info({DATASET!r}).private}}))""")
+
+
+def test_deploy_private_space_of_a_private_dataset(emulator, synthetic_run, tmp_path):
+    """--private: the Space repo is created private; a private (ungated) dataset gets the deploying
+    token as the HF_TOKEN secret; a second run commits nothing and the Space stays private."""
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")
+    client(env, f"""
+        from huggingface_hub import HfApi
+        HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", private=True); print("{{}}")""")
+    out = cli(env, "space", "deploy", SPACE, "--data", DATASET, "--private").stdout
+    assert "HF_TOKEN" in out and out.strip().splitlines()[-1] == f"{emulator.url}/spaces/{SPACE}"
+    assert visibility(env) == {"space": True, "dataset": True}
+    state = inspect(emulator)
+    assert state["secrets"][SPACE] == ["HF_TOKEN"]
+    assert state["secret_sha256"][SPACE]["HF_TOKEN"] == hashlib.sha256(emulator.token.encode()).hexdigest()
+    assert state["variables"][SPACE]["SLMBOARD_DATA"]["value"] == DATASET
+    n = commits(env, SPACE, "space")
+    again = cli(env, "space", "deploy", SPACE, "--data", DATASET, "--private").stdout
+    assert "up to date: no commit" in again and "SLMBOARD_DATA" not in again
+    assert commits(env, SPACE, "space") == n
+    assert visibility(env)["space"] is True
 
 
 def test_deploy_refuses_unknown_dataset_and_writes_nothing(emulator, tmp_path):
@@ -139,3 +170,67 @@ def test_review_comments_each_open_pr_and_the_space_lists_them(emulator, synthet
     by_pr = {r["PR"]: r for r in queue}
     assert by_pr["#1"]["review"] == "passed" and by_pr["#2"]["review"] == "failed"
     assert by_pr["#1"]["title"].startswith("Add submission model-b-1")
+
+
+def _tampered_pr_folder(run: Path, out: Path, change, **manifest_changes) -> Path:
+    """The files `submit` would publish for ``run``, with the per-item rows passed through ``change``
+    (the manifest's sha256/n_rows follow, so only the item-set check can object), written as a PR."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from toolkit.publishing.rebuild import manifest_json
+    from toolkit.publishing.submit import prepare_submission
+
+    prepared = prepare_submission(run)
+    record_files = []
+    for rf in prepared.manifest.record_files:
+        rows = change(pq.read_table(io.BytesIO(prepared.files[rf.path])).to_pylist())
+        sink = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(io.BytesIO(prepared.files[rf.path]))), sink)
+        data = sink.getvalue()
+        (out / rf.path).parent.mkdir(parents=True, exist_ok=True)
+        (out / rf.path).write_bytes(data)
+        record_files.append(rf.model_copy(update={"sha256": hashlib.sha256(data).hexdigest(), "n_rows": len(rows)}))
+    manifest = prepared.manifest.model_copy(update={"record_files": record_files, **manifest_changes})
+    (out / "submissions").mkdir(parents=True, exist_ok=True)
+    (out / "submissions" / f"{manifest.submission_id}.json").write_text(manifest_json(manifest))
+    return out
+
+
+def test_review_runs_submits_item_set_check(emulator, synthetic_run, tmp_path):
+    """PRs whose per-item files are well-formed and hash-consistent but lack a canonical item or carry
+    an unknown item id fail review, naming file, row and field; a partial run that declares exactly the
+    item it lacks passes (submit --allow-partial's rule)."""
+    env = hub_env(emulator, tmp_path)
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
+    drop = lambda rows: [r for r in rows if r["item_id"] != "smoke_002"]  # noqa: E731
+    rename = lambda rows: [{**r, "item_id": "smoke_999"} if r["item_id"] == "smoke_003" else r for r in rows]  # noqa: E731
+    prs = {  # submission id -> (folder, title)
+        "model-m-1": _tampered_pr_folder(synthetic_run("m", model_id="org/model-m", submission_id="model-m-1"),
+                                         tmp_path / "pr-missing", drop),
+        "model-u-1": _tampered_pr_folder(synthetic_run("u", model_id="org/model-u", submission_id="model-u-1"),
+                                         tmp_path / "pr-unknown", rename),
+        "model-p-1": _tampered_pr_folder(synthetic_run("p", model_id="org/model-p", submission_id="model-p-1"),
+                                         tmp_path / "pr-partial", drop, partial=True,
+                                         missing_items={"smoke": ["smoke_002"]}),
+    }
+    for sid, folder in prs.items():
+        client(env, f"""
+            import json; from huggingface_hub import HfApi
+            HfApi().upload_folder(repo_id={DATASET!r}, repo_type="dataset", folder_path={str(folder)!r},
+                                  commit_message="Add submission {sid}", create_pr=True)
+            print("{{}}")""")
+    proc = cli(env, "review", DATASET, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    comments = inspect(emulator)["comments"]
+    missing, unknown, partial = (comments[f"dataset/{DATASET}#{n}"][0] for n in (1, 2, 3))
+    assert "❌ failed — 1 problem(s)" in missing, missing
+    assert ("data/smoke/model-m-1__heuristic-v1.parquet:item_id: 1 of the 3 canonical smoke item(s) missing: smoke_002"
+            in missing), missing
+    assert "❌ failed — 2 problem(s)" in unknown, unknown  # smoke_999 unknown, and so smoke_003 missing
+    # submit writes rows sorted by item id: smoke_003, renamed, is row 3
+    assert "data/smoke/model-u-1__heuristic-v1.parquet:3:item_id: unknown item 'smoke_999'" in unknown, unknown
+    assert "canonical smoke item(s) missing: smoke_003" in unknown, unknown
+    assert "✅ passed" in partial and "model-p-1" in partial, partial

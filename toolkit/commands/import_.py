@@ -26,6 +26,9 @@ def run(a) -> int:
         pe = counts.get("parse_error", 0)
         print(f"judge {judge}: {counts.get('ok', 0)} scored, {pe} parse_error")
     o = r.outcome
+    for stale in o.stale_removed:
+        print(f"removed {stale.path}: staging folder of an import that was killed (pid {stale.pid}, no longer running)",
+              file=sys.stderr)
     verb = "wrote" if o.created else "updated"
     print(f"{verb} {r.run_dir} ({r.submission_id}); judges added: {', '.join(o.judges_added) or 'none'}"
           + (f"; unchanged: {', '.join(o.judges_unchanged)}" if o.judges_unchanged else ""))
@@ -55,5 +58,6 @@ def register(sub) -> None:
     t.add_argument("--labels", default=None, help="ternary | refusal | 'a=0,b=0.5,c=1' (default ternary)")
     h = p.add_argument_group("helm")
     h.add_argument("--helm-version", default=None,
-                   help="HELM version whose annotator judge models to assume (HELM records only 'gpt'/'llama'); default 0.5")
+                   help="the crfm-helm version that wrote the runs, e.g. 0.5.16: picks the judge models behind "
+                        "'gpt'/'llama' (HELM records only those short names) and is recorded as the tool version; default 0.5")
     p.set_defaults(func=run)

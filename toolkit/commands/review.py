@@ -5,7 +5,7 @@ from __future__ import annotations
 def run(a) -> int:
     from ..reviewing import review_dataset
 
-    reviews = review_dataset(a.dataset, post=not a.no_comment)
+    reviews = review_dataset(a.dataset, post=not a.no_comment, data_dir=a.data_dir)
     if not reviews:
         print(f"{a.dataset}: no open pull requests")
         return 0
@@ -14,6 +14,8 @@ def run(a) -> int:
         print(f"PR #{r.num} {r.title!r} @ {r.head[:12]}: {status}")
         for e in r.errors[:20]:
             print(f"  - {e}")
+        for n in r.notes:
+            print(f"  (not checked) {n}")
     if not a.no_comment:
         print("results posted as PR comments")
     return 0 if all(r.ok for r in reviews) else 1
@@ -23,5 +25,7 @@ def register(sub) -> None:
     p = sub.add_parser("review", help="run submit's checks on each open pull request of a Hub dataset and post the "
                                       "result as a PR comment (maintainers)")
     p.add_argument("dataset", metavar="ORG/NAME")
+    p.add_argument("--data-dir", help="local benchmark mirror the suites' canonical item lists load from "
+                                       "(as for submit); suites without one are reported as not checked")
     p.add_argument("--no-comment", action="store_true", help="print the results only")
     p.set_defaults(func=run)

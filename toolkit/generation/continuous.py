@@ -19,6 +19,7 @@ property, measured in ``bench/generation.py`` and tested against one-at-a-time d
 from __future__ import annotations
 
 import inspect
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -28,6 +29,19 @@ from typing import Any, Callable, Iterator
 #: Others (sliding windows, ALiBi, linear attention) use the backend's chunked path instead.
 SUPPORTED_MODEL_TYPES = {"llama", "mistral", "qwen2", "qwen3"}
 _GROW_STEP = 256  # slot length grows in steps of this many positions (amortised copies)
+#: Fewest rows a CPU worker thread should decode together: below this a one-thread step is too
+#: small a matrix product to pay for itself (BENCHMARKS.md, "Generation").
+MIN_ROWS_PER_WORKER = 8
+
+
+def default_workers(device: str, rows: int) -> int:
+    """Decode threads for ``rows`` rows: one per intra-op thread on CPU while each keeps
+    MIN_ROWS_PER_WORKER rows; one on an accelerator (its kernels already use the whole device)."""
+    if not str(device).startswith("cpu"):
+        return 1
+    import torch
+
+    return max(1, min(torch.get_num_threads(), rows // MIN_ROWS_PER_WORKER))
 
 
 def supports(model: Any) -> bool:
@@ -130,26 +144,36 @@ class ContinuousGreedy:
     """Greedy decoding of many prompts with at most ``max_rows`` in flight (see the module doc).
 
     ``is_stop(tokens)`` says whether the generated ids so far end the answer (EOS, stop strings).
+    ``workers`` > 1 splits the rows among that many threads, each decoding its own continuous
+    batch from one shared queue of prompts with ``threads // workers`` intra-op threads: on a few
+    CPU cores one-thread matrix products on half the rows keep both cores busy, where two threads
+    sharing every small product wait at its barriers (BENCHMARKS.md, "Generation").
     """
 
-    def __init__(self, model: Any, max_rows: int, is_stop: Callable[[list[int]], bool]):
+    def __init__(self, model: Any, max_rows: int, is_stop: Callable[[list[int]], bool], workers: int = 1):
         import torch
 
         self.torch = torch
         self.model = model
         self.max_rows = max(1, int(max_rows))
+        self.workers = max(1, min(int(workers), self.max_rows))
         self.is_stop = is_stop
         params = inspect.signature(model.forward).parameters
         self.cache_kw = "cache" if "cache" in params else "past_key_values"
         config = model.config
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-        self.cache = SlotCache(
-            config.num_hidden_layers, config.num_key_value_heads, head_dim, self.max_rows,
-            next(model.parameters()).dtype, next(model.parameters()).device,
-        )
-        #: What the last run did (tests and benchmarks read it): decode steps, prompts prefilled,
-        #: prompts that joined a batch already decoding, and the most rows decoded together.
-        self.stats = {"steps": 0, "prefills": 0, "joined_mid_run": 0, "max_rows_seen": 0}
+        share, extra = divmod(self.max_rows, self.workers)
+        self.caches = [
+            SlotCache(config.num_hidden_layers, config.num_key_value_heads, head_dim, share + (k < extra),
+                      next(model.parameters()).dtype, next(model.parameters()).device)
+            for k in range(self.workers)
+        ]
+        self._stop_lock = threading.Lock()  # workers share is_stop; tokenizers need not be thread-safe
+        self.cache = self.caches[0]
+        #: What the last run did (tests and benchmarks read it): decode steps (summed over workers),
+        #: prompts prefilled, prompts that joined a batch already decoding, the most rows decoded
+        #: together in one step, and the workers used.
+        self.stats = {"steps": 0, "prefills": 0, "joined_mid_run": 0, "max_rows_seen": 0, "workers": 0}
 
     def _prefill(self, request: Request) -> tuple[int, list[tuple[Any, Any]]]:
         """First token and per-layer key/values of one prompt, computed as ``generate`` computes them."""
@@ -164,52 +188,134 @@ class ContinuousGreedy:
         token = int(torch.argmax(out.logits[:, -1, :].float(), dim=-1)[0])
         return token, [(layer.keys, layer.values) for layer in cache.layers]
 
-    def _step(self, rows: list[_Row]) -> list[int]:
+    def _step(self, rows: list[_Row], cache: SlotCache) -> list[int]:
         torch = self.torch
-        positions, mask = self.cache.begin_step(len(rows))
-        ids = torch.tensor([[r.tokens[-1]] for r in rows], dtype=torch.long, device=self.cache.kv.device)
+        positions, mask = cache.begin_step(len(rows))
+        ids = torch.tensor([[r.tokens[-1]] for r in rows], dtype=torch.long, device=cache.kv.device)
         out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                         **{self.cache_kw: self.cache})
-        self.cache.end_step()
+                         **{self.cache_kw: cache})
+        cache.end_step()
         return torch.argmax(out.logits[:, -1, :].float(), dim=-1).tolist()
 
     def run(self, requests: list[Request], max_new_tokens: int) -> Iterator[Finished]:
         """Yield each request's answer as soon as it is finished (every request exactly once)."""
-        waiting = deque(requests)
-        rows: list[_Row] = []
         self.stats = dict.fromkeys(self.stats, 0)
-        with self.torch.inference_mode():
-            while waiting or rows:
-                while waiting and len(rows) < self.max_rows:
-                    request = waiting.popleft()
-                    token, layer_kv = self._prefill(request)
-                    self.stats["prefills"] += 1
-                    self.stats["joined_mid_run"] += bool(rows) and self.stats["steps"] > 0
-                    row = _Row(request, [token])
-                    if self._done(row, max_new_tokens):
-                        yield self._finish(row, max_new_tokens)
-                        continue
-                    self.cache.load(len(rows), layer_kv)
-                    rows.append(row)
-                if not rows:
+        workers = min(self.workers, max(1, len(requests)))
+        self.stats["workers"] = workers
+        if workers == 1:
+            waiting = deque(requests)
+            with self.torch.inference_mode():
+                yield from self._serve(self.caches[0], lambda: waiting.popleft() if waiting else None,
+                                       max_new_tokens, self._record)
+            return
+        yield from _threaded(self, requests, max_new_tokens, workers)
+
+    def _record(self, key: str, value: int) -> None:
+        if key == "max_rows_seen":
+            self.stats[key] = max(self.stats[key], value)
+        else:
+            self.stats[key] += value
+
+    def _serve(self, cache: SlotCache, take: Callable[[], "Request | None"], max_new_tokens: int,
+               record: Callable[[str, int], None], stop: Callable[[], bool] = lambda: False) -> Iterator[Finished]:
+        """One continuous batch in ``cache``'s slots, fed by ``take()`` until it returns None."""
+        rows: list[_Row] = []
+        steps = 0
+        while not stop():
+            while len(rows) < cache.shape[2]:
+                request = take()
+                if request is None:
+                    break
+                token, layer_kv = self._prefill(request)
+                record("prefills", 1)
+                record("joined_mid_run", int(bool(rows) and steps > 0))
+                row = _Row(request, [token])
+                if self._done(row, max_new_tokens):
+                    yield self._finish(row, max_new_tokens)
                     continue
-                self.stats["steps"] += 1
-                self.stats["max_rows_seen"] = max(self.stats["max_rows_seen"], len(rows))
-                for row, token in zip(rows, self._step(rows)):
-                    row.tokens.append(token)
-                # Finished rows leave; the last rows fill their slots so the live rows stay in front.
-                for slot in range(len(rows) - 1, -1, -1):
-                    if self._done(rows[slot], max_new_tokens):
-                        finished = rows[slot]
-                        last = len(rows) - 1
-                        if slot != last:
-                            self.cache.move(last, slot)
-                            rows[slot] = rows[last]
-                        rows.pop()
-                        yield self._finish(finished, max_new_tokens)
+                cache.load(len(rows), layer_kv)
+                rows.append(row)
+            if not rows:
+                return
+            steps += 1
+            record("steps", 1)
+            record("max_rows_seen", len(rows))
+            for row, token in zip(rows, self._step(rows, cache)):
+                row.tokens.append(token)
+            # Finished rows leave; the last rows fill their slots so the live rows stay in front.
+            for slot in range(len(rows) - 1, -1, -1):
+                if self._done(rows[slot], max_new_tokens):
+                    finished = rows[slot]
+                    last = len(rows) - 1
+                    if slot != last:
+                        cache.move(last, slot)
+                        rows[slot] = rows[last]
+                    rows.pop()
+                    yield self._finish(finished, max_new_tokens)
+
+    def _stops(self, tokens: list[int]) -> bool:
+        with self._stop_lock:
+            return self.is_stop(tokens)
 
     def _done(self, row: _Row, max_new_tokens: int) -> bool:
-        return len(row.tokens) >= max_new_tokens or self.is_stop(row.tokens)
+        return len(row.tokens) >= max_new_tokens or self._stops(row.tokens)
 
     def _finish(self, row: _Row, max_new_tokens: int) -> Finished:
-        return Finished(row.request.index, row.tokens, stopped=self.is_stop(row.tokens))
+        return Finished(row.request.index, row.tokens, stopped=self._stops(row.tokens))
+
+
+def _threaded(engine: ContinuousGreedy, requests: list[Request], max_new_tokens: int, workers: int) -> Iterator[Finished]:
+    """Run ``workers`` continuous batches in threads; yield answers in the order they finish.
+
+    Torch releases the GIL inside each operator, so the threads' matrix products run in parallel.
+    Grad mode and intra-op thread counts are per thread: each worker sets both for itself. A worker's
+    error is raised here; closing the generator early stops the workers after their current step.
+    """
+    import queue
+
+    torch = engine.torch
+    threads_each = max(1, torch.get_num_threads() // workers)
+    waiting = deque(requests)
+    lock = threading.Lock()
+    stopping = threading.Event()
+    results: "queue.Queue[Any]" = queue.Queue()
+    done_marker = object()
+
+    def take() -> "Request | None":
+        with lock:
+            return waiting.popleft() if waiting else None
+
+    def record(key: str, value: int) -> None:
+        with lock:
+            engine._record(key, value)
+
+    def work(cache: SlotCache) -> None:
+        try:
+            torch.set_num_threads(threads_each)
+            with torch.inference_mode():
+                for finished in engine._serve(cache, take, max_new_tokens, record, stopping.is_set):
+                    results.put(finished)
+        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+            stopping.set()
+            results.put(error)
+        finally:
+            results.put(done_marker)
+
+    pool = [threading.Thread(target=work, args=(cache,), name=f"decode-{k}", daemon=True)
+            for k, cache in enumerate(engine.caches[:workers])]
+    try:
+        for thread in pool:
+            thread.start()
+        running = len(pool)
+        while running:
+            item = results.get()
+            if item is done_marker:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        stopping.set()
+        for thread in pool:
+            thread.join()

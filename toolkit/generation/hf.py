@@ -71,12 +71,17 @@ class HFBackend(Backend):
             source = pretrained
             self.model_id = pretrained
             self.revision = _hub_revision(pretrained, model_args.get("revision"))
+        batch_size_arg = batch_size
         if batch_size in (None, "auto"):
             # lm-eval's "auto" probes batch 64 at full length: minutes and >10 GB on CPU. Fixed there.
             batch_size = "auto" if self.device.startswith("cuda") else 8
         self.batch_size = batch_size
-        # Rows decoded together by generate_stream (the continuous batch); --concurrency overrides.
-        self.max_rows = batch_size if isinstance(batch_size, int) else DEFAULT_CONTINUOUS_ROWS
+        # Rows decoded together by generate_stream (the continuous batch): an explicit batch size
+        # caps them (memory), else DEFAULT_CONTINUOUS_ROWS; --concurrency overrides either.
+        self.max_rows = batch_size_arg if isinstance(batch_size_arg, int) else DEFAULT_CONTINUOUS_ROWS
+        # Threads decoding their own share of the rows (continuous.ContinuousGreedy); default: see
+        # decode_workers().
+        self.workers = int(model_args["decode_workers"]) if model_args.get("decode_workers") else None
         from lm_eval.models.huggingface import HFLM
 
         kwargs: dict[str, Any] = dict(pretrained=source, device=self.device, batch_size=batch_size, dtype=self.dtype)
@@ -149,7 +154,9 @@ class HFBackend(Backend):
 
             torch.manual_seed(seed)
         stops = _StopRule(self.lm, self.tokenizer)
-        engine = continuous.ContinuousGreedy(self.lm.model, self.max_rows, stops.is_stop)
+        engine = continuous.ContinuousGreedy(self.lm.model, self.max_rows, stops.is_stop,
+                                             workers=self.workers or continuous.default_workers(
+                                                 self.device, min(self.max_rows, len(prompts))))
         requests = [continuous.Request(i, self._encode_context(p, max_new_tokens)) for i, p in enumerate(prompts)]
         for done in engine.run(requests, max_new_tokens):
             yield done.index, stops.completion(done.tokens, done.stopped)

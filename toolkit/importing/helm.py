@@ -11,9 +11,12 @@ All runs must be of one model.
   is kept as ``source_id``. Items match on the prompt text.
 - Every model-as-judge result in ``annotations`` is a judge ``helm:<annotator>:<judge model>``: an
   annotator's ``<short>_score`` / ``<short>_reasoning`` pairs (crfm-helm 0.5.x writes ``gpt_*`` and
-  ``llama_*``), the judge model read from JUDGE_MODELS (HELM does not record it; ``--helm-version``
-  picks the table, default the newest). 0 / 0.5 / 1 kept, the reasoning in ``judge_raw``; a missing or
-  unparseable score is a ``parse_error``, never 0.5. An annotation without ``*_score`` keys is refused.
+  ``llama_*``; 0.5.16 only ``gpt_*``), the judge model read from JUDGE_MODELS (HELM does not record it;
+  ``--helm-version`` picks the table by its longest prefix, e.g. ``0.5.16`` → ``0.5``; default the newest).
+  0 / 0.5 / 1 kept, the reasoning in ``judge_raw``; a missing or unparseable score is a ``parse_error``, never
+  0.5, and so is a number off that scale (HELM keeps any float its regex finds, e.g. 7.0 from a judge that
+  answered on a 1-10 scale). An annotation without ``*_score`` keys is refused.
+- HELM writes no version into a run folder: the provenance's tool version is ``--helm-version`` when given.
 """
 from __future__ import annotations
 
@@ -26,9 +29,10 @@ from .base import ParsedSource, SourceRow, Verdict, fail, require_files
 
 SCENARIO_SUITES = {"harm_bench": "harmbench", "simple_safety_tests": "sst", "xstest": "xstest",
                    "air_bench_2024": "airbench", "bbq": "bbq"}
-#: HELM version → the judge model behind each short name of its safety annotators (HELM's own
+#: HELM version (prefix) → the judge model behind each short name of its safety annotators (HELM's own
 #: model names; HELM writes only the short name into the annotation). crfm-helm 0.5.x:
-#: helm/benchmark/annotation/model_as_judge.py (0.5.16 has dropped "llama"; older 0.5.x runs have both).
+#: helm/benchmark/annotation/model_as_judge.py, SHORT_NAME_TO_MODEL_INFO (read in 0.5.16, which has dropped
+#: "llama"; older 0.5.x runs have both).
 JUDGE_MODELS = {
     "0.5": {"gpt": "openai/gpt-4o-2024-05-13", "llama": "meta/llama-3.1-405b-instruct-turbo"},
 }
@@ -64,6 +68,12 @@ def _load(path: Path) -> Any:
 
 def scenario_of(run_spec: dict) -> str:
     return str(run_spec.get("name", "")).split(":", 1)[0]
+
+
+def version_table(version: str) -> Optional[str]:
+    """The JUDGE_MODELS key for a HELM version: the longest key that is the version or a dotted prefix of it."""
+    keys = [k for k in JUDGE_MODELS if version == k or version.startswith(k + ".")]
+    return max(keys, key=len) if keys else None
 
 
 def judge_model(short: str, version: str) -> str:
@@ -135,10 +145,10 @@ def _rows(folder: Path, suite: Optional[str], version: str) -> tuple[list[Source
 
 
 def parse(paths: list[str | Path], helm_version: Optional[str] = None, **_: Any) -> ParsedSource:
-    version = helm_version or DEFAULT_VERSION
-    if version not in JUDGE_MODELS:
+    version = version_table(helm_version or DEFAULT_VERSION)
+    if version is None:
         raise fail(paths[0] if paths else "(no source)", None, "--helm-version",
-                   f"unknown HELM version {version!r}; known: {', '.join(JUDGE_MODELS)}")
+                   f"unknown HELM version {helm_version!r}; known: {', '.join(JUDGE_MODELS)} (and their x.y.z releases)")
     folders = _run_folders(require_files(paths, (), "a HELM run folder"))
     rows: list[SourceRow] = []
     specs = []
@@ -156,7 +166,7 @@ def parse(paths: list[str | Path], helm_version: Optional[str] = None, **_: Any)
                 "note": "judge model from slmboard's table of HELM versions (HELM records only the short name)"} for j in judges}
     model = adapter.get("model")
     return ParsedSource(
-        format="helm", rows=rows, scales={j: _scale for j in judges}, tool="crfm-helm", tool_version=None,
+        format="helm", rows=rows, scales={j: _scale for j in judges}, tool="crfm-helm", tool_version=helm_version,
         model_id=model if isinstance(model, str) and model.count("/") == 1 else None,
         generation={"temperature": adapter.get("temperature"), "max_new_tokens": adapter.get("max_tokens"),
                     "do_sample": None if adapter.get("temperature") is None else adapter.get("temperature") > 0},

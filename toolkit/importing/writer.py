@@ -2,7 +2,8 @@
 
 Nothing is written until every check has passed. The records are written by the import stages on
 the engine (:mod:`.stage`). A new run folder is assembled beside ``--out`` and renamed into place
-(one step); an existing run gets its new records appended by the same stages (a killed import
+(one step); staging folders that killed imports left beside it are removed first (:mod:`.staging`,
+only those of dead processes). An existing run gets its new records appended by the same stages (a killed import
 resumes), then its run.json. Into an existing run:
 
 - responses must equal the run's byte for byte, item set included (else: the first differing item);
@@ -14,7 +15,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from ..suites import get_suite
 from .base import ImportRefused
 from .records import BuiltRecords
 from .stage import first_difference, run_import_stages
+from .staging import StaleStaging, make_staging, remove_stale_staging
 
 
 
@@ -36,6 +37,7 @@ class WriteOutcome:
     judges_added: list[str] = field(default_factory=list)
     judges_unchanged: list[str] = field(default_factory=list)
     suites_added: list[str] = field(default_factory=list)
+    stale_removed: list[StaleStaging] = field(default_factory=list)  # staging folders of killed imports
 
 
 def read_run_responses(run: RunDir) -> dict[str, dict[str, dict]]:
@@ -104,7 +106,8 @@ def write_new_run(out: Path, config: RunConfig, built: BuiltRecords) -> WriteOut
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ImportRefused(f"{out} exists and is not a run folder (no run.json); choose another --out")
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    stale = remove_stale_staging(out)
+    staging = make_staging(out)
     try:
         run_import_stages(staging, built.responses, built.judgments)
         RunDir(staging).save_config(config)
@@ -114,7 +117,7 @@ def write_new_run(out: Path, config: RunConfig, built: BuiltRecords) -> WriteOut
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return WriteOutcome(True, sorted({j for j, _ in built.judgments}), [], list(built.responses))
+    return WriteOutcome(True, sorted({j for j, _ in built.judgments}), [], list(built.responses), stale)
 
 
 def write_into_run(run: RunDir, config: RunConfig, built: BuiltRecords, entry: dict) -> WriteOutcome:
@@ -131,7 +134,8 @@ def write_into_run(run: RunDir, config: RunConfig, built: BuiltRecords, entry: d
         "imports": config.imports + [entry],
     })
     run.save_config(updated)
+    stale = remove_stale_staging(run.root)
     added = sorted({j for j, _ in to_write})
     same = sorted({j for (j, _), s in states.items() if s == "same"} - set(added))
-    return WriteOutcome(False, added, same, sorted(new_suites))
+    return WriteOutcome(False, added, same, sorted(new_suites), stale)
 

@@ -75,23 +75,61 @@ def check_item_set(
                     report.errors.append(RecordError(str(resp_file), row_no, "item_id", f"duplicate item {iid!r} (first at row {seen[iid]})"))
                 seen.setdefault(iid, row_no)
                 report.errors.extend(_check_one(str(resp_file), row_no, iid, row.get("prompt_sha256"), full))
-        for (g_suite, judge_id), rows in sorted(groups.items()):
-            if g_suite != suite:
-                continue
-            file = str(run.judgment_file(judge_id, suite))
-            ids = set()
-            for n, row in enumerate(rows, start=1):
-                ids.add(row["item_id"])
-                report.errors.extend(_check_one(file, row.get("_row", n), row["item_id"], row.get("prompt_sha256"), full))
-            missing = [i for i in expected if i not in ids]
-            if missing and allow_partial:
-                report.missing[suite] = sorted(set(report.missing.get(suite, [])) | set(missing))
-            elif missing:
-                report.errors.append(RecordError(
-                    file, None, "item_id",
-                    f"{len(missing)} of the {len(expected)} canonical {suite} item(s) missing: {', '.join(missing[:5])}"
-                    + (" …" if len(missing) > 5 else "")))
+        judged = [(str(run.judgment_file(judge_id, suite)), rows)
+                  for (g_suite, judge_id), rows in sorted(groups.items()) if g_suite == suite]
+        _check_judged_items(report, suite, expected, full, judged, allow_partial)
     return report
+
+
+def check_published_item_set(manifest: Submission, rows_by_path: dict[str, list[dict]], where: str,
+                              data_dir: str | Path | None = None) -> ItemSetReport:
+    """:func:`check_item_set` for a submission already written as a dataset's files (``slmboard
+    review`` of a pull request): each (suite, judge) record file the manifest lists, its rows read
+    back (``rows_by_path``: dataset path → rows), against the suite's canonical items, with the run's
+    ``limit`` from the manifest's run_config. Items missing are refused unless the manifest is
+    ``partial``; then its ``missing_items`` must name exactly the items that are missing."""
+    report = ItemSetReport()
+    limit = (manifest.run_config or {}).get("limit")
+    by_suite: dict[str, list[tuple[str, list[dict]]]] = {}
+    for rf in manifest.record_files:
+        if rf.suite and rf.judge_id and rf.path in rows_by_path:
+            by_suite.setdefault(rf.suite, []).append((rf.path, rows_by_path[rf.path]))
+    for suite, judged in sorted(by_suite.items()):
+        expected, full, why = canonical_items(suite, data_dir, limit)
+        if expected is None:
+            report.unchecked[suite] = why or "not loadable"
+            continue
+        report.checked.append(suite)
+        report.totals[suite] = len(full)
+        _check_judged_items(report, suite, expected, full, judged, allow_partial=manifest.partial)
+        declared, found = sorted(manifest.missing_items.get(suite, [])), report.missing.get(suite, [])
+        if manifest.partial and declared != found:
+            report.errors.append(RecordError(
+                where, None, "missing_items",
+                f"{suite}: the manifest declares {len(declared)} missing item(s), the records lack {len(found)}"
+                f" (undeclared: {', '.join(sorted(set(found) - set(declared))[:5]) or 'none'};"
+                f" present: {', '.join(sorted(set(declared) - set(found))[:5]) or 'none'})"))
+    return report
+
+
+def _check_judged_items(report: ItemSetReport, suite: str, expected: dict[str, str], full: dict[str, str],
+                        judged: list[tuple[str, list[dict]]], allow_partial: bool) -> None:
+    """Each judge's records of ``suite`` (``(file, rows)``; a row's ``_row`` is its line) against the
+    canonical items: unknown ids, altered prompts, and canonical items missing (refused, or recorded
+    in ``report.missing`` with ``allow_partial``)."""
+    for file, rows in judged:
+        ids = set()
+        for n, row in enumerate(rows, start=1):
+            ids.add(row["item_id"])
+            report.errors.extend(_check_one(file, row.get("_row", n), row["item_id"], row.get("prompt_sha256"), full))
+        missing = [i for i in expected if i not in ids]
+        if missing and allow_partial:
+            report.missing[suite] = sorted(set(report.missing.get(suite, [])) | set(missing))
+        elif missing:
+            report.errors.append(RecordError(
+                file, None, "item_id",
+                f"{len(missing)} of the {len(expected)} canonical {suite} item(s) missing: {', '.join(missing[:5])}"
+                + (" …" if len(missing) > 5 else "")))
 
 
 def _check_one(file: str, row_no: int, item_id: str, prompt_sha: Any, full: dict[str, str]) -> list[RecordError]:

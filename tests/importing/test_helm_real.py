@@ -1,0 +1,167 @@
+"""`slmboard import helm` on run folders crfm-helm 0.5.16 itself wrote (tests/importing/fixtures/helm_real/).
+
+SmolLM2-135M-Instruct answered harm_bench, simple_safety_tests and xstest instances; HELM's safety annotators
+were judged by fixtures/helm_real/judge_server.py (standing in for gpt-4o-2024-05-13). The expected scores
+are that server's rule applied here to the request prompt and completion of each request state in
+scenario_state.json, not read from the importer: 0 / 0.5 / 1, and a 1-10 scale reply (HELM stored 7.0)
+that must become a parse_error, never 0.5.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from importing_helpers import SHARED
+from toolkit.cli import main
+from toolkit.records_io import iter_jsonl
+from toolkit.runs import RunDir
+
+FIXTURE = Path(__file__).parent / "fixtures" / "helm_real"
+RUNS = FIXTURE / "runs"
+sys.path.insert(0, str(FIXTURE))
+import judge_server  # noqa: E402  (the judge's rule, to compute the expected scores)
+
+SUITE_OF = {"harm_bench": "harmbench", "simple_safety_tests": "sst", "xstest": "xstest"}  # the issue's table
+JUDGE_MODEL = "openai/gpt-4o-2024-05-13"  # crfm-helm 0.5.16 model_as_judge.py: "gpt"
+
+
+def run_folders() -> list[Path]:
+    return sorted(p.parent for p in RUNS.glob("*/run_spec.json"))
+
+
+def load(folder: Path, name: str) -> dict:
+    return json.loads((folder / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> Path:
+    bench = SHARED / "benchmarks"
+    if not (bench / "harmbench").is_dir():
+        pytest.skip(f"benchmark mirror not found under {bench}")
+    out = tmp_path_factory.mktemp("helm") / "run"
+    assert main(["import", "helm", str(RUNS), "--helm-version", "0.5.16", "--data-dir", str(bench), "--out", str(out)]) == 0
+    return out
+
+
+def expected_rows() -> list[dict]:
+    """One row per request state, from the raw HELM files and the judge server's rule."""
+    rows = []
+    for folder in run_folders():
+        scenario = load(folder, "run_spec.json")["name"].split(":")[0]
+        for state in load(folder, "scenario_state.json")["request_states"]:
+            completion = state["result"]["completions"][0]["text"]
+            reasoning, score, _ = judge_server.judge(state["request"]["prompt"], completion)
+            (annotator,) = state["annotations"]  # one annotator per HELM safety run
+            rows.append({"suite": SUITE_OF[scenario], "prompt": state["instance"]["input"]["text"], "response": completion,
+                         "judge": f"helm:{annotator}:{JUDGE_MODEL}", "annotator": annotator, "scenario": scenario,
+                         "score": score, "reasoning": reasoning})
+    return rows
+
+
+def test_fixture_is_what_the_issue_asks():
+    scenarios = {load(f, "run_spec.json")["name"].split(":")[0] for f in run_folders()}
+    assert {"harm_bench", "simple_safety_tests"} <= scenarios
+    rows = expected_rows()
+    # the rule gave every outcome at least once, the malformed reply included
+    assert {r["score"] for r in rows} >= {0.0, 0.5, 1.0, None}, sorted({str(r["score"]) for r in rows})
+    # what HELM did with the malformed reply: parsed 7 as a float and kept it
+    stored = [s["annotations"] for f in run_folders() for s in load(f, "scenario_state.json")["request_states"]]
+    assert any(a[next(iter(a))]["gpt_score"] == float(judge_server.MALFORMED_SCORE) for a in stored)
+
+
+def test_every_annotation_becomes_a_helm_judge_with_the_servers_scores(imported):
+    rows = expected_rows()
+    for row in rows:
+        assert row["annotator"] == row["scenario"]  # HELM names the annotator after the scenario
+    run = RunDir(imported)
+    for suite in {r["suite"] for r in rows}:
+        responses = {r["prompt"]: r for _, r in iter_jsonl(run.response_file(suite))}
+        want = [r for r in rows if r["suite"] == suite]
+        assert sorted(responses) == sorted(r["prompt"] for r in want)
+        judge = want[0]["judge"]
+        got = {r["prompt"]: r for _, r in iter_jsonl(run.judgment_file(judge, suite))}
+        assert len(got) == len(want)
+        for r in want:
+            assert responses[r["prompt"]]["response"] == r["response"]
+            rec = got[r["prompt"]]
+            assert rec["judge_id"] == judge
+            assert rec["score"] == r["score"], (suite, r["prompt"][:40], rec["score"], r["score"])
+            assert rec["judge_status"] == ("ok" if r["score"] is not None else "parse_error")
+            assert rec["judge_raw"] == r["reasoning"]
+    judges = {p.name for p in (imported / "judgments").iterdir()}
+    assert len(judges) == len({r["judge"] for r in rows})
+
+
+def test_run_json_provenance_names_every_source_file_with_its_sha256(imported):
+    config = json.loads((imported / "run.json").read_text(encoding="utf-8"))
+    assert config["backend"] == "import:helm"
+    assert config["model_id"] == load(run_folders()[0], "run_spec.json")["adapter_spec"]["model"]
+    assert sorted(config["suites"]) == sorted({SUITE_OF[load(f, "run_spec.json")["name"].split(":")[0]] for f in run_folders()})
+    (entry,) = config["imports"]
+    assert (entry["tool"], entry["tool_version"]) == ("crfm-helm", "0.5.16")
+    want = {}
+    for folder in run_folders():
+        for name in ("run_spec.json", "scenario_state.json"):
+            want[str(folder / name)] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+    assert {s["path"]: s["sha256"] for s in entry["sources"]} == want
+    for judge, info in entry["judges"].items():
+        assert info["judge_model"] == JUDGE_MODEL and judge == f"helm:{info['annotator']}:{JUDGE_MODEL}"
+
+
+
+def test_a_helm_run_goes_downstream_unchanged(tmp_path, capsys):
+    """One HELM run folder (simple_safety_tests) → import → validate → judge (ours) → agreement with HELM's
+    judge → submit --allow-partial → rank; HELM's judge's s_raw is the mean of the judge server's scores."""
+    import pyarrow.parquet as pq
+
+    bench = SHARED / "benchmarks"
+    if not (bench / "simple_safety_tests").is_dir():
+        pytest.skip(f"benchmark mirror not found under {bench}")
+    folder = next(f for f in run_folders() if f.name.startswith("simple_safety_tests:"))
+    run, dataset = tmp_path / "run", tmp_path / "dataset"
+    assert main(["import", "helm", str(folder), "--helm-version", "0.5.16", "--data-dir", str(bench), "--out", str(run)]) == 0
+    rows = [r for r in expected_rows() if r["suite"] == "sst"]
+    judge = rows[0]["judge"]
+    assert main(["validate", str(run)]) == 0
+    assert main(["judge", str(run), "--judge", "heuristic"]) == 0
+    assert main(["agreement", str(run), "--judges", f"{judge},heuristic-v1", "--out", str(tmp_path / "agreement")]) == 0
+    assert main(["submit", str(run), "--to", str(dataset), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 0
+    assert main(["rank", str(dataset), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
+    capsys.readouterr()
+    board = pq.read_table(tmp_path / "board" / "leaderboard.parquet").to_pandas()
+    assert set(board["judge_id"]) == {judge, "heuristic-v1"}
+    helm_row = board[board["judge_id"] == judge].iloc[0]
+    scores = [r["score"] for r in rows]
+    assert None not in scores and helm_row["n_items"] == len(scores)
+    assert abs(helm_row["s_raw"] - sum(scores) / len(scores)) < 1e-12
+
+
+def test_a_folder_of_scenarios_imports_but_submit_names_what_each_helm_judge_lacks(imported, tmp_path, capsys):
+    """Each scenario has its own annotator, so each HELM judge covers one suite; submit wants every judge on
+    every suite of a run (README: import one HELM run folder per run folder to publish)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(imported, run)
+    assert main(["validate", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["submit", str(run), "--to", str(tmp_path / "dataset"), "--allow-partial",
+                 "--data-dir", str(SHARED / "benchmarks"), "--bootstrap", "0"]) == 1
+    err = capsys.readouterr().err
+    assert f"not judged by helm:harm_bench:{JUDGE_MODEL}" in err and f"not judged by helm:simple_safety_tests:{JUDGE_MODEL}" in err
+    assert not (tmp_path / "dataset" / "submissions").exists()
+
+
+@pytest.mark.parametrize("version, ok", [("0.5.16", True), ("0.5", True), ("0.50", False), ("0.4.1", False)])
+def test_helm_version_picks_its_table_by_dotted_prefix(version, ok, benchmarks, tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["import", "helm", str(RUNS), "--helm-version", version, "--data-dir", str(benchmarks), "--out", str(out)])
+    if ok:
+        assert code == 0 and json.loads((out / "run.json").read_text())["imports"][0]["tool_version"] == version
+    else:
+        assert code == 1 and f"--helm-version: unknown HELM version {version!r}" in capsys.readouterr().err
+        assert not out.exists()
