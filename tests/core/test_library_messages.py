@@ -17,8 +17,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 #: Modules whose messages still name flags (CLI-shaped importers, suite download help, other tools'
 #: own flags such as lm_eval --log_samples or pip --no-deps). New modules do not join this list.
 NOT_YET = {
-    "toolkit/generation/embedded.py", "toolkit/generation/vllm_backend.py", "toolkit/judging/openai_judge.py",
-    "toolkit/moderation/sources.py", "toolkit/moderation/suite.py", "toolkit/exporting/eval_results.py",
+    "toolkit/generation/embedded.py", "toolkit/judging/openai_judge.py",
+    "toolkit/moderation/sources.py", "toolkit/moderation/suite.py",
     "toolkit/suites/_airbench.py", "toolkit/suites/_bbq.py", "toolkit/suites/_csv_suite.py", "toolkit/suites/_fetch.py",
     "toolkit/suites/_salad.py", "toolkit/importing/__init__.py", "toolkit/importing/helm.py",
     "toolkit/importing/inspect_log.py", "toolkit/importing/labels.py", "toolkit/importing/lm_eval.py",
