@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from toolkit.moderation.sources import SOURCES
-from toolkit.moderation.suite import build_item_list, select_balanced, write_item_list
+from toolkit.moderation.suite import build_item_list, write_item_list
 
 OUT = Path(__file__).resolve().parents[1] / "toolkit" / "moderation" / "lists" / "v1"
 AUDIT_NAMES = {"wildguard": "wildguardtest"}

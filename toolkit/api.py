@@ -252,7 +252,9 @@ def agreement(
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     try:
         result, extra = agreement_by_suite(frame, judges[0], judges[1])
-    except ValueError as exc:  # a repeated judge name
+    except BadOption:  # a repeated judge name
+        raise
+    except ValueError as exc:
         raise BadOption(str(exc)) from exc
     paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
     return result, paths

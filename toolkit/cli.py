@@ -19,11 +19,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Python parameters whose CLI flag is not ``--`` + the name with dashes.
+PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit"}
+
+
 def flag_hint(exc: BaseException) -> str | None:
     """What to do on the command line about a library error (library messages name no flags)."""
+    from .errors import BadOption
     from .publishing.submit import AlreadyPublished
     from .runs import NotARun, RunMismatch
 
+    if isinstance(exc, BadOption) and exc.param:
+        return f"{exc.param} is {PARAM_FLAGS.get(exc.param, '--' + exc.param.replace('_', '-'))} on the command line"
     if isinstance(exc, AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
     if isinstance(exc, RunMismatch):

@@ -80,4 +80,11 @@ class RecordFileCorrupt(ValidationFailed):
 
 
 class BadOption(SlmboardError, ValueError):
-    """An option value a library function cannot use (also a ValueError, for older callers)."""
+    """An option value a library function cannot use (also a ValueError, for older callers).
+
+    ``param`` names the Python parameter at fault; the message names it too, never a CLI flag (the
+    CLI adds its flag: ``toolkit.cli.flag_hint``)."""
+
+    def __init__(self, message: str, *, param: str | None = None):
+        super().__init__(message)
+        self.param = param

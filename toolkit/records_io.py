@@ -27,15 +27,6 @@ class UnknownFields(SlmboardError, ValueError):
 RECORD_SUFFIXES = (".jsonl", ".parquet")
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a single record beyond this is certainly not one of ours
 
-# One stable arrow schema per record type, derived from the pydantic models (toolkit.arrow_schemas).
-from .arrow_schemas import (  # noqa: E402  (re-exported: callers import the schemas from here)
-    GENERATION_TYPE,
-    ITEM_RECORD_SCHEMA,
-    LEADERBOARD_SCHEMA,
-    MODERATION_RECORD_SCHEMA,
-    RESPONSE_RECORD_SCHEMA,
-)
-
 
 def record_files(path: str | Path) -> list[Path]:
     """The record files a path stands for: the file itself, or every .jsonl/.parquet under a folder."""

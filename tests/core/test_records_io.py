@@ -84,7 +84,7 @@ def test_parquet_rows_are_validated_too(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from toolkit.records_io import ITEM_RECORD_SCHEMA
+    from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA
 
     rows = [make_item_row("a"), make_item_row("b", score=0.5, label="safe")]
     pq.write_table(pa.Table.from_pylist(rows, schema=ITEM_RECORD_SCHEMA), tmp_path / "x.parquet")

@@ -94,7 +94,7 @@ def test_unsupported_architectures_are_declined(tiny_llama):
 
 
 def test_worker_threads_match_one_prompt_at_a_time(tiny_llama, monkeypatch):
-    """Rows split among decode threads (each its own continuous batch, one shared prompt queue)."""
+    """Rows split among decode threads: each its own continuous batch of a fixed share of the prompts."""
     monkeypatch.setattr(continuous, "_GROW_STEP", 8)
     monkeypatch.setattr(continuous, "SUPPORTED_MODEL_TYPES", {"llama"})
     data = prompts(17, seed=3)
@@ -102,7 +102,7 @@ def test_worker_threads_match_one_prompt_at_a_time(tiny_llama, monkeypatch):
     expected = [one_at_a_time(tiny_llama, ids, max_new) for ids in data]
     assert min(map(len, expected)) < max_new == max(map(len, expected)), "need ragged answers"
     threads_before = torch.get_num_threads()
-    decode_threads = set()
+    decode_threads, seen_by = set(), {}
 
     engine = continuous.ContinuousGreedy(tiny_llama, max_rows=5, is_stop=lambda t: t[-1] in STOP_IDS, workers=2)
     original_step = engine._step
@@ -110,7 +110,9 @@ def test_worker_threads_match_one_prompt_at_a_time(tiny_llama, monkeypatch):
     def spy_step(rows, cache):
         import threading
 
-        decode_threads.add((threading.current_thread().name, torch.get_num_threads(), torch.is_inference_mode_enabled()))
+        name = threading.current_thread().name
+        decode_threads.add((name, torch.get_num_threads(), torch.is_inference_mode_enabled()))
+        seen_by.setdefault(name, set()).update(r.request.index for r in rows)
         return original_step(rows, cache)
 
     monkeypatch.setattr(engine, "_step", spy_step)
@@ -122,6 +124,8 @@ def test_worker_threads_match_one_prompt_at_a_time(tiny_llama, monkeypatch):
     # Both threads decoded, each with its share of the intra-op threads, in inference mode.
     assert {name for name, _, _ in decode_threads} == {"decode-0", "decode-1"}
     assert {(n, inf) for _, n, inf in decode_threads} == {(max(1, threads_before // 2), True)}
+    # Worker k decodes prompts k, k + 2, ...: batch composition never depends on thread timing.
+    assert seen_by["decode-0"] <= set(range(0, len(data), 2)) and seen_by["decode-1"] <= set(range(1, len(data), 2))
     assert engine.stats["workers"] == 2 and engine.stats["prefills"] == len(data)
     assert engine.stats["joined_mid_run"] > 0 and engine.stats["max_rows_seen"] == 3
     assert torch.get_num_threads() == threads_before  # the caller's thread count is untouched

@@ -69,6 +69,6 @@ def test_loglikelihood_mode_is_refused_with_a_reason(tmp_path, katan, monkeypatc
 
     monkeypatch.setenv("SLMBOARD_TEST_KEY", TEST_API_KEY)
     write_bbq(tmp_path / "data", None, per_category=1)
-    with pytest.raises(SlmboardError, match="cannot score option loglikelihoods; use --mode generate"):
+    with pytest.raises(SlmboardError, match="cannot score option loglikelihoods; use mode='generate'"):
         api.generate(tmp_path / "r", suites="bbq", data_dir=tmp_path / "data", model="openai", model_args=args(katan),
                      mode="loglikelihood", show_progress=False)

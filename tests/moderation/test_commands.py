@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
 from toolkit.cli import main
 from toolkit.moderation.report import REPORT_COLUMNS
-from toolkit.records_io import MODERATION_RECORD_SCHEMA, write_jsonl_atomic, write_parquet_atomic
+from toolkit.records_io import write_jsonl_atomic, write_parquet_atomic
 
 ISSUE_COLUMNS = ["moderator_id", "benchmark", "n", "accuracy", "macro_f1", "far", "miss", "error_direction", "ece",
                  "ece_flag", "ece_noflag", "brier", "temperature", "ece_scaled", "aurc", "risk_at_50",

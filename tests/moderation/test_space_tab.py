@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.records_io import MODERATION_RECORD_SCHEMA, write_parquet_atomic
+from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
+from toolkit.records_io import write_parquet_atomic
 
 
 def _dataset(tmp_path, mod_row):

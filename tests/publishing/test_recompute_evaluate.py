@@ -68,3 +68,30 @@ def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):
     assert {x["model_id"] for x in rows} == {"org/canned-1m"} and len(rows) == 4
     again = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
     assert again.revision == "already-published" and len(git_log(ds)) == 1
+
+
+def test_rejudge_sample_reads_the_same_rows_as_sampling_the_whole_file(tmp_path, monkeypatch):
+    """The audit's rows are those random.sample would draw from the whole file (same seed), read from
+    only the row groups that hold them."""
+    import random
+
+    import pyarrow as pa
+
+    from toolkit.publishing import recompute as rc
+
+    n = 1000
+    rows = [{"submission_id": "s-1", "model_id": "org/m", "suite": "smoke", "item_id": f"i{i:04d}", "prompt": f"p{i}",
+             "response": f"r{i}", "judge_id": "heuristic-v1", "score": (0.0, 0.5, 1.0, None)[i % 4], "gold": None,
+             "category": f"c{i % 7}"} for i in range(n)]
+    path = tmp_path / "items.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=64)  # 16 row groups
+    decoded = []
+    real_iter = pq.ParquetFile.iter_batches
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches",
+                        lambda self, *a, **k: (decoded.extend(k["row_groups"]), real_iter(self, *a, **k))[1])
+    for seed, k in ((0, 5), (7, 3), (11, 40)):
+        want = random.Random(seed).sample(rows, k)  # what reading the whole file and sampling it gives
+        decoded.clear()
+        got = rc._read_rows(path, random.Random(seed).sample(range(n), k))
+        assert got == want
+        assert sorted(decoded) == sorted({int(r["item_id"][1:]) // 64 for r in want})

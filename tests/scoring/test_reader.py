@@ -232,7 +232,7 @@ def test_streaming_rank_equals_whole_table_leaderboard_on_the_bench_file(tmp_pat
     want = _reference_leaderboard(whole, n_bootstrap=300, seed=7)
     # small blocks force the pattern-blocked matrix product and many parquet batches
     monkeypatch.setattr(bootstrap, "_INDICATOR_BYTES", 3 * 12 * 4 * 50)
-    monkeypatch.setattr("toolkit.reading._BATCH_ROWS", 97)
+    monkeypatch.setattr("toolkit.reading_source._BATCH_ROWS", 97)
     got = api.rank(path, n_bootstrap=300, seed=7)
     _assert_same_table(got, want)
     _assert_same_table(compute_leaderboard(whole, n_bootstrap=300, seed=7), want)

@@ -34,13 +34,13 @@ def batch_size_arg(value: str | None) -> int | str | None:
     return int(value) if value and value != "auto" else value
 
 
-def run(a) -> int:
+def run(a: argparse.Namespace) -> int:
+    """`generate` alone: its parser defines every option read here (register adds both argument groups)."""
     from .. import api
 
     r = api.generate(a.out, suites=a.suites, model=a.model, model_args=a.model_args, data_dir=a.data_dir, limit=a.limit,
                      batch_size=batch_size_arg(a.batch_size), max_new_tokens=a.max_new_tokens, submission_id=a.submission_id,
-                     shard=getattr(a, "shard", None), mode=getattr(a, "mode", "generate"),
-                     concurrency=getattr(a, "concurrency", None))
+                     shard=a.shard, mode=a.mode, concurrency=a.concurrency)
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")

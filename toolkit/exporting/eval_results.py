@@ -24,9 +24,10 @@ import pandas as pd
 import yaml
 
 from .. import __version__
+from ..errors import BadOption
 from .eee import model_folder
 from .files import StagedFiles
-from .source import ExportError, ExportSource, leaderboard, open_source
+from .source import ExportSource, leaderboard, open_source
 
 RESULTS_PATH = ".eval_results/slmboard.yaml"
 EVAL_YAML_DESCRIPTION = (
@@ -113,8 +114,8 @@ def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | Non
     source = open_source(data)
     dataset_id = dataset_id or source.repo_id
     if not dataset_id:
-        raise ExportError(f"{data} is a local folder: name the leaderboard's Hub dataset with --dataset-id ORG/NAME "
-                          "(eval results point at a Hub dataset)")
+        raise BadOption(f"{data} is a local folder: name the leaderboard's Hub dataset with dataset_id='ORG/NAME' "
+                        "(eval results point at a Hub dataset)", param="dataset_id")
     items = read_item_frame(source.root, columns=[*REQUIRED_COLUMNS, "model_revision", "submission_id", "rubric_version"])
     board = leaderboard(items, n_bootstrap=0)
     result = EvalResultsExport(Path(out), dataset_id)

@@ -5,7 +5,7 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from ..errors import SlmboardError
+from ..errors import BadOption, SlmboardError
 from ..registry import Registry
 
 
@@ -68,7 +68,8 @@ class Backend(abc.ABC):
 
     def set_concurrency(self, n: int) -> None:
         """How many prompts are in flight at once (``generate --concurrency``); only some backends have it."""
-        raise SlmboardError(f"backend {self.name!r} has no --concurrency; it applies to the hf and openai backends")
+        raise BadOption(f"backend {self.name!r} has no concurrency setting; it applies to the hf and openai backends",
+                        param="concurrency")
 
     def default_batch_size(self) -> int:
         return 8
@@ -79,9 +80,8 @@ class Backend(abc.ABC):
         The backend applies the chat template exactly as in :meth:`generate`; options are the bare
         answers (e.g. "A"); the backend decides their leading whitespace for its prompt format.
         """
-        raise SlmboardError(
-            f"backend {self.name!r} cannot score option loglikelihoods; use --mode generate, or the hf backend"
-        )
+        raise BadOption(f"backend {self.name!r} cannot score option loglikelihoods; use mode='generate', or the hf backend",
+                        param="mode")
 
 
 def _is_backend_factory(obj: object) -> bool:

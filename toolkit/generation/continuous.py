@@ -145,7 +145,7 @@ class ContinuousGreedy:
 
     ``is_stop(tokens)`` says whether the generated ids so far end the answer (EOS, stop strings).
     ``workers`` > 1 splits the rows among that many threads, each decoding its own continuous
-    batch from one shared queue of prompts with ``threads // workers`` intra-op threads: on a few
+    batch of its share of the prompts with ``threads // workers`` intra-op threads: on a few
     CPU cores one-thread matrix products on half the rows keep both cores busy, where two threads
     sharing every small product wait at its barriers (BENCHMARKS.md, "Generation").
     """
@@ -267,6 +267,9 @@ class ContinuousGreedy:
 def _threaded(engine: ContinuousGreedy, requests: list[Request], max_new_tokens: int, workers: int) -> Iterator[Finished]:
     """Run ``workers`` continuous batches in threads; yield answers in the order they finish.
 
+    Worker k decodes requests k, k + workers, ... (fixed before any thread starts): which prompts
+    share a batch never depends on thread timing, so a rerun computes every row exactly as before
+    (a shared queue would let timing change batch composition, and with it the last bits).
     Torch releases the GIL inside each operator, so the threads' matrix products run in parallel.
     Grad mode and intra-op thread counts are per thread: each worker sets both for itself. A worker's
     error is raised here; closing the generator early stops the workers after their current step.
@@ -275,24 +278,21 @@ def _threaded(engine: ContinuousGreedy, requests: list[Request], max_new_tokens:
 
     torch = engine.torch
     threads_each = max(1, torch.get_num_threads() // workers)
-    waiting = deque(requests)
+    queues = [deque(requests[k::workers]) for k in range(workers)]
     lock = threading.Lock()
     stopping = threading.Event()
     results: "queue.Queue[Any]" = queue.Queue()
     done_marker = object()
 
-    def take() -> "Request | None":
-        with lock:
-            return waiting.popleft() if waiting else None
-
     def record(key: str, value: int) -> None:
         with lock:
             engine._record(key, value)
 
-    def work(cache: SlotCache) -> None:
+    def work(cache: SlotCache, waiting: deque) -> None:
         try:
             torch.set_num_threads(threads_each)
             with torch.inference_mode():
+                take = lambda: waiting.popleft() if waiting else None  # noqa: E731 - this worker's own queue
                 for finished in engine._serve(cache, take, max_new_tokens, record, stopping.is_set):
                     results.put(finished)
         except BaseException as error:  # noqa: BLE001 - handed to the consumer
@@ -301,8 +301,8 @@ def _threaded(engine: ContinuousGreedy, requests: list[Request], max_new_tokens:
         finally:
             results.put(done_marker)
 
-    pool = [threading.Thread(target=work, args=(cache,), name=f"decode-{k}", daemon=True)
-            for k, cache in enumerate(engine.caches[:workers])]
+    pool = [threading.Thread(target=work, args=(cache, queue_k), name=f"decode-{k}", daemon=True)
+            for k, (cache, queue_k) in enumerate(zip(engine.caches, queues))]
     try:
         for thread in pool:
             thread.start()

@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Iterator
 from urllib.parse import urlparse
 
-from ..errors import SlmboardError
+from ..errors import BadOption, SlmboardError
 from .backends import Backend, Completion, ModelDescription, register_backend
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -47,7 +47,8 @@ class OpenAIBackend(Backend):
             raise SlmboardError("the openai backend needs the `openai` package: pip install 'slmboard[run]'") from exc
         self.model = model_args.get("model") or model_args.get("pretrained")
         if not self.model:
-            raise SlmboardError("the openai backend needs model=<served model name> in --model-args (e.g. model=gpt-4o-2024-05-13)")
+            raise BadOption("the openai backend needs model=<served model name> in model_args (e.g. model=gpt-4o-2024-05-13)",
+                            param="model_args")
         self.base_url = model_args.get("base_url") or None
         key_env = model_args.get("api_key_env") or DEFAULT_KEY_ENV
         key = os.environ.get(key_env)

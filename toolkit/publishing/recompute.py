@@ -13,9 +13,10 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import SlmboardError
+from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
 from . import layout
 
@@ -35,20 +36,25 @@ class RecomputeResult:
         return [a for a in self.audit if a["flagged"]]
 
 
+_AUDIT_COLUMNS = ("submission_id", "model_id", "suite", "item_id", "prompt", "response", "judge_id", "score", "gold",
+                  "category")
+
+
 def rejudge_sample(root: Path, judge: str, sample: int, threshold: float, seed: int = 0) -> list[dict]:
     """Re-judge ``sample`` random items of each per-item file; disagreement = share of sampled items
-    (scored by both) whose label differs. Flag when it exceeds ``threshold``."""
+    (scored by both) whose label differs. Flag when it exceeds ``threshold``. Only the row groups
+    holding a sampled row are read."""
     from ..judging import JudgeInput, make_judge
 
     maint = make_judge(judge)
     rng = random.Random(seed)
     out = []
     for path in layout.item_files(root):
-        table = pq.read_table(path, columns=["submission_id", "model_id", "suite", "item_id", "prompt", "response",
-                                             "judge_id", "score", "gold", "category"]).to_pylist()
-        if not table:
+        n_rows = pq.ParquetFile(path).metadata.num_rows
+        if not n_rows:
             continue
-        picks = rng.sample(table, min(sample, len(table)))
+        # the same draw as sampling the rows themselves (random.sample picks by position)
+        picks = _read_rows(path, rng.sample(range(n_rows), min(sample, n_rows)))
         got = maint.judge([JudgeInput(suite=r["suite"], item_id=r["item_id"], prompt=r["prompt"], response=r["response"],
                                       gold=r.get("gold"), category=r.get("category")) for r in picks])
         both = [(r["score"], g.score) for r, g in zip(picks, got) if r["score"] is not None and g.score is not None]
@@ -62,6 +68,27 @@ def rejudge_sample(root: Path, judge: str, sample: int, threshold: float, seed: 
             "flagged": disagree is not None and disagree > threshold,
         })
     return out
+
+
+def _read_rows(path: Path, positions: list[int]) -> list[dict]:
+    """The rows at ``positions`` (0-based, in that order), decoding only the row groups that hold them."""
+    pf = pq.ParquetFile(path)
+    wanted = sorted(set(positions))
+    found: dict[int, dict] = {}
+    first = 0
+    for rg in range(pf.metadata.num_row_groups):
+        end = first + pf.metadata.row_group(rg).num_rows
+        inside = [i for i in wanted if first <= i < end]
+        if inside:
+            offset = first
+            for batch in pf.iter_batches(batch_size=4096, row_groups=[rg], columns=list(_AUDIT_COLUMNS)):
+                picked = [i for i in inside if offset <= i < offset + batch.num_rows]
+                if picked:
+                    rows = batch.take(pa.array([i - offset for i in picked], type=pa.int64())).to_pylist()
+                    found.update(zip(picked, rows))
+                offset += batch.num_rows
+        first = end
+    return [found[i] for i in positions]
 
 
 def write_figures(root: Path, table) -> list[str]:
@@ -118,7 +145,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
     if kind == "hub":
         hub = HubPublisher(str(where), xet=xet)
         if not commit:
-            raise SlmboardError("--no-commit works on a local folder only")
+            raise BadOption("commit=False works on a local folder only (a Hub dataset is always committed)", param="commit")
         try:
             done = hub.commit(message, write)
             rev = done.revision
