@@ -64,7 +64,7 @@ def check_extra_body(extra_body: object) -> dict:
     clash = [k for k in _OWN_BODY_FIELDS if k in extra_body]
     if clash:
         raise BadOption(f"extra_body may not set {', '.join(clash)}: the judge sets these itself "
-                        "(use --max-tokens for the reply cap)")
+                        "(the reply cap is the judge's max_tokens option)")
     try:
         json.dumps(extra_body, allow_nan=False)
     except (TypeError, ValueError) as exc:
