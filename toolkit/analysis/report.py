@@ -9,7 +9,7 @@ Outputs (all CSV unless noted; a README.md in the folder lists them with every n
   prompt_level.csv           prompt-level AR and metrics per (suite, judge, prompt); ar_correlations.csv
                              (r, p, BH q, kept) per judge and scope
   prediction_*.csv           within-suite, cross-suite, unseen-model ambiguity prediction (+ best), per judge
-  metadata_correlations.csv  Table 4 (when submission manifests are available)
+  metadata_correlations.csv  Table 4, one block of rows per judge_id (when submission manifests are available)
   figures/*.png              Fig 2–5 and scores with CI whiskers, one file per judge (and suite)
 
 Judges are never pooled: every AR, correlation and predictor uses one judge's labels; the "all
