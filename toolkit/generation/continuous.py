@@ -68,7 +68,7 @@ class SlotCache:
 
         self.torch = torch
         self.shape = (n_layers, 2, max_rows, n_kv_heads, 0, head_dim)
-        self.kv = torch.empty(self.shape, dtype=dtype, device=device)
+        self.kv = torch.zeros(self.shape, dtype=dtype, device=device)
         self.lengths = torch.zeros(max_rows, dtype=torch.long, device=device)
         self.rows = 0  # rows in this step (slots 0..rows-1)
         self.span = 0  # positions attention looks at in this step
@@ -81,7 +81,9 @@ class SlotCache:
         if length <= self.capacity:
             return
         new_cap = -(-length // _GROW_STEP) * _GROW_STEP
-        grown = self.torch.empty((*self.shape[:4], new_cap, self.shape[5]), dtype=self.kv.dtype, device=self.kv.device)
+        # Zeros, never torch.empty: attention weighs masked positions by exactly 0, but 0 x NaN is NaN,
+        # and recycled memory can hold NaN bit patterns (seen after another model's run).
+        grown = self.torch.zeros((*self.shape[:4], new_cap, self.shape[5]), dtype=self.kv.dtype, device=self.kv.device)
         grown[:, :, :, :, : self.capacity] = self.kv
         self.kv = grown
 
