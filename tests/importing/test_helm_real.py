@@ -140,20 +140,71 @@ def test_a_helm_run_goes_downstream_unchanged(tmp_path, capsys):
     assert abs(helm_row["s_raw"] - sum(scores) / len(scores)) < 1e-12
 
 
-def test_a_folder_of_scenarios_imports_but_submit_names_what_each_helm_judge_lacks(imported, tmp_path, capsys):
-    """Each scenario has its own annotator, so each HELM judge covers one suite; submit wants every judge on
-    every suite of a run (README: import one HELM run folder per run folder to publish)."""
+def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imported, tmp_path, capsys):
+    """Each scenario has its own annotator, so each HELM judge covers one suite. run.json says so
+    (imports[].judges[j].suites) and submit holds each such judge to its own suites only; a judge of
+    ours added with `judge` must still cover every suite; a HELM judge missing an item of its own
+    suite, or without the declaration, is refused."""
     import shutil
+
+    import pyarrow.parquet as pq
+
+    bench = SHARED / "benchmarks"
+    expected = expected_rows()
+    suites_of = {}
+    for r in expected:
+        suites_of.setdefault(r["judge"], set()).add(r["suite"])
+    entry = json.loads((imported / "run.json").read_text(encoding="utf-8"))["imports"][0]
+    assert {j: set(info["suites"]) for j, info in entry["judges"].items()} == suites_of
+    assert len(suites_of) == 3 and all(len(s) == 1 for s in suites_of.values())
 
     run = tmp_path / "run"
     shutil.copytree(imported, run)
-    assert main(["validate", str(run)]) == 0
-    capsys.readouterr()
+    assert main(["judge", str(run), "--judge", "heuristic"]) == 0
     assert main(["submit", str(run), "--to", str(tmp_path / "dataset"), "--allow-partial",
-                 "--data-dir", str(SHARED / "benchmarks"), "--bootstrap", "0"]) == 1
+                 "--data-dir", str(bench), "--bootstrap", "0"]) == 0
+    assert main(["rank", str(tmp_path / "dataset"), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
+    board = pq.read_table(tmp_path / "board" / "leaderboard.parquet").to_pandas()
+    got = {(r.suite, r.judge_id): r.n_items for r in board.itertuples()}
+    want = {(suite, judge): sum(1 for r in expected if r["judge"] == judge) for judge, (suite,) in suites_of.items()}
+    want.update({(suite, "heuristic-v1"): sum(1 for r in expected if r["suite"] == suite) for suite in {r["suite"] for r in expected}})
+    assert got == want
+    capsys.readouterr()
+
+    # A HELM judge that lost an item of its own suite: refused, naming the judge.
+    lossy = tmp_path / "lossy"
+    shutil.copytree(imported, lossy)
+    harm_judge = next(j for j, s in suites_of.items() if s == {"harmbench"})
+    path = RunDir(lossy).judgment_file(harm_judge, "harmbench")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[1:]), encoding="utf-8")
+    assert main(["submit", str(lossy), "--to", str(tmp_path / "d2"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
+    assert f"1 generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
+
+    # A HELM judge with some records in a suite outside its own is held to all of that suite's items.
+    stray = tmp_path / "stray"
+    shutil.copytree(imported, stray)
+    xs_judge = next(j for j, s in suites_of.items() if s == {"xstest"})
+    first = json.loads(RunDir(stray).judgment_file(xs_judge, "xstest").read_text(encoding="utf-8").splitlines()[0])
+    first["judge_id"] = harm_judge
+    target = RunDir(stray).judgment_file(harm_judge, "xstest")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(first) + "\n", encoding="utf-8")
+    n_xstest = sum(1 for r in expected if r["suite"] == "xstest")
+    assert main(["submit", str(stray), "--to", str(tmp_path / "d4"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
+    assert f"{n_xstest - 1} generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
+
+    # Without the declaration the old rule holds: every judge on every suite.
+    undeclared = tmp_path / "undeclared"
+    shutil.copytree(imported, undeclared)
+    config = json.loads((undeclared / "run.json").read_text(encoding="utf-8"))
+    for info in config["imports"][0]["judges"].values():
+        del info["suites"]
+    (undeclared / "run.json").write_text(json.dumps(config), encoding="utf-8")
+    assert main(["submit", str(undeclared), "--to", str(tmp_path / "d3"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
     err = capsys.readouterr().err
     assert f"not judged by helm:harm_bench:{JUDGE_MODEL}" in err and f"not judged by helm:simple_safety_tests:{JUDGE_MODEL}" in err
-    assert not (tmp_path / "dataset" / "submissions").exists()
+    assert not (tmp_path / "d3" / "submissions").exists()
 
 
 @pytest.mark.parametrize("version, ok", [("0.5.16", True), ("0.5", True), ("0.50", False), ("0.4.1", False)])

@@ -162,7 +162,9 @@ def parse(paths: list[str | Path], helm_version: Optional[str] = None, **_: Any)
         raise fail(folders[0], None, "adapter_spec.model", f"runs of {len(models)} models ({', '.join(sorted(map(str, models)))}); import one model at a time")
     adapter = specs[0][1]
     judges = sorted({j for r in rows for j in r.judgments})
+    # Each annotator judges its own scenario only: "suites" tells submit not to expect this judge elsewhere.
     info = {j: {"annotator": j.split(":")[1], "judge_model": j.split(":", 2)[2], "helm_version_table": version,
+                "suites": sorted({r.suite for r in rows if j in r.judgments and r.suite}),
                 "note": "judge model from slmboard's table of HELM versions (HELM records only the short name)"} for j in judges}
     model = adapter.get("model")
     return ParsedSource(

@@ -166,6 +166,23 @@ def moderation_rows(run: RunDir, config: RunConfig) -> tuple[list[dict], list[Re
     return rows, errors
 
 
+def suite_scoped_judges(config: RunConfig) -> dict[str, set[str]]:
+    """Imported judges that the source tool applied to some suites only: judge_id -> those suites.
+
+    HELM judges each scenario with that scenario's own annotator, so ``helm:harm_bench:...`` has
+    nothing to say about SimpleSafetyTests. The importer records this in run.json
+    (``imports[].judges[judge].suites``); such a judge must cover every item of *its* suites, and
+    its absence from the run's other suites is not a missing judgment. Every other judge must
+    cover every suite of the run.
+    """
+    scoped: dict[str, set[str]] = {}
+    for entry in config.imports:
+        for judge, info in (entry.get("judges") or {}).items():
+            if isinstance(info, dict) and isinstance(info.get("suites"), list):
+                scoped.setdefault(judge, set()).update(str(s) for s in info["suites"])
+    return scoped
+
+
 def check_manifest(manifest: Submission, files: dict[str, bytes], config: RunConfig, where: str) -> list[RecordError]:
     """Completeness of the manifest and agreement of its content hashes with the bytes to publish."""
     errors: list[RecordError] = []
@@ -185,9 +202,10 @@ def check_manifest(manifest: Submission, files: dict[str, bytes], config: RunCon
             errors.append(RecordError(where, None, "record_files", f"{path} would be published without a manifest entry"))
     judged = {(f.suite, f.judge_id) for f in manifest.record_files if f.suite and f.judge_id}
     judges = sorted({j for _, j in judged})
+    scoped = suite_scoped_judges(config)
     for suite in config.suites:
         for judge in judges:
-            if (suite, judge) not in judged:
+            if (suite, judge) not in judged and suite in scoped.get(judge, {suite}):
                 errors.append(RecordError(where, None, "suites", f"run.json lists suite {suite!r} but it has no judgments by {judge}"))
     for fld in ("model_id", "model_revision", "toolkit_version", "created_at"):
         if not getattr(manifest, fld):

@@ -34,7 +34,7 @@ from ..secrets import scrub_secrets
 from ..validation import iter_validated, pydantic_errors
 from . import layout
 from .card import CardChoices, card_choices, license_text, render_card
-from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows
+from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import leaderboard_table, manifest_json, read_manifests, submissions_index
 
@@ -105,8 +105,11 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
     for path in run.response_files():
         responses[path.stem] = {row["item_id"] for _, row in iter_jsonl(path) if isinstance(row, dict) and "item_id" in row}
     judges = sorted({j for _, j in groups})
+    scoped = suite_scoped_judges(config)
     for suite, ids in responses.items():
         for judge_id in judges:
+            if suite not in scoped.get(judge_id, {suite}) and (suite, judge_id) not in groups:
+                continue  # an imported judge of other suites only (HELM's per-scenario annotators)
             judged = {r["item_id"] for r in groups.get((suite, judge_id), [])}
             missing = sorted(ids - judged)
             unknown = sorted(judged - ids)
