@@ -96,8 +96,10 @@ def _check_added_manifest(rel: str, pr_files: dict[str, Path], data_dir) -> tupl
         return [], [], set()
     listed = {f.path for f in manifest.record_files}
     files = {p: pr_files[p].read_bytes() for p in sorted(listed) if p in pr_files}
-    # check_manifest reads only `.suites` of the run config: here, the run.json the manifest carries
-    run = SimpleNamespace(suites=list((manifest.run_config or {}).get("suites") or []))
+    # check_manifest reads `.suites` and `.imports` (suite-scoped imported judges) of the run config:
+    # here, the run.json the manifest carries
+    carried = manifest.run_config or {}
+    run = SimpleNamespace(suites=list(carried.get("suites") or []), imports=list(carried.get("imports") or []))
     problems = [str(e) for e in check_manifest(manifest, files, run, rel)]
     rows: dict[str, list[dict]] = {}
     for f in manifest.record_files:
