@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import SlmboardError
+from ..errors import BadOption, SlmboardError
 from . import embedded
 from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
 from .model_args import EMBEDDED_MODEL
@@ -81,7 +81,7 @@ class HFBackend(Backend):
         self.max_rows = batch_size_arg if isinstance(batch_size_arg, int) else DEFAULT_CONTINUOUS_ROWS
         # Threads decoding their own share of the rows (continuous.ContinuousGreedy); default: see
         # decode_workers().
-        self.workers = int(model_args["decode_workers"]) if model_args.get("decode_workers") else None
+        self.workers = _positive_int(model_args, "decode_workers")
         from lm_eval.models.huggingface import HFLM
 
         kwargs: dict[str, Any] = dict(pretrained=source, device=self.device, batch_size=batch_size, dtype=self.dtype)
@@ -179,6 +179,15 @@ class HFBackend(Backend):
             out.append([float(r[0]) for r in results[k : k + n]])
             k += n
         return out
+
+
+def _positive_int(model_args: dict[str, str], key: str) -> int | None:
+    value = model_args.get(key)
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise BadOption(f"model argument {key}={value!r}: expected a whole number >= 1", param="model_args")
+    return int(value)
 
 
 class _StopRule:

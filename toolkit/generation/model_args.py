@@ -23,6 +23,7 @@ KNOWN_KEYS = {
     "model",  # openai backend: the served model name (lm-eval's local-chat-completions spelling)
     "max_retries",
     "timeout",
+    "decode_workers",  # hf backend: decode threads of the continuous batch (default: one per core on CPU)
 }
 EMBEDDED_MODEL = "smollm2-135m-instruct"
 
