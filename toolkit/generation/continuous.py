@@ -207,8 +207,7 @@ class ContinuousGreedy:
         if workers == 1:
             waiting = deque(requests)
             with self.torch.inference_mode():
-                yield from self._serve(self.caches[0], lambda: waiting.popleft() if waiting else None,
-                                       max_new_tokens, self._record)
+                yield from self._serve(self.caches[0], waiting, max_new_tokens, self._record)
             return
         yield from _threaded(self, requests, max_new_tokens, workers)
 
@@ -218,16 +217,14 @@ class ContinuousGreedy:
         else:
             self.stats[key] += value
 
-    def _serve(self, cache: SlotCache, take: Callable[[], "Request | None"], max_new_tokens: int,
+    def _serve(self, cache: SlotCache, waiting: deque, max_new_tokens: int,
                record: Callable[[str, int], None], stop: Callable[[], bool] = lambda: False) -> Iterator[Finished]:
-        """One continuous batch in ``cache``'s slots, fed by ``take()`` until it returns None."""
+        """One continuous batch in ``cache``'s slots, fed from ``waiting`` until it is empty."""
         rows: list[_Row] = []
         steps = 0
         while not stop():
-            while len(rows) < cache.shape[2]:
-                request = take()
-                if request is None:
-                    break
+            while waiting and len(rows) < cache.shape[2]:
+                request = waiting.popleft()
                 token, layer_kv = self._prefill(request)
                 record("prefills", 1)
                 record("joined_mid_run", int(bool(rows) and steps > 0))
@@ -294,8 +291,7 @@ def _threaded(engine: ContinuousGreedy, requests: list[Request], max_new_tokens:
         try:
             torch.set_num_threads(threads_each)
             with torch.inference_mode():
-                take = lambda: waiting.popleft() if waiting else None  # noqa: E731 - this worker's own queue
-                for finished in engine._serve(cache, take, max_new_tokens, record, stopping.is_set):
+                for finished in engine._serve(cache, waiting, max_new_tokens, record, stopping.is_set):
                     results.put(finished)
         except BaseException as error:  # noqa: BLE001 - handed to the consumer
             stopping.set()
