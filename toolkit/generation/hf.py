@@ -71,16 +71,15 @@ class HFBackend(Backend):
             source = pretrained
             self.model_id = pretrained
             self.revision = _hub_revision(pretrained, model_args.get("revision"))
-        batch_size_arg = batch_size
+        # Rows decoded together by generate_stream (the continuous batch): an explicit batch size
+        # caps them (memory), else DEFAULT_CONTINUOUS_ROWS; --concurrency overrides either.
+        self.max_rows = batch_size if isinstance(batch_size, int) else DEFAULT_CONTINUOUS_ROWS
         if batch_size in (None, "auto"):
             # lm-eval's "auto" probes batch 64 at full length: minutes and >10 GB on CPU. Fixed there.
             batch_size = "auto" if self.device.startswith("cuda") else 8
         self.batch_size = batch_size
-        # Rows decoded together by generate_stream (the continuous batch): an explicit batch size
-        # caps them (memory), else DEFAULT_CONTINUOUS_ROWS; --concurrency overrides either.
-        self.max_rows = batch_size_arg if isinstance(batch_size_arg, int) else DEFAULT_CONTINUOUS_ROWS
-        # Threads decoding their own share of the rows (continuous.ContinuousGreedy); default: see
-        # decode_workers().
+        # Threads decoding their own share of the rows (continuous.ContinuousGreedy); None: the
+        # default of continuous.default_workers.
         self.workers = _positive_int(model_args, "decode_workers")
         from lm_eval.models.huggingface import HFLM
 
