@@ -1,11 +1,19 @@
 """Load test of the Space: N concurrent clients on 127.0.0.1 against one server process serving
 26 models x 6 suites x 2 judges and a 1,000,000-row per-item dataset.
 
-Each client repeats a visit: the page load (the HTML, the config, then the page's load event and the
-events chained after it, among them the S_raw/S_adj interval figure, through the queue as the browser
-runs them), the leaderboard table (/table), a suite switch and a judge switch (/table), and two Items
-pages (/items, one filtered). API calls go through Gradio's queue (POST /gradio_api/call/NAME, then
-the SSE result), as the page's own events do. Bounded: --rounds visits per client and --deadline seconds per N.
+Page loads are made the way Chromium makes them (recorded from real Chromium on this app, see
+tests/space/test_space_page_events.py): the HTML, which carries the page config, then the queued
+events the page starts, each with the events chained after it. The plain address starts none: its
+view is baked into the page (space/landing.py). Not simulated: the heartbeat stream an open page holds.
+
+Two mixes, each at every N:
+  - visit (issue 14's): the page load at the plain address, the leaderboard table (/table), a suite
+    switch and a judge switch (/table), and two Items pages (/items, one filtered);
+  - shared links: each client opens addresses with a query string (suite, judge, sort, the Items tab
+    with a model and label filter): the HTML, the restore event (table, caption, interval figure, the
+    Items page) and the tab selection the restored tab causes.
+API calls go through Gradio's queue (POST /gradio_api/call/NAME, then the SSE result), as the page's
+own events do. Bounded: --rounds visits per client and --deadline seconds per N.
 
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
 
@@ -56,35 +64,33 @@ def call(client: httpx.Client, name: str, data: list, timeout: float) -> None:
     raise RuntimeError(f"{name}: stream ended without a result")
 
 
-def page_load_chain(config: dict) -> list[tuple[int, list]]:
-    """(fn_index, input values) of what a browser runs when the page opens: the load event and the
-    server-side events chained after it (.then: the deferred figure, the share query), with each
-    input's value from the page config (None for a gr.State, which the server keeps)."""
+def event_chain(config: dict, elem_id: str, event: str, first_value) -> list[tuple[int, list]]:
+    """(fn_index, input values) of the server functions a browser runs when ``event`` fires on the
+    component ``elem_id``, then those chained after it (.then), with ``first_value`` as the
+    component's new value, every other input's value from the page config (None for a gr.State,
+    which the server keeps per session)."""
     components = {c["id"]: c for c in config["components"]}
+    target = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == elem_id)
 
     def value(cid):
+        if cid == target:
+            return first_value
         c = components.get(cid, {})
         return None if c.get("type") == "state" else c.get("props", {}).get("value")
 
     deps = config["dependencies"]
-    load = next(d for d in deps if any(t[1] == "load" for t in d["targets"]))
-    chain, ids = [], {load["id"]}
+    first = next(d for d in deps if any(t[0] == target and t[1] == event for t in d["targets"]))
+    chain, ids = [], {first["id"]}
     for d in deps:  # dependencies are listed in the order they were defined: a .then follows its trigger
-        if d is load or d.get("trigger_after") in ids:
+        if d is first or d.get("trigger_after") in ids:
             ids.add(d["id"])
             if d.get("backend_fn"):
                 chain.append((d["id"], [value(i) for i in d["inputs"]]))
     return chain
 
 
-def page_load(client: httpx.Client, chain: list[tuple[int, list]], timeout: float) -> None:
-    """A visitor opening the page: the HTML, the config, then the load event chain through the queue
-    (POST /queue/join, results on the session's SSE stream), as the browser runs it."""
-    import uuid
-
-    client.get("/", timeout=timeout).raise_for_status()
-    client.get("/config", timeout=timeout).raise_for_status()
-    session = uuid.uuid4().hex[:11]
+def run_events(client: httpx.Client, chain: list[tuple[int, list]], session: str, timeout: float) -> None:
+    """Queue each event as the browser does (POST /queue/join, result on the session's SSE stream)."""
     for fn_index, data in chain:
         r = client.post("/gradio_api/queue/join", json={"data": data, "fn_index": fn_index, "session_hash": session,
                                                          "event_data": None, "trigger_id": None}, timeout=timeout)
@@ -97,16 +103,33 @@ def page_load(client: httpx.Client, chain: list[tuple[int, list]], timeout: floa
                 msg = json.loads(line[5:])
                 if msg.get("msg") == "process_completed":
                     if not msg.get("success"):
-                        raise RuntimeError(f"page load event {fn_index}: {str(msg.get('output'))[:200]}")
+                        raise RuntimeError(f"event {fn_index}: {str(msg.get('output'))[:200]}")
                     break
             else:
-                raise RuntimeError(f"page load event {fn_index}: stream ended without a result")
+                raise RuntimeError(f"event {fn_index}: stream ended without a result")
 
 
-def visit(client: httpx.Client, k: int, timeout: float, chain: list[tuple[int, list]]) -> list[tuple[str, float]]:
+def page_load(client: httpx.Client, query: str, config: dict, timeout: float) -> None:
+    """A visitor opening the page at ``/?query``: the HTML, then, for a query string, the restore
+    event (the page copies its query string into a hidden textbox) and the selection of the tab it
+    restores, with their chained events; the plain address starts none (its view is in the HTML)."""
+    import uuid
+    from urllib.parse import parse_qs
+
+    client.get("/" + (f"?{query}" if query else ""), timeout=timeout).raise_for_status()
+    if not query:
+        return
+    session = uuid.uuid4().hex[:11]
+    run_events(client, event_chain(config, "query-in", "change", query), session, timeout)
+    tab = parse_qs(query).get("tab", ["leaderboard"])[0]
+    if tab != "leaderboard":  # the browser selects the restored tab, which writes its key
+        run_events(client, event_chain(config, "tab-request", "change", tab), session, timeout)
+
+
+def visit(client: httpx.Client, k: int, timeout: float, config: dict) -> list[tuple[str, float]]:
     suites = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
     steps = [
-        ("page load", lambda: page_load(client, chain, timeout)),
+        ("page load", lambda: page_load(client, "", config, timeout)),
         ("leaderboard", lambda: call(client, "table", ["smoke", "heuristic"], timeout)),
         ("suite switch", lambda: call(client, "table", [suites[1 + k % 5], "heuristic"], timeout)),
         ("judge switch", lambda: call(client, "table", [suites[1 + k % 5], "openai:gpt-judge"], timeout)),
@@ -123,7 +146,15 @@ def visit(client: httpx.Client, k: int, timeout: float, chain: list[tuple[int, l
     return out
 
 
-def run_level(url: str, n: int, rounds: int, deadline: float, chain: list[tuple[int, list]]) -> dict:
+def shared_link_visit(client: httpx.Client, k: int, timeout: float, config: dict) -> list[tuple[str, float]]:
+    sort = ["model", "S_adj", "rank (raw)"][k % 3]  # different rows drawn: some figures are not cached yet
+    query = f"suite=smoke&judge=openai:gpt-judge&sort={sort}&tab=items&model=org/model-{k % 26:02d}&label=ambiguous"
+    t0 = time.perf_counter()
+    page_load(client, query, config, timeout)
+    return [("shared link", time.perf_counter() - t0)]
+
+
+def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, visit=visit) -> dict:
     lat: list[float] = []
     by_step: dict[str, list[float]] = {}
     errors: list[str] = []
@@ -136,7 +167,7 @@ def run_level(url: str, n: int, rounds: int, deadline: float, chain: list[tuple[
                 if time.monotonic() > stop_at:
                     return
                 try:
-                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()), chain=chain)
+                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()), config=config)
                 except Exception as exc:  # counted, never hidden
                     with lock:
                         errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
@@ -193,16 +224,19 @@ def main() -> None:
                 t0 = time.perf_counter()
                 call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
                 print(f"first Items call (index built in the background since start-up): {time.perf_counter() - t0:.2f} s")
-            chain = page_load_chain(httpx.get(url + "/config", timeout=30).json())
+            config = httpx.get(url + "/config", timeout=30).json()
             print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
-            for n in (int(x) for x in a.clients.split(",")):
-                r = run_level(url, n, a.rounds, a.deadline, chain)
-                steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
-                print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} {r['wall']:>7.1f}  {steps}")
-                if r["errors"]:
-                    print(f"    errors: {r['error_kinds']}")
-                alive = httpx.get(url + "/config", timeout=30).status_code == 200
-                print(f"    server answering after N={n}: {alive}")
+            for mix, visit_fn in (("visit", visit), ("shared links", shared_link_visit)):
+                print(f"-- {mix}")
+                for n in (int(x) for x in a.clients.split(",")):
+                    r = run_level(url, n, a.rounds, a.deadline, config, visit_fn)
+                    steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
+                    print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} "
+                          f"{r['wall']:>7.1f}  {steps}")
+                    if r["errors"]:
+                        print(f"    errors: {r['error_kinds']}")
+                    alive = httpx.get(url + "/config", timeout=30).status_code == 200
+                    print(f"    server answering after N={n}: {alive}")
         finally:
             server.terminate()
             try:

@@ -32,6 +32,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # no display on a Space; must precede any pyplot import elsewhere
 
 from space import api as space_api  # noqa: E402
+from space import landing  # noqa: E402
 from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
@@ -52,19 +53,6 @@ def judge_note(board, suite, judge) -> str:
         return f"Judge shown: **{md_escape(judge)}** — the default for this suite: {md_escape(why)}."
     return (f"Judge shown: **{md_escape(judge)}** (your choice). The suite's default is "
             f"**{md_escape(primary or '?')}**: {md_escape(why)}.")
-
-
-def warm_default_view(holder: Holder, views: list[TabView]) -> None:
-    """Draw the figures of the view a visitor lands on (first suite, its default judge, default filters)
-    into the figure cache, so no visitor waits for them."""
-    board = holder.board
-    suites = board.suites()
-    if not suites:
-        return
-    values = {p.key: p.default for v in views for p in v.params}
-    for v in views:
-        if v.deferred and not v.lazy and v.update is not None:
-            v.update(suites[0], board.default_judge(suites[0]), values)
 
 
 def build_app(data: str | Path | None = None, settings: Settings | None = None) -> gr.Blocks:
@@ -90,12 +78,16 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
                     built = module.build(ctx)
                     views.extend(built if isinstance(built, list) else [built])
                 tab_components[key] = tab
-        wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, refresh=refresh,
-             share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)
+        page = wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg,
+                    refresh=refresh, share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note,
+                    share_query=share_query)
         space_api.register(holder)
-    holder.warmers.append(lambda: warm_default_view(holder, views))
-    if settings.warm_items:
-        holder.run_warmers()
+
+    def bake_landing():  # the plain address's view, in the page itself (space/landing.py)
+        landing.bake(demo, page.restore_out, page.landing())
+
+    bake_landing()
+    holder.on_reload.append(bake_landing)
     demo.slmboard_views = views  # introspection (tests, deploy checks): the tabs and their update functions
     demo.slmboard_holder = holder
     return demo

@@ -1,7 +1,7 @@
 """Rendered figures, shared by every visitor.
 
 Drawing a figure and encoding it as PNG costs about a second of CPU (matplotlib) while the table it
-sits beside costs milliseconds; every page load draws the interval figure, so a burst of visitors
+sits beside costs milliseconds; every view with a figure draws it, so a burst of visitors
 would redraw the same PNG again and again. A figure is a function of the rows it draws, so it is
 cached under a hash of exactly those columns: a refresh that changes the data, a filter, a suite
 or judge change gives other rows and another key; nothing needs invalidating. Concurrent requests

@@ -38,8 +38,8 @@ class Holder:
         self.board: Board = load_board(data)
         self.items = ItemStore(self.board.data_dir)
         self.plots = PlotCache()  # keyed by the rows drawn: stays valid across reloads
-        #: called (in a background thread, with ``warm``) after each reload: drawing the default view's figures
-        self.warmers: list = []
+        #: called after each reload, in the reloading event (the app re-bakes the landing view)
+        self.on_reload: list = []
         self.signature = self._signature(self.board)
         if warm:
             self.items.warm()
@@ -60,22 +60,9 @@ class Holder:
         self.items = items
         self.board = board
         self.signature = self._signature(board)
-        if self.warm:
-            self.run_warmers()
+        for hook in list(self.on_reload):
+            hook()
         return board
-
-    def run_warmers(self) -> None:
-        """Run the warmers in a background thread, so the first visitor of the new data does not wait."""
-        import threading
-
-        def run():
-            for warm in list(self.warmers):
-                try:
-                    warm()
-                except Exception:  # noqa: BLE001 - a failed warm-up only means the first visitor draws it
-                    pass
-
-        threading.Thread(target=run, name="slmboard-warm-figures", daemon=True).start()
 
     def changed(self) -> bool:
         return self._signature(load_board(self.data) if self.is_hub() else self.board) != self.signature

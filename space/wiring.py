@@ -3,35 +3,46 @@
 One output list serves every event: the shared selectors, every URL-restorable input that no tab
 sets itself, and every tab's outputs. An event recomputes only the tabs it concerns and answers
 ``gr.skip()`` for the rest. After each event the view's query string is written to the address
-bar (history.replaceState), so the URL links to the view; on load the query restores it.
+bar (history.replaceState), so the URL links to the view.
+
+Opening the page costs the server nothing when nothing needs computing: the landing view is baked
+into the page (space/landing.py), the page's load event runs in the browser only and copies the
+query string into a hidden textbox, and only a change of it (a shared view's URL) starts the
+restore event. Tabs work alike: selecting one writes its key into another hidden textbox, whose
+change computes the tab; selecting the tab the page already shows starts nothing.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import parse_qsl
 
 import gradio as gr
 
 from space.tabs.base import Ctx, TabView
 
 WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
+READ_URL = "() => location.search.replace(/^\\?/, '')"
 PRIVATE = dict(api_visibility="private")
 
 
 def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, refresh, share, tabs,
-         tab_components, judge_note, share_query) -> None:
+         tab_components, judge_note, share_query) -> "_Page":
+    """Wire every event; returns the page (``page.landing()`` is the view to bake into it)."""
     page = _Page(ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, share=share,
-                 tab_components=tab_components, judge_note=judge_note, share_query=share_query)
-    _wire_page_events(demo, ctx, page, refresh=refresh, tabs=tabs)
+                 tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)
+    _wire_page_events(demo, ctx, page, refresh=refresh)
+    _wire_tabs(page)
     for view in views:
         _wire_view(view, views, page.params, page.keys, page.inputs, page.full_out, page.free, page.unpack,
                    page.compute, page.then_url)
-        _wire_tab_select(view, views, page, tab_components[view.key])
+    return page
 
 
 class _Page:
     """The state every event shares (inputs, the one output list) and the page-wide handlers."""
 
-    def __init__(self, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, share,
+    def __init__(self, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, share, tabs,
                  tab_components, judge_note, share_query) -> None:
         self.holder = ctx.holder
         self.views = views
@@ -50,6 +61,10 @@ class _Page:
         self.tab_state = gr.State("leaderboard")
         self.full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in self.free), *view_outputs]
         self.inputs = [suite_dd, judge_dd, self.tab_state, *(p.component for p in self.params)]
+        # written in the browser only (see the module docstring): the page's query string, the tab just selected
+        self.query_in = gr.Textbox("", visible=False, elem_id="query-in")
+        self.tab_request = gr.Textbox("leaderboard", visible=False, elem_id="tab-request")
+        self.restore_out = [*self.full_out, tabs, self.tab_state, share, self.tab_request]
 
     def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
         """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
@@ -84,23 +99,38 @@ class _Page:
         suite, judge, tab, *vals = args
         return suite, judge, tab, dict(zip(self.keys, vals))
 
-    def on_load(self, request: gr.Request, *args):
+    def on_restore(self, query: str, *args):
+        """The view a URL's query string asks for (``query`` without its ``?``)."""
         _, _, _, values = self.unpack(args)
-        q = dict(request.query_params) if request is not None else {}
+        q = dict(parse_qsl(query or "", keep_blank_values=True))
         for key, raw in q.items():
             if key in self.by_key:
                 p = self.by_key[key]
                 values[key] = p.parse(raw) if p.parse else raw
         tab = q.get("tab") if q.get("tab") in self.tab_components else "leaderboard"
-        # the deferred figures too: the landing view's are drawn at start-up (cached), and a page load
-        # in one event saves the visitor two trips through the queue
+        # the deferred figures too (cached per rows drawn): one event instead of two trips through the queue
         out = self.full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
         for i, p in enumerate(self.free):
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
-        return [*out, gr.update(selected=tab), tab, self.view_query(out[1]["value"], out[2]["value"], tab, values)]
+        query_out = self.view_query(out[1]["value"], out[2]["value"], tab, values)
+        return [*out, gr.update(selected=tab), tab, query_out, tab]
+
+    def landing(self) -> list:
+        """What the plain address shows (outputs in ``restore_out`` order), for space/landing.py to bake."""
+        return self.on_restore("", None, None, "leaderboard", *(p.default for p in self.params))
+
+    def on_tab(self, key: str, *args):
+        """A tab was selected: compute it, figures included (one event: a tab's figures are mostly drawn
+        already), and its query string; nothing when the page already shows it (e.g. after a restore)."""
+        suite, judge, shown, values = self.unpack(args)
+        if key not in self.tab_components or key == shown:
+            return [gr.skip()] * (len(self.full_out) + 2)
+        head = [gr.skip()] * (4 + len(self.free))
+        return [*head, *self.compute(suite, judge, key, values, only={key}, deferred=None), key,
+                self.view_query(suite, judge, key, values)]
 
     def on_suite(self, *args):
         suite, _, tab, values = self.unpack(args)
@@ -154,11 +184,12 @@ class _Page:
                                                                         **PRIVATE)
 
 
-def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh, tabs) -> None:
+def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     """Load (URL restore), suite and judge choice, Refresh and the refresh timer."""
     inputs, full_out = page.inputs, page.full_out
-    load_event = demo.load(page.on_load, inputs, [*full_out, tabs, page.tab_state, page.share], **PRIVATE)
-    load_event.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
+    demo.load(None, None, [page.query_in], js=READ_URL, **PRIVATE)
+    restore = page.query_in.change(page.on_restore, [page.query_in, *inputs], page.restore_out, **PRIVATE)
+    restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
     page.then_url(refresh.click(page.on_refresh, inputs, full_out, **PRIVATE))
@@ -166,17 +197,13 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh, tabs) -> None:
         page.then_url(gr.Timer(ctx.settings.refresh_seconds).tick(page.on_tick, inputs, full_out, **PRIVATE))
 
 
-def _wire_tab_select(view: TabView, views: list[TabView], page: _Page, tab) -> None:
-    """Selecting a tab computes its (lazy) view; one select event per tab."""
-    if view.deferred or any(v.key == view.key for v in views[:views.index(view)]):
-        return
-
-    def on_select(*args, key=view.key):
-        suite, judge, _, values = page.unpack(args)
-        return [*[gr.skip()] * 4, *[gr.skip()] * len(page.free), *page.compute(suite, judge, key, values, only={key}),
-                key]
-
-    page.then_url(tab.select(on_select, page.inputs, [*page.full_out, page.tab_state], **PRIVATE), only={view.key})
+def _wire_tabs(page: _Page) -> None:
+    """Selecting a tab writes its key in the browser; a new key computes the tab (lazy views)."""
+    for key, tab in page.tab_components.items():
+        tab.select(None, None, [page.tab_request], js=f"() => {json.dumps(key)}", **PRIVATE)
+    event = page.tab_request.change(page.on_tab, [page.tab_request, *page.inputs],
+                                    [*page.full_out, page.tab_state, page.share], **PRIVATE)
+    event.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
 
 
 def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, compute, then_url) -> None:

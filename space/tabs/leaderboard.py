@@ -97,7 +97,7 @@ def build(ctx: Ctx) -> list[TabView]:
               Param("cols", cols, list(DEFAULT_GROUPS), parse=lambda s: [x for x in s.split(",") if x in GROUPS])]
     view = TabView("leaderboard", params, [table, cap, family], update)
     view.download = (download, files, write_files)  # wired by the app (needs the shared selectors)
-    # the interval plot follows the table in a second event, so the table shows first (a page load draws
-    # both in one event: the landing view's figure is drawn at start-up, see app.warm_default_view)
+    # the interval plot follows the table in a second event, so the table shows first (the landing view has
+    # both baked into the page, see space/landing.py; a restored view computes both in one event)
     figure = TabView("leaderboard", [], [plot], update_plot, reads=set(FILTER_KEYS), deferred=True)
     return [view, figure]

@@ -8,8 +8,6 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = [
     pytest.mark.browser,
@@ -19,15 +17,8 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture
-def page():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        # 1600 px: wide enough for all 17 columns without horizontal scrolling
-        pg = browser.new_page(viewport={"width": 1600, "height": 1000})
-        pg.dialogs = []  # any alert() from injected markup lands here
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        yield pg
-        browser.close()
+def page(chromium):
+    return chromium(1600, 1000)  # wide enough for all 17 columns without horizontal scrolling
 
 
 def _cell(page, row: int, col: int):

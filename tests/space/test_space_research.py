@@ -16,8 +16,6 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -79,14 +77,8 @@ def expected_primary(items: pd.DataFrame) -> str:
 
 
 @pytest.fixture
-def page():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        pg = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-        pg.dialogs = []
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        yield pg
-        browser.close()
+def page(chromium):
+    return chromium(1280, 900, accept_downloads=True)
 
 
 def _settle(page):

@@ -1,0 +1,121 @@
+"""What opening the Space costs the server, in real headless Chromium: the plain address starts no
+queued event (its view is baked into the page), a shared link starts the restore event, a tab is
+computed when selected and not again when it is already shown, and a visitor arriving after a
+data refresh gets the new data baked into the page (space/landing.py, space/wiring.py)."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def _record_events(page) -> list[int]:
+    """fn_index of every event the page queues on the server, in order."""
+    events: list[int] = []
+
+    def on_request(request):
+        if request.method == "POST" and "/gradio_api/queue/join" in request.url:
+            events.append(json.loads(request.post_data)["fn_index"])
+
+    page.on("request", on_request)
+    return events
+
+
+def _settle(page):
+    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0, timeout=20_000)
+    page.wait_for_timeout(1500)  # room for any event that would still be sent
+
+
+def _fn_of(url: str, elem_id: str, event: str) -> int:
+    """The fn_index of the server function triggered by ``event`` of the component ``elem_id``."""
+    import httpx
+
+    config = httpx.get(url.rstrip("/") + "/config", timeout=30).json()
+    target = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == elem_id)
+    return next(d["id"] for d in config["dependencies"]
+                if d.get("backend_fn") and any(t[0] == target and t[1] == event for t in d["targets"]))
+
+
+def _cell(page, row: int, col: int):
+    return page.locator(f'#leaderboard-table [data-testid="cell-{row}-{col}"]')
+
+
+def test_plain_address_costs_no_event_and_tabs_compute_once(chromium, running_app, dataset):
+    url = running_app(dataset)
+    page = chromium(1280, 900)
+    events = _record_events(page)
+    page.goto(url, wait_until="load")
+    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)  # the baked landing view
+    expect(page.locator("#caption")).to_contain_text("smoke")
+    expect(page.locator("#scores-ci img")).to_be_visible()
+    _settle(page)
+    assert events == []
+
+    on_tab = _fn_of(url, "tab-request", "change")
+    page.get_by_role("tab", name="Judges", exact=True).click()
+    expect(page.locator("#judges-agreement")).to_be_visible(timeout=20_000)
+    _settle(page)
+    assert events[0] == on_tab, "selecting a tab computes it"
+    n = len(events)
+    page.get_by_role("tab", name="Judges", exact=True).click()  # already shown: nothing to compute
+    _settle(page)
+    assert len(events) == n
+    page.get_by_role("tab", name="Leaderboard", exact=True).click()
+    _settle(page)
+    assert len(events) > n
+
+
+def test_shared_link_restores_in_one_event(chromium, dataset):
+    """A linked view is computed once: the restore event computes the tab the link opens, and the
+    tab selection that follows it (the browser selects the tab) computes nothing again."""
+    from collections import Counter
+
+    import space.app as app_mod
+    from space.state import Settings
+
+    demo, url = app_mod.start(dataset, settings=Settings(refresh_seconds=0))
+    try:
+        calls: Counter = Counter()
+        for view in demo.slmboard_views:
+            if view.update is not None:
+                view.update = (lambda f, key: lambda *a: (calls.update([key]), f(*a))[1])(view.update, view.key)
+        page = chromium(1280, 900)
+        events = _record_events(page)
+        page.goto(url + "?suite=xstest&judge=openai:gpt-judge&sort=model&tab=judges", wait_until="load")
+        expect(page.locator("#suite-select input")).to_have_value("xstest", timeout=30_000)
+        expect(page.locator("#judge-select input")).to_have_value("openai:gpt-judge")
+        expect(page.locator("#judges-agreement")).to_be_visible(timeout=20_000)
+        page.get_by_role("tab", name="Leaderboard", exact=True).click()
+        expect(_cell(page, 0, 1)).to_contain_text("<img", timeout=20_000)  # sorted by model id: "<img..." first
+        _settle(page)
+        assert events[0] == _fn_of(url, "query-in", "change")
+        assert events.count(events[0]) == 1
+        assert calls["judges"] == 1  # restored once, not again by the tab selection
+        expect(page).to_have_url(re.compile(r"suite=xstest"))
+    finally:
+        demo.close()
+
+
+def test_visitor_after_a_refresh_gets_the_new_data(chromium, running_app, tmp_path, make_dataset):
+    root = tmp_path / "later"
+    root.mkdir()
+    url = running_app(root)
+    first = chromium(1280, 900)
+    first.goto(url, wait_until="load")
+    expect(first.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)
+    make_dataset(root)
+    first.click("#refresh")  # one visitor's Refresh reloads the data for the whole Space
+    expect(_cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+
+    later = chromium(1280, 900)
+    events = _record_events(later)
+    later.goto(url, wait_until="load")
+    expect(_cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(later.locator("#empty-message")).to_be_hidden()
+    _settle(later)
+    assert events == []  # served from the re-baked page, not computed for this visitor
