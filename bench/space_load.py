@@ -2,7 +2,10 @@
 26 models x 6 suites x 2 judges and a 1,000,000-row per-item dataset.
 
 Page loads are made the way Chromium makes them (recorded from real Chromium on this app, see
-tests/space/test_space_page_events.py): the HTML, which carries the page config, then the queued
+tests/space/test_space_page_events.py): the HTML, which carries the page config; on a client's first
+visit the ~90 front-end files the page pulls in (JavaScript, CSS, fonts: the list is recorded by
+opening the page once in Chromium when /usr/bin/chromium and playwright are here, else read from the
+HTML), fetched six at a time as a browser does; later visits have them cached; then the queued
 events the page starts, each with the events chained after it. The plain address starts none: its
 view is baked into the page (space/landing.py). Not simulated: the heartbeat stream an open page holds.
 
@@ -14,6 +17,10 @@ Two mixes, each at every N:
     Items page) and the tab selection the restored tab causes.
 API calls go through Gradio's queue (POST /gradio_api/call/NAME, then the SSE result), as the page's
 own events do. Bounded: --rounds visits per client and --deadline seconds per N.
+
+Last, side by side in one run: N = 10 new visitors' page loads against this server and against a
+second one started with --no-static-cache (Gradio serving and compressing its front-end files
+itself on every request, space/static_cache.py).
 
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
 
@@ -36,6 +43,7 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
+BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}  # what Chromium sends
 
 
 def _bench_space():
@@ -109,14 +117,50 @@ def run_events(client: httpx.Client, chain: list[tuple[int, list]], session: str
                 raise RuntimeError(f"event {fn_index}: stream ended without a result")
 
 
-def page_load(client: httpx.Client, query: str, config: dict, timeout: float) -> None:
-    """A visitor opening the page at ``/?query``: the HTML, then, for a query string, the restore
-    event (the page copies its query string into a hidden textbox) and the selection of the tab it
-    restores, with their chained events; the plain address starts none (its view is in the HTML)."""
+def page_assets(url: str) -> tuple[list[str], str]:
+    """The front-end files a browser fetches for the page (paths), and where the list came from."""
+    import re
+
+    try:
+        from playwright.sync_api import sync_playwright
+
+        if not Path("/usr/bin/chromium").exists():
+            raise ImportError("no /usr/bin/chromium")
+        paths: list[str] = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"])
+            page = browser.new_page()
+            page.on("request", lambda r: paths.append(r.url[len(url):]) if r.resource_type in (
+                "script", "stylesheet", "font", "image") and r.url.startswith(url) else None)
+            page.goto(url, wait_until="load")
+            page.wait_for_timeout(5000)
+            browser.close()
+        return sorted(set(paths)), "recorded in Chromium"
+    except ImportError as exc:
+        html = httpx.get(url, timeout=30).text
+        found = sorted(set(re.findall(r'(?:src|href)="\.?(/(?:assets|static)/[^"]+)"', html)))
+        return found, f"read from the HTML ({exc}): fewer than a browser fetches"
+
+
+def fetch_assets(client: httpx.Client, assets: list[str], timeout: float) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(6) as pool:  # a browser's six connections per host
+        for r in pool.map(lambda a: client.get(a, timeout=timeout), assets):
+            r.raise_for_status()
+
+
+def page_load(client: httpx.Client, query: str, config: dict, timeout: float, assets: list[str] = ()) -> None:
+    """A visitor opening the page at ``/?query``: the HTML and ``assets`` (a new visitor's uncached
+    front-end files), then, for a query string, the restore event (the page copies its query string
+    into a hidden textbox) and the selection of the tab it restores, with their chained events; the
+    plain address starts none (its view is in the HTML)."""
     import uuid
     from urllib.parse import parse_qs
 
     client.get("/" + (f"?{query}" if query else ""), timeout=timeout).raise_for_status()
+    if assets:
+        fetch_assets(client, assets, timeout)
     if not query:
         return
     session = uuid.uuid4().hex[:11]
@@ -126,10 +170,12 @@ def page_load(client: httpx.Client, query: str, config: dict, timeout: float) ->
         run_events(client, event_chain(config, "tab-request", "change", tab), session, timeout)
 
 
-def visit(client: httpx.Client, k: int, timeout: float, config: dict) -> list[tuple[str, float]]:
+def visit(client: httpx.Client, k: int, timeout: float, config: dict, assets: list[str] | None) -> list[tuple[str, float]]:
+    """``assets``: the client's first visit (its browser has none of the front-end files yet)."""
     suites = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
+    load = "page load, new visitor" if assets else "page load, returning"
     steps = [
-        ("page load", lambda: page_load(client, "", config, timeout)),
+        (load, lambda: page_load(client, "", config, timeout, assets or ())),
         ("leaderboard", lambda: call(client, "table", ["smoke", "heuristic"], timeout)),
         ("suite switch", lambda: call(client, "table", [suites[1 + k % 5], "heuristic"], timeout)),
         ("judge switch", lambda: call(client, "table", [suites[1 + k % 5], "openai:gpt-judge"], timeout)),
@@ -146,15 +192,25 @@ def visit(client: httpx.Client, k: int, timeout: float, config: dict) -> list[tu
     return out
 
 
-def shared_link_visit(client: httpx.Client, k: int, timeout: float, config: dict) -> list[tuple[str, float]]:
+def shared_link_visit(client: httpx.Client, k: int, timeout: float, config: dict,
+                      assets: list[str] | None) -> list[tuple[str, float]]:
     sort = ["model", "S_adj", "rank (raw)"][k % 3]  # different rows drawn: some figures are not cached yet
     query = f"suite=smoke&judge=openai:gpt-judge&sort={sort}&tab=items&model=org/model-{k % 26:02d}&label=ambiguous"
     t0 = time.perf_counter()
-    page_load(client, query, config, timeout)
-    return [("shared link", time.perf_counter() - t0)]
+    page_load(client, query, config, timeout, assets or ())
+    return [("shared link, new visitor" if assets else "shared link, returning", time.perf_counter() - t0)]
 
 
-def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, visit=visit) -> dict:
+def new_visitors(assets: list[str]):
+    """A visit that is a new visitor's page load on every round (a fresh browser each time)."""
+    def visit_fn(client: httpx.Client, k: int, timeout: float, config: dict, _assets) -> list[tuple[str, float]]:
+        t0 = time.perf_counter()
+        page_load(client, "", config, timeout, assets)
+        return [("page load, new visitor", time.perf_counter() - t0)]
+    return visit_fn
+
+
+def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, assets: list[str], visit=visit) -> dict:
     lat: list[float] = []
     by_step: dict[str, list[float]] = {}
     errors: list[str] = []
@@ -162,12 +218,13 @@ def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, visi
     stop_at = time.monotonic() + deadline
 
     def client_main(cid: int) -> None:
-        with httpx.Client(base_url=url) as client:
+        with httpx.Client(base_url=url, headers=BROWSER_HEADERS) as client:
             for r in range(rounds):
                 if time.monotonic() > stop_at:
                     return
                 try:
-                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()), config=config)
+                    steps = visit(client, cid * rounds + r, timeout=max(1.0, stop_at - time.monotonic()), config=config,
+                                  assets=assets if r == 0 else None)
                 except Exception as exc:  # counted, never hidden
                     with lock:
                         errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
@@ -204,45 +261,65 @@ def main() -> None:
         root = Path(tmp) / "ds"
         bs.leaderboard_dataset(root)
         bs.item_dataset(root, a.rows)
-        port = bs_port()
-        env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
-        server = subprocess.Popen([sys.executable, str(REPO / "space" / "app.py"), "--data", str(root), "--port", str(port),
-                                   "--refresh", "0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        url = f"http://127.0.0.1:{port}"
+        server, url = start_server(root)
+        other = None
         try:
-            t0 = time.perf_counter()
-            while True:
-                try:
-                    httpx.get(url + "/config", timeout=2).raise_for_status()
-                    break
-                except httpx.HTTPError:
-                    if server.poll() is not None or time.perf_counter() - t0 > 120:
-                        raise RuntimeError(f"server did not start: {server.stderr.read().decode()[-2000:]}")
-                    time.sleep(0.3)
-            print(f"server up in {time.perf_counter() - t0:.1f} s; warming the Items index")
             with httpx.Client(base_url=url) as c:
                 t0 = time.perf_counter()
                 call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
                 print(f"first Items call (index built in the background since start-up): {time.perf_counter() - t0:.2f} s")
             config = httpx.get(url + "/config", timeout=30).json()
+            assets, source = page_assets(url)
+            html = httpx.get(url, headers=BROWSER_HEADERS, timeout=30)
+            print(f"page: HTML {len(html.content) / 1e3:.0f} kB as sent ({html.headers.get('content-encoding', 'identity')}), "
+                  f"{len(assets)} front-end files ({source})")
             print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
             for mix, visit_fn in (("visit", visit), ("shared links", shared_link_visit)):
                 print(f"-- {mix}")
                 for n in (int(x) for x in a.clients.split(",")):
-                    r = run_level(url, n, a.rounds, a.deadline, config, visit_fn)
-                    steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
-                    print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} "
-                          f"{r['wall']:>7.1f}  {steps}")
-                    if r["errors"]:
-                        print(f"    errors: {r['error_kinds']}")
+                    report(run_level(url, n, a.rounds, a.deadline, config, assets, visit_fn))
                     alive = httpx.get(url + "/config", timeout=30).status_code == 200
                     print(f"    server answering after N={n}: {alive}")
+            print("-- side by side: N = 10 new visitors' page loads, front-end files from memory vs Gradio's own serving")
+            other, other_url = start_server(root, "--no-static-cache")
+            for rep in range(2):
+                for name, u in (("static cache", url), ("gradio", other_url)):
+                    r = run_level(u, 10, 3, a.deadline, config, assets, new_visitors(assets))
+                    print(f"{name:>12}  p50 {r['p50']:.2f} s  p95 {r['p95']:.2f} s  wall {r['wall']:.1f} s  errors {r['errors']}")
         finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            for proc in (server, other):
+                if proc is not None:
+                    proc.terminate()
+                    try:
+                        proc.wait(10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+
+
+def report(r: dict) -> None:
+    steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
+    print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} {r['wall']:>7.1f}  {steps}")
+    if r["errors"]:
+        print(f"    errors: {r['error_kinds']}")
+
+
+def start_server(root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = bs_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
+    server = subprocess.Popen([sys.executable, str(REPO / "space" / "app.py"), "--data", str(root), "--port", str(port),
+                               "--refresh", "0", *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    t0 = time.perf_counter()
+    while True:
+        try:
+            httpx.get(url + "/config", timeout=2).raise_for_status()
+            break
+        except httpx.HTTPError:
+            if server.poll() is not None or time.perf_counter() - t0 > 120:
+                raise RuntimeError(f"server did not start: {server.stderr.read().decode()[-2000:]}")
+            time.sleep(0.3)
+    print(f"server {' '.join(extra) or '(default)'} up in {time.perf_counter() - t0:.1f} s")
+    return server, url
 
 
 def bs_port() -> int:

@@ -37,7 +37,9 @@ from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
 from space.tabs.base import Ctx, TabView  # noqa: E402
+from space.static_cache import StaticCache  # noqa: E402
 from space.wiring import wire  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
 
 CSS = leaderboard.CSS
 TAB_MODULES = {"leaderboard": leaderboard, "sensitivity": sensitivity, "labelmix": labelmix, "judges": judges,
@@ -99,8 +101,10 @@ def start(data: str | Path | None = None, host: str = "127.0.0.1", port: int | N
     demo = build_app(data, settings)
     # a burst of visitors queues instead of piling threads onto 2 vCPUs
     demo.queue(default_concurrency_limit=4, max_size=512)
+    settings = settings or Settings()
+    middleware = [Middleware(StaticCache)] if settings.static_cache else []
     _, url, _ = demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=quiet,
-                            footer_links=["api"], css=CSS)
+                            footer_links=["api"], css=CSS, app_kwargs={"middleware": middleware})
     return demo, url
 
 
@@ -123,8 +127,11 @@ def main(argv: list[str] | None = None) -> None:
                     if os.environ.get("GRADIO_SERVER_PORT") else None)
     ap.add_argument("--refresh", type=float, default=300.0, metavar="SECONDS",
                     help="re-read the data this often when it changed (0 = only on Refresh)")
+    ap.add_argument("--no-static-cache", action="store_true",
+                    help="let Gradio serve its front-end files itself (bench/space_load.py compares the two)")
     args = ap.parse_args(argv)
-    launch(args.data, args.host, args.port, block=True, settings=Settings(refresh_seconds=args.refresh))
+    launch(args.data, args.host, args.port, block=True,
+           settings=Settings(refresh_seconds=args.refresh, static_cache=not args.no_static_cache))
 
 
 if __name__ == "__main__":

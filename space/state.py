@@ -26,6 +26,8 @@ class Settings:
     queue_dataset: str | None = None
     #: build the Items index in the background at start-up and after a reload
     warm_items: bool = True
+    #: serve Gradio's front-end files from memory, compressed once (space/static_cache.py)
+    static_cache: bool = True
 
 
 class Holder:
