@@ -44,6 +44,9 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}  # what Chromium sends
+# uvicorn closes a connection idle for 5 s; a client reusing it at that moment gets a reset, which a
+# browser retries silently and httpx reports: idle connections are dropped client-side first
+CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
 
 
 def _bench_space():
@@ -201,11 +204,11 @@ def shared_link_visit(client: httpx.Client, k: int, timeout: float, config: dict
     return [("shared link, new visitor" if assets else "shared link, returning", time.perf_counter() - t0)]
 
 
-def new_visitors(assets: list[str]):
+def new_visitors(all_assets: list[str]):
     """A visit that is a new visitor's page load on every round (a fresh browser each time)."""
-    def visit_fn(client: httpx.Client, k: int, timeout: float, config: dict, _assets) -> list[tuple[str, float]]:
+    def visit_fn(client: httpx.Client, k: int, timeout: float, config: dict, assets) -> list[tuple[str, float]]:
         t0 = time.perf_counter()
-        page_load(client, "", config, timeout, assets)
+        page_load(client, "", config, timeout, all_assets)
         return [("page load, new visitor", time.perf_counter() - t0)]
     return visit_fn
 
@@ -218,7 +221,7 @@ def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, asse
     stop_at = time.monotonic() + deadline
 
     def client_main(cid: int) -> None:
-        with httpx.Client(base_url=url, headers=BROWSER_HEADERS) as client:
+        with httpx.Client(base_url=url, headers=BROWSER_HEADERS, limits=CLIENT_LIMITS) as client:
             for r in range(rounds):
                 if time.monotonic() > stop_at:
                     return
@@ -289,6 +292,9 @@ def main() -> None:
         finally:
             for proc in (server, other):
                 if proc is not None:
+                    lines = [x for x in proc.log.read_text(errors="replace").splitlines() if "Error" in x or "error" in x]
+                    if lines:
+                        print(f"server log {proc.log.name}: {len(lines)} error line(s), last: {lines[-1][:300]}")
                     proc.terminate()
                     try:
                         proc.wait(10)
@@ -306,8 +312,10 @@ def report(r: dict) -> None:
 def start_server(root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     port = bs_port()
     env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
+    log = root.parent / f"server-{port}.log"  # a file, not a pipe nobody reads (a full pipe would stall the server)
     server = subprocess.Popen([sys.executable, str(REPO / "space" / "app.py"), "--data", str(root), "--port", str(port),
-                               "--refresh", "0", *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               "--refresh", "0", *extra], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    server.log = log
     url = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
     while True:
@@ -316,7 +324,7 @@ def start_server(root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
             break
         except httpx.HTTPError:
             if server.poll() is not None or time.perf_counter() - t0 > 120:
-                raise RuntimeError(f"server did not start: {server.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"server did not start: {log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.3)
     print(f"server {' '.join(extra) or '(default)'} up in {time.perf_counter() - t0:.1f} s")
     return server, url
