@@ -16,9 +16,7 @@ import pyarrow.compute as pc
 
 from .errors import RecordError, RecordFileError, ValidationFailed
 from .reading_source import KEY_FIELDS, NEEDED, VALID_SCORES, Batch, ItemSource
-
-#: Label codes of the items × models matrix (toolkit.scoring.bootstrap uses the same).
-HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
+from .scoring.ternary import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE
 
 
 class _Codes:

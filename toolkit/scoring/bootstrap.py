@@ -22,9 +22,7 @@ import numpy as np
 from schemas import POLICIES
 
 from .ranks import competition_rank
-from .ternary import rates
-
-HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
+from .ternary import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE, rates
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
 #: Largest (patterns × 3·models) indicator block held at once; above it the matrix product runs
 #: over blocks of patterns (exact: every partial sum is an integer below 2**24).

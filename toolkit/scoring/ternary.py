@@ -9,6 +9,9 @@ import numpy as np
 
 from schemas import POLICIES, POLICY_VALUE
 
+#: Label codes of an items × models matrix (toolkit.reading's scan builds it, the bootstrap resamples it).
+HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
+
 
 def rates(n0: np.ndarray, n05: np.ndarray, n1: np.ndarray) -> dict[str, np.ndarray]:
     """Vectorised metrics from label counts; NaN where a model has no scored item."""
