@@ -158,16 +158,18 @@ def import_results(
     judge_columns: Sequence[str] | None = None,
     labels: str | None = None,
     helm_version: str | None = None,
+    prompt_field: str | None = None,
 ) -> ImportResult:
     """Another tool's results (``fmt``: table, eee, lm-eval, inspect, helm) → the run folder ``out``, or more
     judges for the run already there (same responses byte for byte); nothing is written on error.
 
     ``columns``/``judge_columns``/``labels`` are the ``table`` format's options, ``helm_version`` the HELM
-    release whose judge models name the HELM annotators' judges."""
+    release whose judge models name the HELM annotators' judges, ``prompt_field`` the lm-eval doc field
+    holding the prompt (default: the first of prompt, prompts_final, ...)."""
     from .importing import import_source
 
     options = dict(columns=columns, judge_columns=list(judge_columns) if judge_columns else None, labels=labels,
-                   helm_version=helm_version)
+                   helm_version=helm_version, prompt_field=prompt_field)
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
                          submission_id=submission_id, **{k: v for k, v in options.items() if v is not None})

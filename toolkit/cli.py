@@ -20,17 +20,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Python parameters whose CLI flag is not ``--`` + the name with dashes.
-PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit"}
+PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit",
+               "judge_columns": "--judge-column",
+               "data": "--source-data",  # moderate / build_moderation_list: benchmark -> source export
+               "build_moderation_list": "--build-list",  # an api function a message names, not a parameter
+               }
+
+
+def _flag(param: str) -> str:
+    return PARAM_FLAGS.get(param, "--" + param.replace("_", "-"))
 
 
 def flag_hint(exc: BaseException) -> str | None:
     """What to do on the command line about a library error (library messages name no flags)."""
-    from .errors import BadOption
+    from .errors import SlmboardError
     from .publishing.submit import AlreadyPublished
     from .runs import NotARun, RunMismatch
 
-    if isinstance(exc, BadOption) and exc.param:
-        return f"{exc.param} is {PARAM_FLAGS.get(exc.param, '--' + exc.param.replace('_', '-'))} on the command line"
+    if isinstance(exc, SlmboardError) and exc.param:
+        params = (exc.param,) if isinstance(exc.param, str) else exc.param
+        return ", ".join(f"{p} is {_flag(p)}" for p in params) + " on the command line"
     if isinstance(exc, AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
     if isinstance(exc, RunMismatch):

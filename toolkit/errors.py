@@ -9,7 +9,16 @@ if TYPE_CHECKING:
 
 
 class SlmboardError(Exception):
-    """Base class: the CLI prints these as one clear message and exits 1 (no traceback)."""
+    """Base class: the CLI prints these as one clear message and exits 1 (no traceback).
+
+    ``param`` names the Python parameter(s) at fault (or the ``toolkit.api`` function to call), when there
+    are any; the message names them too, never a CLI flag (the CLI adds the flags: ``toolkit.cli.flag_hint``)."""
+
+    param: str | tuple[str, ...] | None = None
+
+    def __init__(self, *args: object, param: str | tuple[str, ...] | None = None):
+        super().__init__(*args)
+        self.param = param
 
 
 @dataclass(frozen=True)
@@ -80,11 +89,5 @@ class RecordFileCorrupt(ValidationFailed):
 
 
 class BadOption(SlmboardError, ValueError):
-    """An option value a library function cannot use (also a ValueError, for older callers).
-
-    ``param`` names the Python parameter at fault; the message names it too, never a CLI flag (the
-    CLI adds its flag: ``toolkit.cli.flag_hint``)."""
-
-    def __init__(self, message: str, *, param: str | None = None):
-        super().__init__(message)
-        self.param = param
+    """An option value a library function cannot use (also a ValueError, for older callers); ``param``
+    names the Python parameter at fault."""

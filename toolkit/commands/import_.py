@@ -11,7 +11,8 @@ def run(a) -> int:
     r = api.import_results(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
                            data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
                            accept_reworded=a.accept_reworded, submission_id=a.submission_id, columns=a.columns,
-                           judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version)
+                           judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version,
+                           prompt_field=a.prompt_field)
     rep = r.report
     print(rep.summary())
     for row, why in rep.unmatched[:20]:
@@ -56,6 +57,8 @@ def register(sub) -> None:
     t.add_argument("--columns", default=None, help="prompt=COL,response=COL[,item_id=COL]")
     t.add_argument("--judge-column", action="append", default=None, metavar="JUDGE_ID=COL", help="a label column as a judge (repeatable)")
     t.add_argument("--labels", default=None, help="ternary | refusal | 'a=0,b=0.5,c=1' (default ternary)")
+    le = p.add_argument_group("lm-eval")
+    le.add_argument("--prompt-field", default=None, help="the doc field holding the prompt (default: prompt, prompts_final, ...)")
     h = p.add_argument_group("helm")
     h.add_argument("--helm-version", default=None,
                    help="the crfm-helm version that wrote the runs, e.g. 0.5.16: picks the judge models behind "

@@ -56,15 +56,15 @@ def _identity(parsed: ParsedSource, run: RunDir, model_id: Optional[str], model_
               submission_id: Optional[str], digests: list[str]) -> Identity:
     if run.exists():
         config = run.load_config()
-        for flag, value, have in (("--model-id", model_id or parsed.model_id, config.model_id),
-                                  ("--model-revision", model_revision, config.model_revision)):
+        for param, value, have in (("model_id", model_id or parsed.model_id, config.model_id),
+                                   ("model_revision", model_revision, config.model_revision)):
             if value and value != have:
                 raise ImportRefused(f"{run.root} holds a run of {config.model_id}@{config.model_revision}; "
-                                    f"{flag} {value!r} differs (import into another --out)")
+                                    f"{param} {value!r} differs (import into another out folder)", param=(param, "out"))
         return Identity(config.submission_id, config.model_id, config.model_revision)
     mid = model_id or parsed.model_id
     if not mid:
-        raise ImportRefused(f"the {parsed.format} source does not name the model; pass --model-id ORG/NAME")
+        raise ImportRefused(f"the {parsed.format} source does not name the model; pass model_id='ORG/NAME'", param="model_id")
     # No revision known: the content hash of the source files stands for it (same files, same run).
     rev = model_revision or parsed.model_revision or "import:" + hashlib.sha256("".join(digests).encode()).hexdigest()[:12]
     return Identity(submission_id or _default_submission_id(mid, rev), mid, rev)
@@ -74,7 +74,7 @@ def _suite_items(parsed: ParsedSource, suite: Optional[str], data_dir) -> tuple[
     default = suite or parsed.suite
     names = {r.suite for r in parsed.rows if r.suite} | ({default} if default else set())
     if any(r.suite is None for r in parsed.rows) and not default:
-        raise ImportRefused(f"the {parsed.format} source does not say which suite it is; pass --suite NAME")
+        raise ImportRefused(f"the {parsed.format} source does not say which suite it is; pass suite=NAME", param="suite")
     return default or "", {name: _load_suite(name, parsed, data_dir) for name in sorted(names)}
 
 

@@ -83,8 +83,11 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fail(file: str | Path, row: int | None, fld: str | None, message: str) -> ImportFailed:
-    return ImportFailed([RecordError(str(file), row, fld, message)])
+def fail(file: str | Path, row: int | None, fld: str | None, message: str, param: str | None = None) -> ImportFailed:
+    """One error at file:row:field; ``param``: the import option at fault, when it is one."""
+    exc = ImportFailed([RecordError(str(file), row, fld, message)])
+    exc.param = param
+    return exc
 
 
 def require_files(paths: Sequence[str | Path], suffixes: tuple[str, ...], what: str) -> list[Path]:

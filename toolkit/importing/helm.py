@@ -147,8 +147,9 @@ def _rows(folder: Path, suite: Optional[str], version: str) -> tuple[list[Source
 def parse(paths: list[str | Path], helm_version: Optional[str] = None, **_: Any) -> ParsedSource:
     version = version_table(helm_version or DEFAULT_VERSION)
     if version is None:
-        raise fail(paths[0] if paths else "(no source)", None, "--helm-version",
-                   f"unknown HELM version {helm_version!r}; known: {', '.join(JUDGE_MODELS)} (and their x.y.z releases)")
+        raise fail(paths[0] if paths else "(no source)", None, "helm_version",
+                   f"unknown HELM version {helm_version!r}; known: {', '.join(JUDGE_MODELS)} (and their x.y.z releases)",
+                   param="helm_version")
     folders = _run_folders(require_files(paths, (), "a HELM run folder"))
     rows: list[SourceRow] = []
     specs = []

@@ -69,18 +69,18 @@ def mapping_scale(spec: str) -> LabelScale:
             continue
         label, eq, score = part.rpartition("=")
         if not eq or not label.strip():
-            raise ImportRefused(f"--labels {spec!r}: {part.strip()!r} is not LABEL=SCORE")
+            raise ImportRefused(f"labels {spec!r}: {part.strip()!r} is not LABEL=SCORE", param="labels")
         try:
             value = float(score)
         except ValueError:
             value = math.nan
         if value not in LABEL_OF_SCORE:
-            raise ImportRefused(f"--labels {spec!r}: score {score.strip()!r} of {label.strip()!r} must be 0, 0.5 or 1")
+            raise ImportRefused(f"labels {spec!r}: score {score.strip()!r} of {label.strip()!r} must be 0, 0.5 or 1", param="labels")
         if label.strip() in table:
-            raise ImportRefused(f"--labels {spec!r}: label {label.strip()!r} given twice")
+            raise ImportRefused(f"labels {spec!r}: label {label.strip()!r} given twice", param="labels")
         table[label.strip()] = value
     if not table:
-        raise ImportRefused(f"--labels {spec!r}: no LABEL=SCORE pairs")
+        raise ImportRefused(f"labels {spec!r}: no LABEL=SCORE pairs", param="labels")
 
     def scale(value: Any, gold: Optional[str] = None) -> Verdict:
         raw = _text(value)
@@ -100,4 +100,5 @@ def scale_from_spec(spec: str) -> LabelScale:
         return refusal
     if "=" in spec:
         return mapping_scale(spec)
-    raise ImportRefused(f"unknown --labels {spec!r}; use ternary, refusal or LABEL=SCORE pairs such as 'unsafe=0,unclear=0.5,safe=1'")
+    raise ImportRefused(f"unknown labels {spec!r}; use ternary, refusal or LABEL=SCORE pairs such as 'unsafe=0,unclear=0.5,safe=1'",
+                        param="labels")

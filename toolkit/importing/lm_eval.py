@@ -77,7 +77,8 @@ def _prompt(doc: dict, path: Path, line: int, field: Optional[str]) -> str:
     names = [field] if field else [f for f in PROMPT_FIELDS if isinstance(doc.get(f), str)]
     if not names or not isinstance(doc.get(names[0]), str):
         raise fail(path, line, f"doc.{field}" if field else "doc",
-                   f"no prompt field ({field or ', '.join(PROMPT_FIELDS)}) in the doc (fields: {', '.join(doc)}); pass --prompt-field")
+                   f"no prompt field ({field or ', '.join(PROMPT_FIELDS)}) in the doc (fields: {', '.join(doc)}); "
+                   "name the field in prompt_field", param="prompt_field")
     return doc[names[0]]
 
 

@@ -24,9 +24,9 @@ class IdMap:
         left, eq, right = spec.partition("=")
         names = re.findall(r"\{(\w+)\}", left)
         if not eq or not left or not right:
-            raise ImportRefused(f"--id-map {spec!r}: expected SOURCE_PATTERN=SUITE_PATTERN, e.g. 'v2-{{n}}=xstest_{{n}}'")
+            raise ImportRefused(f"id_map {spec!r}: expected SOURCE_PATTERN=SUITE_PATTERN, e.g. 'v2-{{n}}=xstest_{{n}}'", param="id_map")
         if set(re.findall(r"\{(\w+)\}", right)) - set(names):
-            raise ImportRefused(f"--id-map {spec!r}: the right side uses a {{name}} the left side does not define")
+            raise ImportRefused(f"id_map {spec!r}: the right side uses a {{name}} the left side does not define", param="id_map")
         pattern = ""
         for piece in re.split(r"(\{\w+\})", left):
             pattern += f"(?P<{piece[1:-1]}>.+?)" if re.fullmatch(r"\{\w+\}", piece) else re.escape(piece)
@@ -133,5 +133,5 @@ def refuse_unmatched(report: MatchReport, limit: int = 20) -> None:
         return
     lines = [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
     more = f"\n  ... and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
-    raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (pass --skip-unmatched to leave them out):\n"
-                        + "\n".join(lines) + more)
+    raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (set skip_unmatched to leave them out):\n"
+                        + "\n".join(lines) + more, param="skip_unmatched")

@@ -35,9 +35,9 @@ def parse_columns(spec: str | None) -> dict[str, str]:
         role, eq, col = part.partition("=")
         role = role.strip()
         if not eq or not col.strip():
-            raise ImportRefused(f"--columns {spec!r}: {part.strip()!r} is not ROLE=COLUMN")
+            raise ImportRefused(f"columns {spec!r}: {part.strip()!r} is not ROLE=COLUMN", param="columns")
         if role not in COLUMN_ROLES:
-            raise ImportRefused(f"--columns {spec!r}: unknown role {role!r}; roles: {', '.join(COLUMN_ROLES)}")
+            raise ImportRefused(f"columns {spec!r}: unknown role {role!r}; roles: {', '.join(COLUMN_ROLES)}", param="columns")
         roles[role] = col.strip()
     return roles
 
@@ -47,9 +47,10 @@ def parse_judge_columns(values: list[str] | None) -> dict[str, str]:
     for value in values or []:
         judge, eq, col = value.partition("=")
         if not eq or not judge.strip() or not col.strip():
-            raise ImportRefused(f"--judge-column {value!r}: expected JUDGE_ID=COLUMN, e.g. human-xstest=final_label")
+            raise ImportRefused(f"judge_columns entry {value!r}: expected JUDGE_ID=COLUMN, e.g. human-xstest=final_label",
+                                param="judge_columns")
         if judge.strip() in out:
-            raise ImportRefused(f"--judge-column: judge {judge.strip()!r} given twice")
+            raise ImportRefused(f"judge_columns: judge {judge.strip()!r} given twice", param="judge_columns")
         out[judge.strip()] = col.strip()
     return out
 

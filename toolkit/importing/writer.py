@@ -63,7 +63,7 @@ def check_same_responses(run: RunDir, existing: dict[str, dict[str, dict]], buil
             where = built.where[(suite, row["item_id"])]
             if old is None:
                 raise ImportRefused(f"{where}: item {row['item_id']!r} has no response in {run.response_file(suite)}; "
-                                    "a run folder holds one set of responses (import into another --out)")
+                                    "a run folder holds one set of responses (import into another out folder)", param="out")
             if old.get("response") != row["response"]:
                 raise ImportRefused(f"{where}: response to {row['item_id']!r} differs from {run.response_file(suite)} "
                                     "(judges are added only to the same responses, byte for byte)")
@@ -104,7 +104,7 @@ def new_config(ident, parsed, built: BuiltRecords, entry: dict) -> RunConfig:
 
 def write_new_run(out: Path, config: RunConfig, built: BuiltRecords) -> WriteOutcome:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ImportRefused(f"{out} exists and is not a run folder (no run.json); choose another --out")
+        raise ImportRefused(f"{out} exists and is not a run folder (no run.json); choose another out folder", param="out")
     out.parent.mkdir(parents=True, exist_ok=True)
     stale = remove_stale_staging(out)
     staging = make_staging(out)

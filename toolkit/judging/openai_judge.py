@@ -229,7 +229,8 @@ class OpenAIJudge(Judge):
             return "no-key"  # local servers such as vLLM accept any key
         raise ApiKeyMissing(
             f"openai judge: environment variable {self.api_key_env} is not set; export your API key there "
-            "(or pass --api-key-env NAME, or --base-url for a local server)"
+            "(or set api_key_env to the variable that holds it, or base_url for a local server)",
+            param=("api_key_env", "base_url"),
         )
 
     def make_client(self):

@@ -186,7 +186,7 @@ def source_rows(benchmark: str, data: str | Path | None = None) -> tuple[list[Ro
         except Exception as exc:  # offline, gated, renamed: say which source and how to supply it
             raise SuiteDataError(
                 f"{benchmark}: could not load {src.hub_id} ({src.config or 'default'} / {src.split}) from the Hub: "
-                f"{exc}. Pass an export of that split with --source-data FILE."
+                f"{exc}. Pass an export of that split (.parquet/.jsonl/.csv) as its data.", param="data"
             ) from exc
         rows, where = list(ds), f"hf://{src.hub_id}/{src.config or 'default'}/{src.split}"
     if rows:

@@ -78,7 +78,8 @@ def load_item_list(benchmark: str, lists_dir: str | Path | None = None, version:
         note = manifest(version, lists_dir).get("pending", {}).get(benchmark, "")
         raise SuiteDataError(
             f"{benchmark}: no item list at {path}. {note} Build one from the source with "
-            f"`slmboard moderate --build-list {benchmark} --source-data FILE --lists-dir DIR`."
+            f"build_moderation_list({benchmark!r}, lists_dir=DIR, data=FILE) and pass lists_dir=DIR.",
+            param=("build_moderation_list", "lists_dir", "data"),
         )
     return read_item_list(path)
 
@@ -144,8 +145,9 @@ def load_items(
     if entry.get("joinable", True) is False:
         raise SuiteDataError(
             f"{benchmark}: the {len(listed)} listed ids cannot be joined to source text: {entry.get('join', 'no mapping')}. "
-            f"Build a joinable list from the source with `slmboard moderate --build-list {benchmark} --source-data FILE "
-            f"--lists-dir DIR` and pass --lists-dir DIR."
+            f"Build a joinable list from the source with build_moderation_list({benchmark!r}, lists_dir=DIR, data=FILE) "
+            f"and pass lists_dir=DIR.",
+            param=("build_moderation_list", "lists_dir", "data"),
         )
     wanted = balanced_head(listed, limit)
     rows, where = source_rows(benchmark, data)

@@ -111,7 +111,8 @@ class AirBench(Suite):
                 f"suite '{self.name}': no {pattern} file in {root.resolve()}. Its source is "
                 f"hf://datasets/{REPO_ID} (revision {self.revision}): download {pattern} there "
                 f"(hf download {REPO_ID} --repo-type dataset --revision {self.revision} "
-                f"--include '{pattern}' --local-dir {root}), or omit --data-dir to fetch it into the cache."
+                f"--include '{pattern}' --local-dir {root}), or leave data_dir unset to fetch it into the cache.",
+                param="data_dir",
             )
         return root
 

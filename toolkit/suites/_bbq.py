@@ -117,7 +117,8 @@ class BBQ(Suite):
                 f"suite '{self.name}': missing {len(missing)} of {len(self.categories)} category files in {root}: "
                 + ", ".join(f"{c}.jsonl" for c in missing)
                 + f". They are {RAW.format(category='<Category>')} (revision {self.revision}); put them there, "
-                "or omit --data-dir to fetch them into the cache (BBQ(categories=[...]) loads a subset in Python)."
+                "or leave data_dir unset to fetch them into the cache (BBQ(categories=[...]) loads a subset).",
+                param="data_dir",
             )
         items, where = [], []
         for category, path in paths.items():

@@ -92,5 +92,6 @@ def fetch_hub_snapshot(repo_id: str, patterns: list[str], *, suite: str, revisio
         why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else str(exc)
         raise SuiteDataError(
             f"suite '{suite}': could not get {source}: {why}. Download it (revision {revision}) yourself and pass "
-            f"--data-dir DIR (data_dir=DIR in Python) with the files under DIR/{mirror_dir}/."
+            f"data_dir=DIR with the files under DIR/{mirror_dir}/.",
+            param="data_dir",
         ) from exc

@@ -71,8 +71,9 @@ class _SaladSuite(Suite):
         if not path.is_file():
             raise SuiteDataError(
                 f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. The file is "
-                f"hf://datasets/{REPO_ID}/{self.filename} (revision {self.revision}); put it there, or omit "
-                f"--data-dir to fetch it into the cache."
+                f"hf://datasets/{REPO_ID}/{self.filename} (revision {self.revision}); put it there, or leave "
+                f"data_dir unset to fetch it into the cache.",
+                param="data_dir",
             )
         return path
 
