@@ -214,5 +214,7 @@ def test_helm_version_picks_its_table_by_dotted_prefix(version, ok, benchmarks, 
     if ok:
         assert code == 0 and json.loads((out / "run.json").read_text())["imports"][0]["tool_version"] == version
     else:
-        assert code == 1 and f"--helm-version: unknown HELM version {version!r}" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert code == 1 and f":helm_version: unknown HELM version {version!r}" in err
+        assert "(helm_version is --helm-version on the command line)" in err
         assert not out.exists()

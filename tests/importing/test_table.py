@@ -137,7 +137,7 @@ def test_other_responses_or_other_labels_are_refused_and_nothing_changes(gpt4_gp
     assert rc == 1 and f"already judged 'xstest_{first_diff.removeprefix('v2-')}'" in err, err
     rc = main(import_argv(gpt4_gpteval, out, benchmarks, "other/model", "--judge-column", "gpt4-xstest=gpt4_label",
                           "--labels", "refusal", "--skip-unmatched"))
-    assert rc == 1 and "--model-id 'other/model' differs" in capsys.readouterr().err
+    assert rc == 1 and "model_id 'other/model' differs (import into another out folder) (model_id is --model-id, out is --out on the command line)" in capsys.readouterr().err
     assert tree_digest(out) == before
 
 
@@ -147,7 +147,7 @@ def test_unmatched_rows_are_refused_without_skip_and_nothing_is_written(gpt4_gpt
                           "--labels", "refusal"))
     err = capsys.readouterr().err
     assert rc == 1
-    assert f"{gpt4_gpteval}:1470 (id v2-195)" in err and "--skip-unmatched" in err
+    assert f"{gpt4_gpteval}:1470 (id v2-195)" in err and "(skip_unmatched is --skip-unmatched on the command line)" in err
     assert not out.exists() and not list(tmp_path.iterdir())
 
 

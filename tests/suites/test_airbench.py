@@ -77,4 +77,5 @@ def test_offline_without_data_dir_names_source_and_suggests_data_dir(name, sourc
     with pytest.raises(SuiteDataError) as exc:
         load_items(name)
     msg = str(exc.value)
-    assert source in msg and "--data-dir" in msg and "HF_HUB_OFFLINE" in msg
+    assert source in msg and "pass data_dir=DIR" in msg and "HF_HUB_OFFLINE" in msg
+    assert exc.value.param == "data_dir"

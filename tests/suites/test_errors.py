@@ -89,7 +89,8 @@ def test_offline_without_data_dir_names_source_and_suggests_data_dir(name, offli
     with pytest.raises(SuiteDataError) as exc:
         load_items(name)
     msg = str(exc.value)
-    assert get_suite(name).source in msg and "--data-dir" in msg and "HF_HUB_OFFLINE" in msg
+    assert get_suite(name).source in msg and "pass data_dir=DIR" in msg and "HF_HUB_OFFLINE" in msg
+    assert exc.value.param == "data_dir"
 
 
 def test_offline_uses_an_already_cached_copy(offline_empty_cache, mirror):
@@ -127,7 +128,7 @@ def test_fetch_failure_is_a_suite_data_error(tmp_path, monkeypatch):
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     url = (tmp_path / "absent.csv").as_uri()
-    with pytest.raises(SuiteDataError, match=re.escape(url) + r".*--data-dir"):
+    with pytest.raises(SuiteDataError, match=re.escape(url) + r".*pass data_dir=DIR"):
         fetch_url(url, suite="demo", revision="abc", mirror_path="demo/absent.csv")
     assert not list((tmp_path / "slmboard" / "suites" / "demo" / "abc").iterdir())
 
@@ -135,5 +136,5 @@ def test_fetch_failure_is_a_suite_data_error(tmp_path, monkeypatch):
 def test_hub_fetch_offline_is_a_suite_data_error(offline_empty_cache):
     from toolkit.suites._fetch import fetch_hub_file
 
-    with pytest.raises(SuiteDataError, match=r"hf://datasets/org/data/x\.csv.*HF_HUB_OFFLINE.*--data-dir"):
+    with pytest.raises(SuiteDataError, match=r"hf://datasets/org/data/x\.csv.*HF_HUB_OFFLINE.*pass data_dir=DIR"):
         fetch_hub_file("org/data", "x.csv", suite="demo", revision="main", mirror_path="demo/x.csv")

@@ -29,8 +29,7 @@ def cache_root() -> Path:
 
 def _hint(revision: str, mirror_path: str) -> str:
     return (
-        f"Download it (revision {revision}) yourself and pass --data-dir DIR "
-        f"(data_dir=DIR in Python) with the file at DIR/{mirror_path}."
+        f"Download it (revision {revision}) yourself and pass data_dir=DIR with the file at DIR/{mirror_path}."
     )
 
 
@@ -42,7 +41,7 @@ def fetch_url(url: str, *, suite: str, revision: str, mirror_path: str) -> Path:
     if offline():
         raise SuiteDataError(
             f"suite '{suite}': no local copy, and HF_HUB_OFFLINE is set so its source {url} cannot be fetched "
-            f"(looked in {target}). " + _hint(revision, mirror_path)
+            f"(looked in {target}). " + _hint(revision, mirror_path), param="data_dir"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
@@ -54,7 +53,7 @@ def fetch_url(url: str, *, suite: str, revision: str, mirror_path: str) -> Path:
     except (urllib.error.URLError, OSError) as exc:
         Path(tmp).unlink(missing_ok=True)
         raise SuiteDataError(
-            f"suite '{suite}': could not fetch {url}: {exc}. " + _hint(revision, mirror_path)
+            f"suite '{suite}': could not fetch {url}: {exc}. " + _hint(revision, mirror_path), param="data_dir"
         ) from exc
     return target
 
@@ -73,7 +72,7 @@ def fetch_hub_file(repo_id: str, filename: str, *, suite: str, revision: str, mi
     except Exception as exc:  # hub errors have many types; all mean "not available"
         why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else str(exc)
         raise SuiteDataError(
-            f"suite '{suite}': could not get {source}: {why}. " + _hint(revision, mirror_path)
+            f"suite '{suite}': could not get {source}: {why}. " + _hint(revision, mirror_path), param="data_dir"
         ) from exc
 
 
