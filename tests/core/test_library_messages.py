@@ -79,6 +79,16 @@ def test_cli_translates_parameter_to_flag():
     assert flag_hint(BadOption("m")) is None
 
 
+def test_suite_without_its_file_names_data_dir(tmp_path, capsys):
+    from toolkit.suites import SuiteDataError, get_suite
+
+    with pytest.raises(SuiteDataError) as err:
+        get_suite("sst").load(tmp_path)
+    assert err.value.param == "data_dir" and "leave data_dir unset" in str(err.value) and not FLAG.search(str(err.value))
+    assert main(["generate", "--out", str(tmp_path / "run"), "--suites", "sst", "--data-dir", str(tmp_path)]) == 1
+    assert "leave data_dir unset to fetch it into the cache. (data_dir is --data-dir on the command line)" in capsys.readouterr().err
+
+
 def test_openai_backend_without_model_names_the_parameter(tmp_path, capsys):
     from toolkit.generation.openai_backend import OpenAIBackend
 

@@ -158,7 +158,8 @@ def test_id_map_reports_the_reworded_row_and_keeps_its_wording_only_when_accepte
             "--model-id", "openai/gpt-4-0613"]
     rc = main(base + ["--out", str(tmp_path / "a")] + args)
     err = capsys.readouterr().err
-    assert rc == 1 and "v2-195" in err and "wording differs" in err and "--accept-reworded" in err
+    assert rc == 1 and "v2-195" in err and "wording differs (accept_reworded keeps it)" in err
+    assert "(skip_unmatched is --skip-unmatched, accept_reworded is --accept-reworded on the command line)" in err
     rc = main(base + ["--out", str(tmp_path / "b"), "--accept-reworded"] + args)
     out = capsys.readouterr().out
     assert rc == 0, out

@@ -92,7 +92,9 @@ def test_missing_api_key_is_a_clear_error(tmp_path, run_with_responses, monkeypa
     monkeypatch.setenv("SLMBOARD_JUDGE_CACHE", str(tmp_path / "c.sqlite"))
     run = run_with_responses(tmp_path / "run", ["a"])
     assert main(["judge", str(run), "--judge", "openai:gpt-4o-2024-05-13", "--api-key-env", "MY_JUDGE_KEY"]) == 1
-    assert "MY_JUDGE_KEY is not set" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "MY_JUDGE_KEY is not set" in err and "set api_key_env to the variable that holds it, or base_url" in err
+    assert "(api_key_env is --api-key-env, base_url is --base-url on the command line)" in err
     assert not list(run.glob("judgments/*/*.jsonl"))
 
 

@@ -109,7 +109,10 @@ def test_duplicates_and_missing_input(mod_row, tmp_path, capsys):
 
 def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
     assert main(["moderate", "--out", str(tmp_path / "r"), "--benchmarks", "toxigen"]) == 1
-    assert "toxigen: the 200 listed ids cannot be joined to source text" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "toxigen: the 200 listed ids cannot be joined to source text" in err
+    assert ("build_moderation_list('toxigen', lists_dir=DIR, data=FILE) and pass lists_dir=DIR. (build_moderation_list is "
+            "--build-list, lists_dir is --lists-dir, data is --source-data on the command line)") in err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "nope=x.parquet"]) == 1
     assert "--source-data expects BENCHMARK=FILE" in capsys.readouterr().err
     rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"

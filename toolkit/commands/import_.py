@@ -16,6 +16,8 @@ def run(a) -> int:
     rep = r.report
     print(rep.summary())
     for row, why in rep.unmatched[:20]:
+        # the library's reasons name parameters; this is the command line
+        why = why.replace("(accept_reworded keeps it)", "(--accept-reworded keeps it)").replace("fit id_map", "fit --id-map")
         print(f"  unmatched {describe(row)}: {why}")
     for row, first in rep.duplicates[:5]:
         print(f"  duplicate {row.where} (same as {first}; left out)")

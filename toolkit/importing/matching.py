@@ -17,6 +17,10 @@ from ..suites import SuiteItem
 from .base import ImportRefused, SourceRow
 
 
+#: the reason of a row matched by id whose prompt is worded otherwise
+REWORDED = "but the wording differs (accept_reworded keeps it)"
+
+
 class IdMap:
     """``'v2-{n}=xstest_{n}'``: source ids of the left form become suite ids of the right form."""
 
@@ -96,13 +100,13 @@ def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]]
                 target = id_map(row.source_id) if id_map is not None else row.source_id
                 item = by_id[suite].get(target) if target else None
                 if target is None:
-                    why = f"id {row.source_id!r} does not fit --id-map {id_map.spec!r}"
+                    why = f"id {row.source_id!r} does not fit id_map {id_map.spec!r}"
                 elif item is None:
                     why = f"id {row.source_id!r} → {target!r} is not a {suite} item"
                 elif item.prompt != row.prompt:
                     reworded = True
                     if not accept_reworded:
-                        why = f"id {row.source_id!r} → {target!r} but the wording differs (--accept-reworded keeps it)"
+                        why = f"id {row.source_id!r} → {target!r} {REWORDED}"
                         item = None
         else:
             item = by_sha[suite].get(sha256_text(row.prompt))
@@ -133,5 +137,6 @@ def refuse_unmatched(report: MatchReport, limit: int = 20) -> None:
         return
     lines = [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
     more = f"\n  ... and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
+    reworded = any(why.endswith(REWORDED) for _, why in report.unmatched)
     raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (set skip_unmatched to leave them out):\n"
-                        + "\n".join(lines) + more, param="skip_unmatched")
+                        + "\n".join(lines) + more, param=("skip_unmatched", "accept_reworded") if reworded else "skip_unmatched")
