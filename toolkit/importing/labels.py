@@ -86,7 +86,7 @@ def mapping_scale(spec: str) -> LabelScale:
         raw = _text(value)
         if raw is not None and raw.strip() in table:
             return Verdict(table[raw.strip()], raw)
-        return Verdict(None, raw, f"label {(raw or '')[:80]!r} is not in --labels ({', '.join(table)})")
+        return Verdict(None, raw, f"label {(raw or '')[:80]!r} is not in the labels spec ({', '.join(table)})")
 
     return scale
 

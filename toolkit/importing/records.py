@@ -105,7 +105,7 @@ def build_records(parsed: ParsedSource, matches: list[Match], ident: Identity,
 
 
 def check_judges_read(parsed: ParsedSource, built: BuiltRecords) -> None:
-    """A judge none of whose labels reads is a wrong column or a wrong --labels: refuse it, with examples."""
+    """A judge none of whose labels reads is a wrong column or a wrong labels spec: refuse it, with examples."""
     errors = []
     for judge_id, counts in built.status.items():
         if parsed.judge_info.get(judge_id, {}).get("failures_from_source"):
