@@ -251,6 +251,11 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suite", "smoke", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
+    ImportCase("import_lm_eval_prompt_field", "import lm-eval --prompt-field naming no field of the doc",
+               "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:1:doc.question: no prompt field (question) in the doc "
+               "(fields: prompt); name the field in prompt_field (prompt_field is --prompt-field on the command line)",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d)), "--prompt-field", "question", "--model-id", "org/m",
+                          "--out", str(d / "run")]),
     ImportCase("import_lm_eval_truncated", "import lm-eval with a truncated samples line", "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:2: invalid JSON",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, truncate=True)), "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_inspect_wrong_format", "import inspect on a CSV file", "{src}: expected Inspect logs (.eval / .json)",
