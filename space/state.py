@@ -27,7 +27,7 @@ class Settings:
     queue_dataset: str | None = None
     #: build the Items index in the background at start-up and after a reload
     warm_items: bool = True
-    #: serve Gradio's front-end files from memory, compressed once (space/static_cache.py)
+    #: serve Gradio's front-end files from memory, compressed once, and the page gzipped (space/static_cache.py)
     static_cache: bool = True
 
 
