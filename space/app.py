@@ -37,7 +37,7 @@ from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
 from space.tabs.base import Ctx, TabView  # noqa: E402
-from space.static_cache import StaticCache  # noqa: E402
+from space.static_cache import CompressedPage, StaticCache  # noqa: E402
 from space.wiring import wire  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
@@ -102,7 +102,7 @@ def start(data: str | Path | None = None, host: str = "127.0.0.1", port: int | N
     # a burst of visitors queues instead of piling threads onto 2 vCPUs
     demo.queue(default_concurrency_limit=4, max_size=512)
     settings = settings or Settings()
-    middleware = [Middleware(StaticCache)] if settings.static_cache else []
+    middleware = [Middleware(CompressedPage), Middleware(StaticCache)] if settings.static_cache else []
     _, url, _ = demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=quiet,
                             footer_links=["api"], css=CSS, app_kwargs={"middleware": middleware})
     return demo, url

@@ -2,6 +2,7 @@
 atomically on refresh), the query-parameter keys of a shareable view."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -26,7 +27,7 @@ class Settings:
     queue_dataset: str | None = None
     #: build the Items index in the background at start-up and after a reload
     warm_items: bool = True
-    #: serve Gradio's front-end files from memory, compressed once (space/static_cache.py)
+    #: serve Gradio's front-end files from memory, compressed once, and the page gzipped (space/static_cache.py)
     static_cache: bool = True
 
 
@@ -42,6 +43,9 @@ class Holder:
         self.plots = PlotCache()  # keyed by the rows drawn: stays valid across reloads
         #: called after each reload, in the reloading event (the app re-bakes the landing view)
         self.on_reload: list = []
+        #: counts reloads: a page that shows an older version re-renders on its refresh timer
+        self.version = 0
+        self._refresh_lock = threading.Lock()
         self.signature = self._signature(self.board)
         if warm:
             self.items.warm()
@@ -62,9 +66,16 @@ class Holder:
         self.items = items
         self.board = board
         self.signature = self._signature(board)
+        self.version += 1
         for hook in list(self.on_reload):
             hook()
         return board
+
+    def refresh_if_changed(self) -> None:
+        """Reload when the data changed; many pages' timers ask at once, one of them reloads."""
+        with self._refresh_lock:
+            if self.changed():
+                self.reload()
 
     def changed(self) -> bool:
         return self._signature(load_board(self.data) if self.is_hub() else self.board) != self.signature

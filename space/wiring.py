@@ -64,7 +64,8 @@ class _Page:
         # written in the browser only (see the module docstring): the page's query string, the tab just selected
         self.query_in = gr.Textbox("", visible=False, elem_id="query-in")
         self.tab_request = gr.Textbox("leaderboard", visible=False, elem_id="tab-request")
-        self.restore_out = [*self.full_out, tabs, self.tab_state, share, self.tab_request]
+        self.seen = gr.State(0)  # the data version (Holder.version) this page shows
+        self.restore_out = [*self.full_out, tabs, self.tab_state, share, self.tab_request, self.seen]
 
     def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
         """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
@@ -116,7 +117,7 @@ class _Page:
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
         query_out = self.view_query(out[1]["value"], out[2]["value"], tab, values)
-        return [*out, gr.update(selected=tab), tab, query_out, tab]
+        return [*out, gr.update(selected=tab), tab, query_out, tab, self.holder.version]
 
     def landing(self) -> list:
         """What the plain address shows (outputs in ``restore_out`` order), for space/landing.py to bake."""
@@ -146,12 +147,17 @@ class _Page:
         return self.full(suite, judge, tab, values)
 
     def on_tick(self, *args):
+        """The refresh timer: reload the data when it changed (whichever page asks first), and re-render
+        this page when it shows an older version than the Space now holds."""
+        *args, seen = args
         try:
-            if not self.holder.changed():
-                return [gr.skip()] * len(self.full_out)
+            self.holder.refresh_if_changed()
         except Exception:  # a failed probe (offline Hub) keeps the current data
-            return [gr.skip()] * len(self.full_out)
-        return self.on_refresh(*args)
+            pass
+        if seen == self.holder.version:
+            return [gr.skip()] * (len(self.full_out) + 1)
+        suite, judge, tab, values = self.unpack(args)
+        return [*self.full(suite, judge, tab, values), self.holder.version]
 
     def query(self, *args):
         return self.view_query(*self.unpack(args))
@@ -194,7 +200,8 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
     page.then_url(refresh.click(page.on_refresh, inputs, full_out, **PRIVATE))
     if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
-        page.then_url(gr.Timer(ctx.settings.refresh_seconds).tick(page.on_tick, inputs, full_out, **PRIVATE))
+        timer = gr.Timer(ctx.settings.refresh_seconds)
+        page.then_url(timer.tick(page.on_tick, [*inputs, page.seen], [*full_out, page.seen], **PRIVATE))
 
 
 def _wire_tabs(page: _Page) -> None:

@@ -112,3 +112,14 @@ def test_the_running_space_serves_gradios_files(running_app, dataset):
             assert r.status_code == 200, name
             assert r.headers["cache-control"].endswith("immutable")  # ours, not Gradio's FileResponse
             assert r.content == (Path(BUILD_PATH_LIB) / name).read_bytes()  # httpx decoded the br body
+
+
+def test_the_page_is_sent_compressed(running_app, dataset):
+    """Gradio leaves `/` uncompressed (no file extension); the Space gzips it, and the text is the page."""
+    url = running_app(dataset)
+    raw = httpx.get(url, headers={"Accept-Encoding": "identity"})
+    packed = httpx.get(url, headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in raw.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert int(packed.headers["content-length"]) < len(raw.content) / 2
+    assert packed.text == raw.text and "slmboard" in packed.text  # httpx decoded the gzip body
