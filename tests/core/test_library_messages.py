@@ -70,6 +70,9 @@ def test_the_scan_sees_a_flag_in_a_raise(tmp_path):
     planted.write_text('def f(x):\n    if x:\n        raise ValueError("model_args lacks model=")\n'
                        '    raise ValueError(f"{x}: pass --model-args")\n')
     assert sorted((line, FLAG.search(t) is not None) for line, t in _raised_texts(planted)) == [(3, False), (4, True)]
+    # the allow-list passes other tools' flags, and only those (lm_eval's --output_path is one token, not --output)
+    assert set(FLAG_TOKEN.findall("run lm_eval with --output_path DIR --log_samples")) - FOREIGN_FLAGS == set()
+    assert set(FLAG_TOKEN.findall("pip install --no-deps x; then pass --out")) - FOREIGN_FLAGS == {"--out"}
 
 
 def test_cli_translates_parameter_to_flag():
