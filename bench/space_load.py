@@ -294,7 +294,8 @@ def main() -> None:
             config = httpx.get(url + "/config", timeout=30).json()
             assets, source = page_assets(url)
             html = httpx.get(url, headers=BROWSER_HEADERS, timeout=30)
-            print(f"page: HTML {len(html.content) / 1e3:.0f} kB as sent ({html.headers.get('content-encoding', 'identity')}), "
+            print(f"page: HTML {len(html.content) / 1e3:.0f} kB, {html.num_bytes_downloaded / 1e3:.0f} kB sent "
+                  f"({html.headers.get('content-encoding', 'identity')}), "
                   f"{len(assets)} front-end files ({source})")
             print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
             for mix, visit_fn in (("visit", visit), ("shared links", shared_link_visit)):
