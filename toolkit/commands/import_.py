@@ -6,7 +6,10 @@ import sys
 
 def run(a) -> int:
     from .. import api
-    from ..importing.matching import describe
+    from ..importing.matching import REWORDED, describe
+
+    # the library's reasons name parameters; this is the command line
+    cli_words = ((REWORDED, REWORDED.replace("accept_reworded", "--accept-reworded")), ("fit id_map", "fit --id-map"))
 
     r = api.import_results(a.format, a.source, a.out, suite=a.suite, model_id=a.model_id, model_revision=a.model_revision,
                            data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
@@ -16,8 +19,8 @@ def run(a) -> int:
     rep = r.report
     print(rep.summary())
     for row, why in rep.unmatched[:20]:
-        # the library's reasons name parameters; this is the command line
-        why = why.replace("(accept_reworded keeps it)", "(--accept-reworded keeps it)").replace("fit id_map", "fit --id-map")
+        for library, cli in cli_words:
+            why = why.replace(library, cli)
         print(f"  unmatched {describe(row)}: {why}")
     for row, first in rep.duplicates[:5]:
         print(f"  duplicate {row.where} (same as {first}; left out)")
