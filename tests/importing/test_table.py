@@ -160,6 +160,10 @@ def test_id_map_reports_the_reworded_row_and_keeps_its_wording_only_when_accepte
     err = capsys.readouterr().err
     assert rc == 1 and "v2-195" in err and "wording differs (accept_reworded keeps it)" in err
     assert "(skip_unmatched is --skip-unmatched, accept_reworded is --accept-reworded on the command line)" in err
+    # skipped instead, the row is listed with the flag that would keep it (the command line's words)
+    rc = main(base + ["--out", str(tmp_path / "s"), "--skip-unmatched"] + args)
+    out = capsys.readouterr().out
+    assert rc == 0 and "v2-195" in out and "wording differs (--accept-reworded keeps it)" in out, out
     rc = main(base + ["--out", str(tmp_path / "b"), "--accept-reworded"] + args)
     out = capsys.readouterr().out
     assert rc == 0, out
