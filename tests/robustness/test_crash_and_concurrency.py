@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -147,3 +148,43 @@ def test_two_concurrent_submits_to_one_folder_both_land(tmp_path):
     assert len(_git(dataset, "log", "--format=%H").split()) == 2
     assert {"submissions/m0-1.json", "submissions/m1-1.json"} <= _committed_files(dataset)
     assert _git(dataset, "status", "--porcelain") == ""
+
+
+
+_FIRST_WRITER = """
+import sys, time
+from pathlib import Path
+from toolkit.publishing import LocalFolderHub
+root, go, index = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+def write(folder):
+    (folder / f"f{index}.txt").write_text(index)
+    return [f"f{index}.txt"]
+while not go.exists():  # every writer reaches the repository's creation at the same moment
+    time.sleep(0.001)
+print(LocalFolderHub(root).commit(f"writer {index}", write).revision)
+"""
+
+
+def test_first_writers_racing_to_create_the_folder_all_land(tmp_path):
+    # The CI failure this guards: two first submitters both ran `git init` into the same folder and one
+    # died on "File exists". Eight writers released together, over several fresh folders.
+    # A git template of many files makes each `git init` slow, so the writers' inits overlap every time.
+    template = tmp_path / "template"
+    (template / "hooks").mkdir(parents=True)
+    for n in range(2000):
+        (template / "hooks" / f"sample{n}").write_text("#")
+    env = {**os.environ, "GIT_TEMPLATE_DIR": str(template)}
+    writers = 8
+    for trial in range(3):
+        root, go = tmp_path / f"dataset{trial}", tmp_path / f"go{trial}"
+        procs = [subprocess.Popen([sys.executable, "-c", _FIRST_WRITER, str(root), str(go), str(i)], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(writers)]
+        time.sleep(3)  # imports done: the writers are polling for the go file
+        go.touch()
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert all(p.returncode == 0 for p in procs), [err[-300:] for _, err in outs if err]
+        assert len({out.strip() for out, _ in outs}) == writers
+        assert len(_git(root, "log", "--format=%H").split()) == writers
+        assert _committed_files(root) == {f"f{i}.txt" for i in range(writers)}
+        assert _git(root, "status", "--porcelain") == ""
+    assert not [p.name for p in tmp_path.iterdir() if ".init-" in p.name]  # no scratch folder left

@@ -11,6 +11,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -67,7 +68,26 @@ class LocalFolderHub:
             raise PublishError(f"{self.root} is a non-empty folder that is not a dataset repository (no .git)")
         self.root.mkdir(parents=True, exist_ok=True)
         if not self.exists():
+            self._init_repo()
+
+    def _init_repo(self) -> None:
+        # Two first submitters may race here, before any lock exists: each builds a repository in
+        # its own scratch folder and renames its .git into place; a rename onto the winner's
+        # (non-empty) .git fails, and the loser simply uses the winner's.
+        try:
+            scratch = Path(tempfile.mkdtemp(prefix=f".{self.root.name}.init-", dir=self.root.parent))
+        except PermissionError:  # a given empty folder under a read-only parent (a mounted volume)
             _git(self.root, "init", "-q", "-b", "main")
+            return
+        try:
+            _git(scratch, "init", "-q", "-b", "main")
+            try:
+                os.rename(scratch / ".git", self.root / ".git")
+            except OSError as exc:
+                if not self.exists():
+                    raise PublishError(f"could not create the dataset repository {self.root / '.git'}: {exc}") from exc
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
