@@ -73,7 +73,9 @@ def _set_props(component, props: dict) -> None:
 def _set_value(component, value: Any) -> None:
     """The value as the component's constructor stores it (postprocessed, serialised)."""
     if isinstance(component, gr.State):
-        component.value = value
+        # Not baked: a session copies a State's initial value when it first uses it, which may be after a
+        # later re-bake, so a page would pair old visible data with the new value. What the browser must
+        # remember about its page (e.g. the data version) lives in a hidden component instead.
         return
     processed = component.postprocess(value)
     if isinstance(processed, (GradioModel, GradioRootModel)):

@@ -64,7 +64,9 @@ class _Page:
         # written in the browser only (see the module docstring): the page's query string, the tab just selected
         self.query_in = gr.Textbox("", visible=False, elem_id="query-in")
         self.tab_request = gr.Textbox("leaderboard", visible=False, elem_id="tab-request")
-        self.seen = gr.State(0)  # the data version (Holder.version) this page shows
+        # the data version (Holder.version) this page shows: held by the browser, not a gr.State, because a
+        # session copies a State's initial value only when it first uses it (maybe after a re-bake)
+        self.seen = gr.Number(0, precision=0, visible=False, elem_id="data-version")
         self.restore_out = [*self.full_out, tabs, self.tab_state, share, self.tab_request, self.seen]
 
     def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
@@ -144,7 +146,7 @@ class _Page:
     def on_refresh(self, *args):
         self.holder.reload()
         suite, judge, tab, values = self.unpack(args)
-        return self.full(suite, judge, tab, values)
+        return [*self.full(suite, judge, tab, values), self.holder.version]  # drawn: the timer need not redraw
 
     def on_tick(self, *args):
         """The refresh timer: reload the data when it changed (whichever page asks first), and re-render
@@ -154,10 +156,12 @@ class _Page:
             self.holder.refresh_if_changed()
         except Exception:  # a failed probe (offline Hub) keeps the current data
             pass
-        if seen == self.holder.version:
-            return [gr.skip()] * (len(self.full_out) + 1)
+        if seen == self.holder.version:  # the usual tick: one small event, nothing chained after it
+            return [gr.skip()] * (len(self.full_out) + 2)
+        # figures included and the query string too: a chained event would run after every tick
         suite, judge, tab, values = self.unpack(args)
-        return [*self.full(suite, judge, tab, values), self.holder.version]
+        return [*self.full(suite, judge, tab, values, deferred=None), self.view_query(suite, judge, tab, values),
+                self.holder.version]
 
     def query(self, *args):
         return self.view_query(*self.unpack(args))
@@ -198,10 +202,11 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
-    page.then_url(refresh.click(page.on_refresh, inputs, full_out, **PRIVATE))
+    page.then_url(refresh.click(page.on_refresh, inputs, [*full_out, page.seen], **PRIVATE))
     if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
         timer = gr.Timer(ctx.settings.refresh_seconds)
-        page.then_url(timer.tick(page.on_tick, [*inputs, page.seen], [*full_out, page.seen], **PRIVATE))
+        tick = timer.tick(page.on_tick, [*inputs, page.seen], [*full_out, page.share, page.seen], **PRIVATE)
+        tick.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
 
 
 def _wire_tabs(page: _Page) -> None:

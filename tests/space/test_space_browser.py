@@ -191,3 +191,25 @@ def test_page_refreshes_on_its_timer(page, chromium, tmp_path, make_dataset):
             sync_api.expect(_cell(p, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     finally:
         demo.close()
+
+
+def test_page_opened_just_before_a_reload_is_redrawn(chromium, tmp_path, make_dataset):
+    """A page whose session had sent no event yet when the data was reloaded (and the landing view
+    re-baked) still shows the old data: its next timer tick must redraw it. (With the page's data
+    version in a gr.State, the session picked up the re-baked version lazily and never redrew.)"""
+    import space.app as app_mod
+    from space.state import Settings
+
+    root = tmp_path / "later"
+    root.mkdir()
+    demo, url = app_mod.start(root, settings=Settings(refresh_seconds=4.0))
+    try:
+        page = chromium(1280, 900)
+        page.goto(url, wait_until="load")
+        sync_api.expect(page.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)
+        make_dataset(root)
+        demo.slmboard_holder.refresh_if_changed()  # before this page's first tick: its session holds no state
+        assert demo.slmboard_holder.version == 1
+        sync_api.expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+    finally:
+        demo.close()

@@ -119,3 +119,50 @@ def test_visitor_after_a_refresh_gets_the_new_data(chromium, running_app, tmp_pa
     expect(later.locator("#empty-message")).to_be_hidden()
     _settle(later)
     assert events == []  # served from the re-baked page, not computed for this visitor
+
+
+def test_refresh_timer_does_not_redraw_a_page_that_is_up_to_date(chromium, tmp_path, make_dataset):
+    """The timer re-renders a page only when the data changed since that page was drawn: not after
+    the page's own Refresh, not for a page opened after a reload (its baked view is current), and a
+    tick with nothing to redraw is one event with nothing chained after it."""
+    import sys
+
+    import space.app as app_mod
+    from space.state import Settings
+
+    root = tmp_path / "data"
+    root.mkdir()
+    make_dataset(root)
+    # ticks 3 s apart: the Refresh (clicked at once) is over before the first tick, so no tick races it
+    # (one that did would carry the version from before the Refresh and redraw once, harmlessly)
+    demo, url = app_mod.start(root, settings=Settings(refresh_seconds=3.0))
+    try:
+        redraws_by_tick = []
+
+        def called_from_tick() -> bool:
+            frame = sys._getframe()
+            while frame is not None:
+                if frame.f_code.co_name == "on_tick":
+                    return True
+                frame = frame.f_back
+            return False
+
+        for view in demo.slmboard_views:
+            if view.update is not None:
+                view.update = (lambda f, key: lambda *a: (called_from_tick() and redraws_by_tick.append(key), f(*a))[1])(
+                    view.update, view.key)
+        first = chromium(1280, 900)
+        first.goto(url, wait_until="load")
+        expect(_cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        first.click("#refresh")
+        _settle(first)
+        later = chromium(1280, 900)
+        events = _record_events(later)
+        later.goto(url, wait_until="load")
+        expect(_cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        first.wait_for_timeout(7000)  # two ticks or more on each page
+        assert demo.slmboard_holder.version == 1
+        assert redraws_by_tick == []
+        assert len(events) >= 2 and len(set(events)) == 1  # ticks only: nothing chained after them
+    finally:
+        demo.close()
