@@ -59,9 +59,10 @@ def test_unknown_model_lists_served_models(tmp_path, katan):
 
 def test_missing_key_for_a_remote_endpoint_names_the_variable(tmp_path, monkeypatch):
     monkeypatch.delenv("SLMBOARD_NO_SUCH_KEY", raising=False)
-    with pytest.raises(SlmboardError, match="set the environment variable SLMBOARD_NO_SUCH_KEY"):
+    with pytest.raises(SlmboardError, match="set the environment variable SLMBOARD_NO_SUCH_KEY") as caught:
         api.generate(tmp_path / "r", suites="smoke", model="openai",
                      model_args="model=gpt-4o,base_url=https://api.example.invalid/v1,api_key_env=SLMBOARD_NO_SUCH_KEY", limit=1)
+    assert caught.value.param == "model_args"  # the CLI points at --model_args
 
 
 def test_loglikelihood_mode_is_refused_with_a_reason(tmp_path, katan, monkeypatch):

@@ -56,7 +56,8 @@ class OpenAIBackend(Backend):
             host = urlparse(self.base_url or "").hostname
             if host not in LOCAL_HOSTS:
                 raise SlmboardError(
-                    f"no API key: set the environment variable {key_env} (or name another with api_key_env=VAR)"
+                    f"no API key: set the environment variable {key_env} (or name another with api_key_env=VAR)",
+                    param="model_args",
                 )
             key = "EMPTY"  # local servers only check that the header is there
         self.batch_size = int(batch_size) if isinstance(batch_size, int) or (isinstance(batch_size, str) and batch_size.isdigit()) else 8
