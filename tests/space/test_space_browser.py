@@ -14,16 +14,13 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
+from slmboard_space_pages import cell  # noqa: E402
 
 
 @pytest.fixture
 def page(chromium):
     return chromium(1600, 1000)  # wide enough for all 17 columns without horizontal scrolling
 
-
-def _cell(page, row: int, col: int):
-    # gradio 6's Dataframe is a virtualised grid of divs; cells carry data-testid="cell-R-C"
-    return page.locator(f'#leaderboard-table [data-testid="cell-{row}-{col}"]')
 
 
 def _pick(page, dropdown_id: str, option: str):
@@ -70,37 +67,37 @@ def test_leaderboard_page(page, running_app, dataset, xss):
     _items(dataset, xss)
     page.goto(running_app(dataset), wait_until="load")
     # smoke / heuristic by default, sorted by raw rank
-    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
-    expect(_cell(page, 2, 1)).to_have_text(xss)  # the payload, shown as text
-    expect(_cell(page, 1, 8)).to_have_text("▼1")  # Δ adj, in the S_adj column group
+    expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+    expect(cell(page, 2, 1)).to_have_text(xss)  # the payload, shown as text
+    expect(cell(page, 1, 8)).to_have_text("▼1")  # Δ adj, in the S_adj column group
 
     # switching suite re-sorts the table (the XSS model is safest on xstest)
     _pick(page, "suite-select", "xstest")
-    expect(_cell(page, 0, 1)).to_have_text(xss, timeout=20_000)
-    expect(_cell(page, 2, 1)).to_have_text("org/alpha-135m")
+    expect(cell(page, 0, 1)).to_have_text(xss, timeout=20_000)
+    expect(cell(page, 2, 1)).to_have_text("org/alpha-135m")
     expect(page.locator("#caption")).to_contain_text("xstest")
 
     # switching judge: judge 2 has no bootstrap bounds, so no brackets
     _pick(page, "judge-select", "openai:gpt-judge")
     expect(page.locator("#caption")).to_contain_text("openai:gpt-judge", timeout=20_000)
-    expect(_cell(page, 0, 2)).not_to_contain_text("[")
+    expect(cell(page, 0, 2)).not_to_contain_text("[")
 
     # back to smoke / heuristic; sort by S_adj (beta is pushed down by its ambiguity)
     _pick(page, "suite-select", "smoke")
-    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
     _pick(page, "sort-select", "model")
-    expect(_cell(page, 0, 1)).to_have_text(xss, timeout=20_000)  # "<" sorts before "o"
+    expect(cell(page, 0, 1)).to_have_text(xss, timeout=20_000)  # "<" sorts before "o"
     _pick(page, "sort-select", "rank (raw)")
-    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
 
     # filter: search narrows the table; clearing it restores all models
     page.fill("#search textarea, #search input", "beta")
     page.press("#search textarea, #search input", "Enter")
-    expect(_cell(page, 0, 1)).to_have_text("org/beta-360m", timeout=20_000)
-    expect(_cell(page, 1, 1)).to_have_count(0)
+    expect(cell(page, 0, 1)).to_have_text("org/beta-360m", timeout=20_000)
+    expect(cell(page, 1, 1)).to_have_count(0)
     page.fill("#search textarea, #search input", "")
     page.press("#search textarea, #search input", "Enter")
-    expect(_cell(page, 2, 1)).to_have_text(xss, timeout=20_000)
+    expect(cell(page, 2, 1)).to_have_text(xss, timeout=20_000)
     _shot(page, "leaderboard")
 
     _tab(page, "Rank sensitivity")
@@ -162,7 +159,7 @@ def test_empty_dataset_page_then_refresh(page, running_app, tmp_path, make_datas
     # data published while the page is open: Refresh swaps the message for the board
     make_dataset(root)
     page.click("#refresh")
-    sync_api.expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    sync_api.expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
     sync_api.expect(msg).to_be_hidden()
     sync_api.expect(page.locator("#suite-select input")).to_have_value("smoke")
 
@@ -188,7 +185,7 @@ def test_page_refreshes_on_its_timer(page, chromium, tmp_path, make_dataset):
             sync_api.expect(p.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)
         make_dataset(root)
         for p in (page, other):
-            sync_api.expect(_cell(p, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+            sync_api.expect(cell(p, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     finally:
         demo.close()
 
@@ -210,6 +207,6 @@ def test_page_opened_just_before_a_reload_is_redrawn(chromium, tmp_path, make_da
         make_dataset(root)
         demo.slmboard_holder.refresh_if_changed()  # before this page's first tick: its session holds no state
         assert demo.slmboard_holder.version == 1
-        sync_api.expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        sync_api.expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     finally:
         demo.close()

@@ -4,31 +4,16 @@ computed when selected and not again when it is already shown, and a visitor arr
 data refresh gets the new data baked into the page (space/landing.py, space/wiring.py)."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
+from slmboard_space_pages import cell, record_events, settle  # noqa: E402
 expect = sync_api.expect
 
 
-def _record_events(page) -> list[int]:
-    """fn_index of every event the page queues on the server, in order."""
-    events: list[int] = []
-
-    def on_request(request):
-        if request.method == "POST" and "/gradio_api/queue/join" in request.url:
-            events.append(json.loads(request.post_data)["fn_index"])
-
-    page.on("request", on_request)
-    return events
-
-
-def _settle(page):
-    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0, timeout=20_000)
-    page.wait_for_timeout(1500)  # room for any event that would still be sent
 
 
 def _fn_of(url: str, elem_id: str, event: str) -> int:
@@ -41,32 +26,29 @@ def _fn_of(url: str, elem_id: str, event: str) -> int:
                 if d.get("backend_fn") and any(t[0] == target and t[1] == event for t in d["targets"]))
 
 
-def _cell(page, row: int, col: int):
-    return page.locator(f'#leaderboard-table [data-testid="cell-{row}-{col}"]')
-
 
 def test_plain_address_costs_no_event_and_tabs_compute_once(chromium, running_app, dataset):
     url = running_app(dataset)
     page = chromium(1280, 900)
-    events = _record_events(page)
+    events = record_events(page)
     page.goto(url, wait_until="load")
-    expect(_cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)  # the baked landing view
+    expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)  # the baked landing view
     expect(page.locator("#caption")).to_contain_text("smoke")
     expect(page.locator("#scores-ci img")).to_be_visible()
-    _settle(page)
+    settle(page, 1500)
     assert events == []
 
     on_tab = _fn_of(url, "tab-request", "change")
     page.get_by_role("tab", name="Judges", exact=True).click()
     expect(page.locator("#judges-agreement")).to_be_visible(timeout=20_000)
-    _settle(page)
+    settle(page, 1500)
     assert events[0] == on_tab, "selecting a tab computes it"
     n = len(events)
     page.get_by_role("tab", name="Judges", exact=True).click()  # already shown: nothing to compute
-    _settle(page)
+    settle(page, 1500)
     assert len(events) == n
     page.get_by_role("tab", name="Leaderboard", exact=True).click()
-    _settle(page)
+    settle(page, 1500)
     assert len(events) > n
 
 
@@ -85,14 +67,14 @@ def test_shared_link_restores_in_one_event(chromium, dataset):
             if view.update is not None:
                 view.update = (lambda f, key: lambda *a: (calls.update([key]), f(*a))[1])(view.update, view.key)
         page = chromium(1280, 900)
-        events = _record_events(page)
+        events = record_events(page)
         page.goto(url + "?suite=xstest&judge=openai:gpt-judge&sort=model&tab=judges", wait_until="load")
         expect(page.locator("#suite-select input")).to_have_value("xstest", timeout=30_000)
         expect(page.locator("#judge-select input")).to_have_value("openai:gpt-judge")
         expect(page.locator("#judges-agreement")).to_be_visible(timeout=20_000)
         page.get_by_role("tab", name="Leaderboard", exact=True).click()
-        expect(_cell(page, 0, 1)).to_contain_text("<img", timeout=20_000)  # sorted by model id: "<img..." first
-        _settle(page)
+        expect(cell(page, 0, 1)).to_contain_text("<img", timeout=20_000)  # sorted by model id: "<img..." first
+        settle(page, 1500)
         assert events[0] == _fn_of(url, "query-in", "change")
         assert events.count(events[0]) == 1
         assert calls["judges"] == 1  # restored once, not again by the tab selection
@@ -110,14 +92,14 @@ def test_visitor_after_a_refresh_gets_the_new_data(chromium, running_app, tmp_pa
     expect(first.locator("#empty-message")).to_contain_text("No submissions yet", timeout=30_000)
     make_dataset(root)
     first.click("#refresh")  # one visitor's Refresh reloads the data for the whole Space
-    expect(_cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
 
     later = chromium(1280, 900)
-    events = _record_events(later)
+    events = record_events(later)
     later.goto(url, wait_until="load")
-    expect(_cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
+    expect(cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=20_000)
     expect(later.locator("#empty-message")).to_be_hidden()
-    _settle(later)
+    settle(later, 1500)
     assert events == []  # served from the re-baked page, not computed for this visitor
 
 
@@ -153,13 +135,13 @@ def test_refresh_timer_does_not_redraw_a_page_that_is_up_to_date(chromium, tmp_p
                     view.update, view.key)
         first = chromium(1280, 900)
         first.goto(url, wait_until="load")
-        expect(_cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        expect(cell(first, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
         first.click("#refresh")
-        _settle(first)
+        settle(first, 1500)
         later = chromium(1280, 900)
-        events = _record_events(later)
+        events = record_events(later)
         later.goto(url, wait_until="load")
-        expect(_cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        expect(cell(later, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
         first.wait_for_timeout(7000)  # two ticks or more on each page
         assert demo.slmboard_holder.version == 1
         assert redraws_by_tick == []

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
 sync_api = pytest.importorskip("playwright.sync_api")
+from slmboard_space_pages import column_texts, settle  # noqa: E402
 expect = sync_api.expect
 IMAGES = REPO / "docs" / "images"
 
@@ -81,19 +82,11 @@ def page(chromium):
     return chromium(1280, 900, accept_downloads=True)
 
 
-def _settle(page):
-    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0, timeout=30_000)
-    page.wait_for_timeout(300)
-
-
-def _cells(page, table: str, col: int) -> list[str]:
-    loc = page.locator(f'#{table} [data-testid^="cell-"][data-testid$="-{col}"]')
-    return [t.strip() for t in loc.all_inner_texts()]
 
 
 def _shot(page, name: str):
     IMAGES.mkdir(parents=True, exist_ok=True)
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(IMAGES / f"space_{name}.png"))  # viewport only: small PNGs for the README
 
 
@@ -104,7 +97,7 @@ def test_full_ids_default_judge_and_download(page, running_app, tmp_path):
     expect(page.locator("#judge-select input")).to_have_value(primary, timeout=30_000)
     expect(page.locator("#judge-note")).to_contain_text(f"Judge shown: {primary}")
     expect(page.locator("#judge-note")).to_contain_text("no primary judge in the dataset card")
-    _settle(page)
+    settle(page)
     # every row's full model id is there, as a link to its Hub page, not cut by an ellipsis
     cells = page.locator('#leaderboard-table [data-testid^="cell-"][data-testid$="-1"]')
     expect(cells).to_have_count(len(MODELS))
@@ -169,7 +162,7 @@ def test_card_primary_judge_and_url_restores_view(page, running_app, tmp_path):
     expect(page.locator("#tab-items")).to_be_visible()
     n = sum(1 for i in range(1, N_ITEMS + 1) if score_of(2, i, 1) == 0.5)
     expect(page.locator("#items-info")).to_contain_text(f"{n} record(s) match", timeout=30_000)
-    ids = _cells(page, "items-table", 0)
+    ids = column_texts(page, "items-table", 0)
     assert ids == sorted(ids, key=lambda s: int(s.split("_")[1]))  # natural order: xstest_2 before xstest_10
     # and the address bar follows the view as it changes
     page.get_by_role("tab", name="Judges", exact=True).click()
@@ -210,8 +203,8 @@ def test_judges_tab_every_pair_and_per_model(page, running_app, tmp_path):
     for a, b in pairs:
         expect(md).to_contain_text(f"Confusion: {a} (rows) × {b} (columns)")
     assert md.inner_text().count("Confusion:") == len(pairs) == 6
-    _settle(page)
-    cols = {name: _cells(page, "judges-per-model", k) for k, name in
+    settle(page)
+    cols = {name: column_texts(page, "judges-per-model", k) for k, name in
             enumerate(["a", "b", "model", "n", "exact", "kappa", "boundary", "contradiction"])}
     got = {(cols["a"][r], cols["b"][r], cols["model"][r]): r for r in range(len(cols["a"]))}
     assert len(got) == len(pairs) * len(MODELS)
@@ -257,14 +250,14 @@ def test_disagreement_filter_is_exact(page, running_app, tmp_path):
         page.get_by_label(label).check()
         want, failed = truth(kind)
         expect(info).to_contain_text(f"{len(want)} (model, item) pair(s)", timeout=30_000)
-        _settle(page)
-        shown = set(zip(_cells(page, "dis-table", 0), _cells(page, "dis-table", 1)))
+        settle(page)
+        shown = set(zip(column_texts(page, "dis-table", 0), column_texts(page, "dis-table", 1)))
         assert shown == want, kind
-        assert set(zip(_cells(page, "dis-failed", 0), _cells(page, "dis-failed", 1))) == failed
+        assert set(zip(column_texts(page, "dis-failed", 0), column_texts(page, "dis-failed", 1))) == failed
     assert failed, "the fixture has items where one judge failed"
     # click a disagreement: every judge's verdict and reasoning side by side
     page.get_by_label("all disagreements").check()
-    _settle(page)
+    settle(page)
     page.locator('#dis-table [data-testid="cell-0-0"]').click()
     side = page.locator("#dis-verdicts")
     expect(side).to_contain_text("says", timeout=30_000)
