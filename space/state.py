@@ -3,6 +3,7 @@ atomically on refresh), the query-parameter keys of a shareable view."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -46,6 +47,7 @@ class Holder:
         #: counts reloads: a page that shows an older version re-renders on its refresh timer
         self.version = 0
         self._refresh_lock = threading.Lock()
+        self._probed_at: float | None = None  # time.monotonic() of the last refresh_if_changed probe
         self.signature = self._signature(self.board)
         if warm:
             self.items.warm()
@@ -58,8 +60,8 @@ class Holder:
         st = p.stat() if p.is_file() else None
         return (str(board.data_dir), st.st_mtime_ns if st else None, st.st_size if st else None)
 
-    def reload(self) -> Board:
-        board = load_board(self.data)
+    def reload(self, board: Board | None = None) -> Board:
+        board = board or load_board(self.data)
         items = ItemStore(board.data_dir)
         if self.warm:
             items.warm()
@@ -71,14 +73,17 @@ class Holder:
             hook()
         return board
 
-    def refresh_if_changed(self) -> None:
-        """Reload when the data changed; many pages' timers ask at once, one of them reloads."""
+    def refresh_if_changed(self, at_most_every: float = 0.0) -> None:
+        """Reload when the data changed. Every open page's timer asks: one probe per ``at_most_every``
+        seconds is made (a Hub probe is a snapshot download), and one of the pages reloads."""
         with self._refresh_lock:
-            if self.changed():
-                self.reload()
-
-    def changed(self) -> bool:
-        return self._signature(load_board(self.data) if self.is_hub() else self.board) != self.signature
+            now = time.monotonic()
+            if self._probed_at is not None and now - self._probed_at < at_most_every:
+                return
+            self._probed_at = now
+            latest = load_board(self.data) if self.is_hub() else self.board
+            if self._signature(latest) != self.signature:
+                self.reload(latest if self.is_hub() else None)
 
     def is_hub(self) -> bool:
         raw = str(self.data or "")

@@ -45,6 +45,7 @@ class _Page:
     def __init__(self, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, share, tabs,
                  tab_components, judge_note, share_query) -> None:
         self.holder = ctx.holder
+        self.refresh_seconds = ctx.settings.refresh_seconds
         self.views = views
         self.suite_dd = suite_dd
         self.judge_dd = judge_dd
@@ -153,7 +154,9 @@ class _Page:
         this page when it shows an older version than the Space now holds."""
         *args, seen = args
         try:
-            self.holder.refresh_if_changed()
+            # pages' timers are not in step: with every page probing at most each half period, new data
+            # reaches every page within about one and a half periods
+            self.holder.refresh_if_changed(at_most_every=self.refresh_seconds / 2)
         except Exception:  # a failed probe (offline Hub) keeps the current data
             pass
         if seen == self.holder.version:  # the usual tick: one small event, nothing chained after it

@@ -149,3 +149,27 @@ def test_primary_judge_from_the_card_export_writes(dataset):
     (dataset / "README.md").write_text("---\nslmboard:\n  primary_judges:\n    smoke: gone-judge\n---\n")
     board = load_board(dataset)
     assert board.default_judge("smoke") == "heuristic" and "names gone-judge, which has no rows here" in board.judge_reason("smoke")
+
+
+def test_refresh_probes_at_most_once_per_interval_and_downloads_once(tmp_path, make_dataset, monkeypatch):
+    """Every open page's timer asks for a refresh; the data are probed at most once per interval, and a
+    Hub probe's download is the board that gets served (not downloaded a second time)."""
+    import space.state as state
+
+    root = tmp_path / "data"
+    root.mkdir()
+    holder = state.Holder(root, warm=False)
+    holder.refresh_if_changed(at_most_every=60)  # the first probe: nothing new
+    make_dataset(root)
+    for _ in range(3):  # other pages' ticks within the interval: no probe
+        holder.refresh_if_changed(at_most_every=60)
+    assert holder.version == 0 and holder.board.empty
+    holder.refresh_if_changed(at_most_every=0)
+    assert holder.version == 1 and not holder.board.empty
+
+    loads = []
+    monkeypatch.setattr(state, "load_board", lambda data: loads.append(data) or load_board(data))
+    monkeypatch.setattr(state.Holder, "is_hub", lambda self: True)  # each probe "downloads" a snapshot
+    make_dataset(root, {"smoke": {"org/alpha-135m": (5, 0, 0, 0)}})  # a new leaderboard file
+    holder.refresh_if_changed(at_most_every=0)
+    assert holder.version == 2 and len(loads) == 1
