@@ -24,6 +24,7 @@ from space.tabs.base import Ctx, TabView
 WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
 READ_URL = "() => location.search.replace(/^\\?/, '')"
 PRIVATE = dict(api_visibility="private")
+HUB_PROBE_SECONDS = 10.0  # Refresh on a Hub dataset: at most one snapshot probe per this many seconds
 
 
 def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, refresh, share, tabs,
@@ -145,7 +146,9 @@ class _Page:
         return self.full(suite, judge, tab, values)
 
     def on_refresh(self, *args):
-        self.holder.reload()
+        # a probe, not an unconditional reload: on a public Space anyone can press Refresh, and a reload
+        # rebuilds the Items index; a Hub probe (a snapshot download) is made at most every few seconds
+        self.holder.refresh_if_changed(at_most_every=HUB_PROBE_SECONDS if self.holder.is_hub() else 0)
         suite, judge, tab, values = self.unpack(args)
         return [*self.full(suite, judge, tab, values), self.holder.version]  # drawn: the timer need not redraw
 

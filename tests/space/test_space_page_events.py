@@ -118,6 +118,7 @@ def test_refresh_timer_does_not_redraw_a_page_that_is_up_to_date(chromium, tmp_p
     # ticks 3 s apart: the Refresh (clicked at once) is over before the first tick, so no tick races it
     # (one that did would carry the version from before the Refresh and redraw once, harmlessly)
     demo, url = app_mod.start(root, settings=Settings(refresh_seconds=3.0))
+    make_dataset(root, {"smoke": {"org/alpha-135m": (5, 0, 0, 0)}})  # new data: the Refresh reloads
     try:
         redraws_by_tick = []
 
@@ -146,5 +147,31 @@ def test_refresh_timer_does_not_redraw_a_page_that_is_up_to_date(chromium, tmp_p
         assert demo.slmboard_holder.version == 1
         assert redraws_by_tick == []
         assert len(events) >= 2 and len(set(events)) == 1  # ticks only: nothing chained after them
+    finally:
+        demo.close()
+
+
+def test_refresh_with_nothing_new_reloads_nothing(chromium, tmp_path, make_dataset):
+    """Anyone can press Refresh on a public Space: with the data unchanged it is a probe, not a reload
+    (which would rebuild the Items index); with new data it reloads once."""
+    import space.app as app_mod
+    from space.state import Settings
+
+    root = tmp_path / "data"
+    root.mkdir()
+    make_dataset(root)
+    demo, url = app_mod.start(root, settings=Settings(refresh_seconds=0))
+    try:
+        page = chromium(1280, 900)
+        page.goto(url, wait_until="load")
+        expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+        for _ in range(3):
+            page.click("#refresh")
+            settle(page)
+        assert demo.slmboard_holder.version == 0
+        make_dataset(root, {"smoke": {"org/beta-360m": (5, 0, 0, 0)}})
+        page.click("#refresh")
+        expect(cell(page, 0, 1)).to_have_text("org/beta-360m", timeout=30_000)
+        assert demo.slmboard_holder.version == 1
     finally:
         demo.close()
