@@ -51,6 +51,11 @@ class Submission(Record):
     license: Optional[str] = None
     submitter: Optional[str] = None
     run_config: dict[str, Any] = Field(default_factory=dict)
+    judge_configs: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="judge id -> every setting that shaped its requests (model, rubric version, temperature, seed, "
+                    "max_tokens, extra request body), as recorded when judging; API judges only",
+    )
     toolkit_version: NonEmptyStr
     created_at: Optional[str] = None
     record_files: list[RecordFile] = Field(default_factory=list)

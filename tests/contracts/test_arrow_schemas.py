@@ -103,3 +103,16 @@ def test_one_scrubber_masks_known_values_token_shapes_and_credential_keys():
     assert scrub_secrets(text, [key, None]) == "failed with *** and *** and *** but not hf_short"
     args = {"pretrained": "org/m", "token": "anything", "nested": [{"api_key": "k"}, "hf_ZZZZZZZZZZ"]}
     assert scrub_secrets(args) == {"pretrained": "org/m", "token": "***", "nested": [{"api_key": "***"}, "***"]}
+
+
+def test_decoding_settings_are_not_mistaken_for_credentials():
+    """Key names are read as words: counts of tokens, the tokenizer and where a key is read from are
+    published as they are (a manifest's max_new_tokens is part of what produced its numbers)."""
+    from toolkit.secrets import scrub_secrets
+
+    kept = {"max_new_tokens": 256, "max_tokens": 64, "num_tokens": 3, "prompt_tokens": 12, "tokenizer": "org/tok",
+            "api_key_env": "OPENAI_API_KEY", "monkey": "x", "turkey": "y", "token_type": "bearer"}
+    assert scrub_secrets(kept) == kept
+    masked = {"hf_token": "a", "HF_TOKEN": "b", "apiKey": "c", "apikey": "d", "x-api-key": "e", "authToken": "f",
+              "Authorization": "g", "client_secret": "h", "password": "i", "accesstoken": "j", "api_keys": ["k"]}
+    assert scrub_secrets(masked) == {k: "***" for k in masked}

@@ -71,3 +71,32 @@ def test_extra_body_is_part_of_the_cache_key(tmp_path, run_with_responses, katan
     assert server.request_count() == 2 * n and plain.judge_stats["requests"] == n
     again, _ = judge_copy("c", extra_body=constrained)  # same extra body: all from the cache
     assert server.request_count() == 2 * n and again.judge_stats.get("requests", 0) == 0 and again.judge_stats["cache_hits"] == n
+
+
+def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, run_with_responses, katan, judge_env):
+    """What shaped the verdicts (seed, max_tokens, the extra request body) reaches the dataset: the
+    submission manifest carries each API judge's judge-config.json, and an unreadable one stops the submit."""
+    from toolkit import api
+    from toolkit.errors import ValidationFailed
+    from toolkit.judging.openai_judge import DEFAULT_SEED
+
+    constrained = {"structured_outputs": {"regex": "<reasoning>x</reasoning>\n<score>1</score>"}}
+    run = run_with_responses(tmp_path / "run", ["answer 0", "answer 1"])
+    api.judge(run, judge="openai:judge", base_url=katan().base_url, extra_body=constrained, show_progress=False)
+    api.judge(run, judge="heuristic", show_progress=False)
+    config_file = run / "judgments" / "openai-judge" / "judge-config.json"
+
+    config_file.write_text("{not json")
+    with pytest.raises(ValidationFailed, match="judge-config.json: not valid JSON"):
+        api.submit(run, to=tmp_path / "broken", n_bootstrap=0, allow_partial=True)
+    assert not (tmp_path / "broken").exists() or not any((tmp_path / "broken").glob("submissions/*.json"))
+
+    config_file.unlink()
+    api.judge(run, judge="openai:judge", base_url=katan().base_url, extra_body=constrained, show_progress=False)
+    api.submit(run, to=tmp_path / "dataset", n_bootstrap=0, allow_partial=True)
+    manifest = json.loads(next((tmp_path / "dataset" / "submissions").glob("*.json")).read_text())
+    published = manifest["judge_configs"]
+    assert set(published) == {"openai:judge"}  # the heuristic judge records no request settings
+    assert published["openai:judge"]["extra_body"] == constrained
+    assert published["openai:judge"]["seed"] == DEFAULT_SEED and published["openai:judge"]["temperature"] == 0.0
+    assert published["openai:judge"] == json.loads(config_file.read_text())

@@ -149,6 +149,29 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
     return meta
 
 
+def _judge_configs(run: RunDir, judge_ids: list[str]) -> tuple[dict[str, dict], list[RecordError]]:
+    """The request settings each API judge recorded when it judged this run (``judge-config.json``), so a
+    published verdict can be reproduced; judges that record none (local ones) are left out."""
+    from ..judging.openai_judge import JUDGE_CONFIG_FILE
+
+    configs, errors = {}, []
+    for judge_id in judge_ids:
+        path = run.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
+        if not path.is_file():
+            continue
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            errors.append(RecordError(str(path), None, None, f"not valid JSON: {exc}"))
+            continue
+        if not isinstance(config, dict) or config.get("judge_id", judge_id) != judge_id:
+            errors.append(RecordError(str(path), None, "judge_id",
+                                      f"expected the settings of judge {judge_id!r}, found {str(config)[:200]}"))
+            continue
+        configs[judge_id] = scrub_secrets(config)
+    return configs, errors
+
+
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
                        allow_partial: bool = False) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
@@ -161,6 +184,8 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     errors.extend(items.errors)
     mod_rows, mod_errors = moderation_rows(run, config)
     errors.extend(mod_errors)
+    judge_configs, config_errors = _judge_configs(run, sorted({judge_id for _, judge_id in groups}))
+    errors.extend(config_errors)
     if errors:
         raise ValidationFailed(errors)
     notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
@@ -191,6 +216,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             toolkit_version=__version__,
             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             record_files=record_files,
+            judge_configs=judge_configs,
             partial=any(items.missing.values()),
             suite_totals=items.totals,
             missing_items={k: v for k, v in items.missing.items() if v},
