@@ -61,7 +61,7 @@ class Holder:
         return (str(board.data_dir), st.st_mtime_ns if st else None, st.st_size if st else None)
 
     def reload(self, board: Board | None = None) -> Board:
-        board = board or load_board(self.data)
+        board = board if board is not None else load_board(self.data)
         items = ItemStore(board.data_dir)
         if self.warm:
             items.warm()
