@@ -81,9 +81,10 @@ class Holder:
             if self._probed_at is not None and now - self._probed_at < at_most_every:
                 return
             self._probed_at = now
-            latest = load_board(self.data) if self.is_hub() else self.board
+            hub = self.is_hub()
+            latest = load_board(self.data) if hub else self.board  # a local folder's files are read in place
             if self._signature(latest) != self.signature:
-                self.reload(latest if self.is_hub() else None)
+                self.reload(latest if hub else None)
 
     def is_hub(self) -> bool:
         raw = str(self.data or "")

@@ -54,11 +54,11 @@ def pydantic_errors(exc: "ValidationError", file: str, row: int | None) -> list[
 class ValidationFailed(SlmboardError):
     """Records or manifests failed validation; ``errors`` lists every problem found."""
 
-    def __init__(self, errors: Sequence[RecordError], limit: int = 50):
+    def __init__(self, errors: Sequence[RecordError], limit: int = 50, *, param: str | tuple[str, ...] | None = None):
         self.errors = list(errors)
         shown = "\n".join(f"  {e}" for e in self.errors[:limit])
         more = f"\n  ... and {len(self.errors) - limit} more" if len(self.errors) > limit else ""
-        super().__init__(f"{len(self.errors)} validation error(s):\n{shown}{more}")
+        super().__init__(f"{len(self.errors)} validation error(s):\n{shown}{more}", param=param)
 
 
 class RecordFileError(SlmboardError):

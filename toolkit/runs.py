@@ -3,6 +3,7 @@
     RUN/run.json                          RunConfig: model, revision, backend, decoding, suites
     RUN/responses/<suite>.jsonl           ResponseRecords (appended per batch; resumable)
     RUN/judgments/<judge>/<suite>.jsonl   ItemRecords, one folder per judge
+    RUN/judgments/<judge>/judge-config.json   an API judge's request settings (published in the manifest)
     RUN/moderation/<benchmark>.jsonl      ModerationRecords (moderator reliability track)
     RUN/model.json                        optional model metadata for the manifest (family, params, ...)
 """
@@ -19,6 +20,8 @@ from schemas import GenerationConfig
 from .errors import SlmboardError
 from .naming import judge_slug
 from .records_io import atomic_write_text
+
+JUDGE_CONFIG_FILE = "judge-config.json"
 
 
 class NotARun(SlmboardError):
@@ -83,6 +86,9 @@ class RunDir:
 
     def judgment_file(self, judge_id: str, suite: str) -> Path:
         return self.judgments_dir(judge_id) / f"{suite}.jsonl"
+
+    def judge_config_file(self, judge_id: str) -> Path:
+        return self.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
 
     def moderation_file(self, benchmark: str) -> Path:
         return self.root / "moderation" / f"{benchmark}.jsonl"

@@ -85,9 +85,7 @@ def sha256_file(path: Path) -> str:
 
 def fail(file: str | Path, row: int | None, fld: str | None, message: str, param: str | None = None) -> ImportFailed:
     """One error at file:row:field; ``param``: the import option at fault, when it is one."""
-    exc = ImportFailed([RecordError(str(file), row, fld, message)])
-    exc.param = param
-    return exc
+    return ImportFailed([RecordError(str(file), row, fld, message)], param=param)
 
 
 def require_files(paths: Sequence[str | Path], suffixes: tuple[str, ...], what: str) -> list[Path]:

@@ -31,6 +31,7 @@ from typing import Callable, Sequence
 
 from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
+from ..runs import JUDGE_CONFIG_FILE
 from ..secrets import scrub_secrets
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
 from .cache import JudgmentCache
@@ -42,7 +43,6 @@ __all__ = ["OpenAIJudge", "ApiKeyMissing", "JudgeConfigMismatch", "DEFAULT_SEED"
 
 DEFAULT_SEED = 0
 AIR_MAX_TOKENS = 64
-JUDGE_CONFIG_FILE = "judge-config.json"
 #: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
 _OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
 

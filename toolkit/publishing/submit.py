@@ -152,11 +152,9 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
 def _judge_configs(run: RunDir, judge_ids: list[str]) -> tuple[dict[str, dict], list[RecordError]]:
     """The request settings each API judge recorded when it judged this run (``judge-config.json``), so a
     published verdict can be reproduced; judges that record none (local ones) are left out."""
-    from ..judging.openai_judge import JUDGE_CONFIG_FILE
-
     configs, errors = {}, []
     for judge_id in judge_ids:
-        path = run.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
+        path = run.judge_config_file(judge_id)
         if not path.is_file():
             continue
         try:
