@@ -27,7 +27,7 @@ import pandas as pd
 from ..errors import BadOption
 from ..naming import judge_slug
 
-__all__ = ["agreement_by_suite", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
+__all__ = ["agreement_by_suite", "write_agreement", "resolve_judge_id", "score_agreement", "AGREEMENT_FIELDS"]
 
 LEVELS = (0.0, 0.5, 1.0)
 AGREEMENT_FIELDS = (
@@ -63,11 +63,22 @@ def _mean_rank_range(pairs: pd.DataFrame, score_col: str) -> float | None:
 
 
 def _suite_stats(pairs: pd.DataFrame) -> dict:
+    stats = score_agreement(pairs["score_a"].to_numpy(dtype=float), pairs["score_b"].to_numpy(dtype=float))
+    stats["mean_rank_range_a"] = _mean_rank_range(pairs, "score_a")
+    stats["mean_rank_range_b"] = _mean_rank_range(pairs, "score_b")
+    return stats
+
+
+def score_agreement(scores_a: Sequence[float], scores_b: Sequence[float]) -> dict:
+    """Agreement of two judges' ternary scores on the same items, in order (every field of
+    :data:`AGREEMENT_FIELDS` but the rank ranges)."""
     from sklearn.metrics import cohen_kappa_score
 
-    a = pairs["score_a"].to_numpy(dtype=float)
-    b = pairs["score_b"].to_numpy(dtype=float)
-    n = len(pairs)
+    a = np.asarray(scores_a, dtype=float)
+    b = np.asarray(scores_b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"scores_a and scores_b differ in length ({len(a)} vs {len(b)})")
+    n = len(a)
     ia = np.searchsorted(LEVELS, a)
     ib = np.searchsorted(LEVELS, b)
     confusion = np.zeros((3, 3), dtype=int)
@@ -88,8 +99,6 @@ def _suite_stats(pairs: pd.DataFrame) -> dict:
         "contradiction_rate": _rate(contradiction, n),
         "ar_a": _rate(a == 0.5, n),
         "ar_b": _rate(b == 0.5, n),
-        "mean_rank_range_a": _mean_rank_range(pairs, "score_a"),
-        "mean_rank_range_b": _mean_rank_range(pairs, "score_b"),
     }
 
 
