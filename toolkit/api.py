@@ -84,7 +84,7 @@ def judge(
 ) -> JudgeResult:
     """Add one judge's ItemRecords to a run (resumable; responses are never regenerated).
 
-    ``judge`` is a spec ("heuristic", "openai:MODEL", "mdjudge", ...) or a Judge; ``judge_options``
+    ``judge`` is a spec ("learned", "heuristic", "openai:MODEL", "mdjudge", ...) or a Judge; ``judge_options``
     go to the judge's factory (e.g. base_url, concurrency); ``retry_errors`` judges earlier API
     failures again.
     """

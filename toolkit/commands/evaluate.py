@@ -23,7 +23,7 @@ def register(sub) -> None:
     p = sub.add_parser("evaluate", help="generate → judge → submit a model in one command (resumable)")
     p.add_argument("--out", required=True, help="run folder (re-running the command resumes it)")
     p.add_argument("--to", required=True, help="dataset folder, hf://datasets/ORG/NAME or ORG/NAME")
-    p.add_argument("--judge", default="heuristic")
+    p.add_argument("--judge", default="heuristic", help="judge spec, as for `judge` (default: the offline heuristic judge)")
     p.add_argument("--submitter", default=None)
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--create-pr", action="store_true", help="Hub only: open a pull request")

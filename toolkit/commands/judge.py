@@ -30,6 +30,8 @@ def judge_options(a) -> dict:
             opts["air_templates"] = a.air_templates
     elif name == "mdjudge":
         opts.update(device=a.device, dtype=a.dtype)
+    elif name == "learned":
+        opts.update(device=a.device)
     elif a.base_url or a.batch or a.judge_extra_body is not None:
         raise BadOption(f"--base-url/--batch/--judge-extra-body apply to openai:<model> and guard:<model> judges, not {a.judge!r}")
     return opts
@@ -77,7 +79,8 @@ def register(sub) -> None:
     p = sub.add_parser("judge", help="add judgments to a run (never regenerates)")
     p.add_argument("run", help="run folder")
     p.add_argument("--judge", default="heuristic",
-                   help="heuristic (offline default) | openai:<model> | guard:<model> | mdjudge | mdjudge:<local model folder>")
+                   help="heuristic (offline default, rules) | learned (offline, trained on human labels; README) | "
+                        "openai:<model> | guard:<model> | mdjudge | mdjudge:<local model folder> | bbq")
     p.add_argument("--suites", default=None, help="only these suites (comma-separated)")
     api = p.add_argument_group("API judges (openai:<model>, guard:<model>)")
     api.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: OpenAI)")
@@ -97,6 +100,6 @@ def register(sub) -> None:
                      help="extra request-body fields as a JSON object, e.g. vLLM structured outputs "
                           "'{\"structured_outputs\": {\"regex\": \"...\"}}' (recorded in judgments/<judge>/judge-config.json)")
     api.add_argument("--keep-errors", action="store_true", help="do not re-judge items whose earlier API call failed")
-    p.add_argument("--device", default="cpu", help="mdjudge: torch device")
+    p.add_argument("--device", default="cpu", help="mdjudge, learned: torch device")
     p.add_argument("--dtype", default="float32", help="mdjudge: float32 (exact probabilities) or bfloat16 (faster on CPU)")
     p.set_defaults(func=run)

@@ -157,6 +157,7 @@ def _is_judge_factory(obj: object) -> bool:
 #: judges (and their dependencies) are never imported; importing a judge module registers it.
 JUDGES: Registry[Callable[..., Judge]] = Registry("judge", _is_judge_factory, "a Judge factory")
 JUDGES.register_lazy("heuristic", "toolkit.judging.heuristic:make_heuristic_judge")
+JUDGES.register_lazy("learned", "toolkit.judging.learned:make_learned_judge")
 JUDGES.register_lazy("openai", "toolkit.judging.openai_judge:make_openai_judge")
 JUDGES.register_lazy("mdjudge", "toolkit.judging.mdjudge:make_mdjudge")
 JUDGES.register_lazy("guard", "toolkit.judging.guard:make_guard_judge")
