@@ -164,6 +164,8 @@ CLI_CASES: list[CliCase] = [
     CliCase("missing_data_file", "generate --suites sst --data-dir <empty dir>", ["generate", "--out", "{tmp}/run", "--suites", "sst", "--data-dir", "{tmp}"], "simple_safety_tests.csv"),
     CliCase("judge_not_a_run", "judge <a folder that is not a run>", ["judge", "{tmp}"], "not a run folder"),
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
+    CliCase("learned_judge_argument", "judge --judge learned:big", ["judge", "{run}", "--judge", "learned:big"],
+            "the learned judge takes no ':<argument>'"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
 ]

@@ -283,7 +283,7 @@ def test_training_script_reproduces_the_shipped_artifact():
         pytest.skip("the training files (shared benchmark mirror) are not available")
     proc = subprocess.run([sys.executable, "bench/train_judge.py", "--check"], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.rstrip().endswith("REPRODUCED"), proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert "cross-validation figures identical" in proc.stderr
+    assert "cross-validation figures of learned-v1 identical" in proc.stderr
     assert "behaviours identical on all 900 training answers" in proc.stderr
 
 
