@@ -65,6 +65,7 @@ class JudgeInput:
     gold: str | None = None
     category: str | None = None
     gold_choice: str | None = None  # multiple-choice suites (BBQ): the right option letter
+    choice: str | None = None  # the option the response's producer read (an import maps another tool's letters)
 
 
 @dataclass(frozen=True)
