@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .errors import RecordError, ValidationFailed
+from .errors import BadOption, RecordError, ValidationFailed
 from .validation import ValidationReport, validate_path
 
 if TYPE_CHECKING:
@@ -158,21 +158,35 @@ def import_results(
     judge_columns: Sequence[str] | None = None,
     labels: str | None = None,
     helm_version: str | None = None,
+    judge_models: Sequence[str] | None = None,
     prompt_field: str | None = None,
 ) -> ImportResult:
     """Another tool's results (``fmt``: table, eee, lm-eval, inspect, helm) → the run folder ``out``, or more
     judges for the run already there (same responses byte for byte); nothing is written on error.
 
     ``columns``/``judge_columns``/``labels`` are the ``table`` format's options, ``helm_version`` the HELM
-    release whose judge models name the HELM annotators' judges, ``prompt_field`` the lm-eval doc field
-    holding the prompt (default: the first of prompt, prompts_final, ...)."""
+    release whose judge models name the HELM annotators' judges, ``judge_models`` ("KEY=MODEL", e.g.
+    ``claude=anthropic/claude-3-5-sonnet-20240620``) the judge model behind a HELM annotation key (a key
+    neither names is refused), ``prompt_field`` the lm-eval doc field holding the prompt (default: the
+    first of prompt, prompts_final, ...). ``skip_unmatched`` also leaves out the parts of a source that
+    say no suite slmboard has (a HELM run folder of another scenario); ``suite`` applies only to sources
+    (or parts) that do not say their suite."""
     from .importing import import_source
 
     options = dict(columns=columns, judge_columns=list(judge_columns) if judge_columns else None, labels=labels,
-                   helm_version=helm_version, prompt_field=prompt_field)
+                   helm_version=helm_version, judge_models=list(judge_models) if judge_models else None, prompt_field=prompt_field)
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
                          submission_id=submission_id, **{k: v for k, v in options.items() if v is not None})
+
+
+def task_folder(tool: str = "lm-eval") -> Path:
+    """The folder of slmboard's suites as ``tool``'s task configs (``lm-eval``: pass it to ``--include_path``)."""
+    if tool != "lm-eval":
+        raise BadOption(f"no task configs for {tool!r}; slmboard ships them for: lm-eval", param="tool")
+    from .lm_eval_tasks import tasks_dir
+
+    return tasks_dir()
 
 
 def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
