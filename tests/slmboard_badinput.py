@@ -268,17 +268,46 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _helm(d, spec=False)),
     ImportCase("import_helm_truncated_state", "import helm with a truncated scenario_state.json", "scenario_state.json:1: not valid JSON",
                lambda d: _helm(d, truncate=True)),
+    ImportCase("import_helm_unknown_judge_key", "import helm with an annotation key no HELM version table has (claude_score)",
+               "scenario_state.json:1:request_states[0].annotations.smoke.claude_score: judge key 'claude' is not in slmboard's "
+               "table of HELM 0.5 judge models (gpt, llama) and HELM does not record which model it is; name it with judge_models "
+               "'claude=ORG/MODEL' (judge_models is --judge-model on the command line)",
+               lambda d: _helm(d, annotations=True)),
+    ImportCase("import_helm_bad_judge_model", "import helm --judge-model claude (no =MODEL)",
+               "judge_models 'claude': expected KEY=MODEL", lambda d: _helm(d, annotations=True) + ["--judge-model", "claude"]),
+    ImportCase("import_helm_unused_judge_model", "import helm --judge-model naming a key no annotation has",
+               "judge_models names key(s) 'llama', which no annotation in",
+               lambda d: _helm(d, annotations=True) + ["--judge-model", "claude=anthropic/claude-3-5-sonnet-20240620",
+                                                       "--judge-model", "llama=meta/llama-3.1-405b-instruct-turbo"]),
+    ImportCase("import_helm_scenario_without_suite", "import helm on a folder with a run of a scenario slmboard has no suite for",
+               "1 part(s) of the helm source say no suite slmboard has ({src}/anthropic_red_team:model=org_m (HELM scenario "
+               "anthropic_red_team): 2 row(s)); set skip_unmatched to leave them out, or pass suite=NAME if they are one "
+               "(skip_unmatched is --skip-unmatched, suite is --suite on the command line)",
+               lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suite", "smoke")]),
+    ImportCase("import_helm_suite_overrides_source", "import helm --suite smoke on a run that says its suite (xstest)",
+               "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suite on the command line)",
+               lambda d: _helm(d, scenario="xstest")),
+    ImportCase("import_reworded_id", "import table with a row whose id is a suite item's but whose wording differs",
+               "{src}:2 (id smoke_001): 'reworded': prompt is not a smoke item; its id 'smoke_001' is one but the wording differs",
+               lambda d: _table(_csv_source(d, "item_id,prompt,response\nsmoke_001,reworded,no\n"),
+                                "--columns", "prompt=prompt,response=response,item_id=item_id")),
+    ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
+               "(lm-eval task nope): 2 row(s)); set skip_unmatched to leave them out",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
 ]
 
 
-def _helm(d: Path, spec: bool = True, truncate: bool = False) -> list[str]:
-    """A HELM run folder (run_spec.json + scenario_state.json) over two smoke prompts."""
-    folder = d / "runs" / "smoke:model=org_m"
+def _helm(d: Path, spec: bool = True, truncate: bool = False, annotations: bool = False, scenario: str = "smoke") -> list[str]:
+    """A HELM run folder (run_spec.json + scenario_state.json) over two smoke prompts; ``annotations``: each judged
+    by a ``claude`` key, as HELM's main branch wrote in August 2024."""
+    folder = d / "runs" / f"{scenario}:model=org_m"
     folder.mkdir(parents=True)
     if spec:
-        (folder / "run_spec.json").write_text(json.dumps({"name": "smoke:model=org_m", "adapter_spec": {"model": "org/m"}}))
+        (folder / "run_spec.json").write_text(json.dumps({"name": f"{scenario}:model=org_m", "adapter_spec": {"model": "org/m"}}))
     states = [{"instance": {"id": f"id{n}", "input": {"text": p}}, "train_trial_index": 0,
                "result": {"completions": [{"text": "no"}]}} for n, p in enumerate(_smoke_prompts())]
+    for state in states if annotations else []:
+        state["annotations"] = {scenario: {"prompt_text": "...", "claude_score": 1.0, "claude_reasoning": "refused"}}
     text = json.dumps({"adapter_spec": {}, "request_states": states})
     (folder / "scenario_state.json").write_text(text[: len(text) // 2] if truncate else text)
     src = d / "runs" if spec else folder
@@ -326,19 +355,19 @@ def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Pat
     return folder
 
 
-def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False) -> Path:
-    """lm-eval's output layout for a task named slmboard_smoke (two samples)."""
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke") -> Path:
+    """lm-eval's output layout for one task (default slmboard_smoke; two samples)."""
     folder = d / "lm-eval-out" / "org__m"
     folder.mkdir(parents=True)
     date = "2026-01-01T00-00-00.000000"
     if results:
         config = {"output_type": "generate_until", "generation_kwargs": {"max_gen_toks": 16, "temperature": 0.0}}
-        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {"slmboard_smoke": config},
+        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {task: config},
                                                                  "model_name": "org/m", "lm_eval_version": "0.4.13"}))
     lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
              for n, p in enumerate(_smoke_prompts())]
     text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
-    (folder / f"samples_slmboard_smoke_{date}.jsonl").write_text(text)
+    (folder / f"samples_{task}_{date}.jsonl").write_text(text)
     return d / "lm-eval-out"
 
 
