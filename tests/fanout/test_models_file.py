@@ -64,3 +64,26 @@ def test_entry_options_are_spelled_as_the_command_line_spells_them():
     option the file refuses as board-wide is a flag of `evaluate`."""
     assert set(ModelEntry.model_fields) - {"revision"} <= _dests("generate")
     assert set(BOARD_OPTIONS) <= _dests("evaluate")
+
+
+def _readme_block(marker: str) -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    after = text.split(f"<!-- {marker}", 1)[1]
+    return after.split("```", 2)[1].split("\n", 1)[1]  # the fenced block after the marker, without its language
+
+
+def test_the_readme_models_file_is_valid_and_its_commands_parse(tmp_path):
+    import shlex
+
+    models = tmp_path / "models.yaml"
+    models.write_text(_readme_block("models-file-example"), encoding="utf-8")
+    entries = load_models_file(models).models
+    assert [e.run_name() for e in entries] == ["smollm2-360m", "qwen2.5-7b", "my-slm-v2"]
+    assert entries[1].gpus_per_task == 2 and entries[2].model == "openai"
+    commands = [line for line in _readme_block("fanout-commands").splitlines() if line.startswith("slmboard ")]
+    assert len(commands) == 2
+    for line in commands:  # every command and flag exists and every value parses (a cluster is not at hand here)
+        args = build_parser().parse_args(shlex.split(line)[1:])
+        assert args.executor == "ray"

@@ -5,7 +5,9 @@
   (records existed before the kill and after it; none lost, none twice);
 - the driver killed mid-run: the same command again resumes what is missing;
 - a board of three variants of the tiny model: generate → judge → submit in one command, all three on
-  the board; a fourth entry that fails is reported and does not stop the others.
+  the board; a fourth entry that fails is reported and does not stop the others;
+- the second node killed mid-task: its task runs again on the head node and resumes;
+- a local-model judge (MD-Judge) goes to the cluster as a task of its own.
 """
 from __future__ import annotations
 
@@ -68,6 +70,11 @@ def records(run: Path) -> dict[tuple[str, str], dict]:
     return out
 
 
+def but_batch_size(rows: dict[tuple[str, str], dict]) -> dict[tuple[str, str], dict]:
+    """Records with the recorded batch size blanked (the kill tests answer one prompt at a time)."""
+    return {key: {**row, "generation": {**row["generation"], "batch_size": None}} for key, row in rows.items()}
+
+
 def expected_keys(data_dir: Path, limit: int = LIMIT) -> set[tuple[str, str]]:
     return {(i.suite, i.item_id) for i in load_items(SUITES, data_dir=data_dir, limit=limit)}
 
@@ -81,6 +88,22 @@ def count_lines(path: Path) -> int:
 
 def shard_lines(run: Path, k: int, n: int = 2) -> int:
     return sum(count_lines(p) for p in (shard_dir(run, k, n) / "responses").glob("*.jsonl"))
+
+
+def drive_in_thread(run: Path, data_dir: Path, cluster) -> tuple[threading.Thread, dict]:
+    """`generate --executor ray --shards 2`, one answer at a time (batch 1), driven from a thread of this process."""
+    outcome: dict = {}
+
+    def drive() -> None:
+        try:
+            outcome["result"] = api.generate(run, data_dir=data_dir, executor="ray", ray_address=cluster.address, shards=2,
+                                             show_progress=False, **{**GEN, "batch_size": 1})
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            outcome["error"] = exc
+
+    driver = threading.Thread(target=drive, daemon=True)
+    driver.start()
+    return driver, outcome
 
 
 def test_two_suites_two_shards_equal_a_local_run(cluster, data_dir, local_records, tmp_path):
@@ -104,17 +127,7 @@ def test_two_suites_two_shards_equal_a_local_run(cluster, data_dir, local_record
 def test_worker_killed_mid_task_is_retried_and_resumes(cluster, data_dir, local_records, tmp_path):
     """One answer at a time (batch 1) in shard 0; its worker is SIGKILLed once it has written some."""
     run = tmp_path / "run"
-    outcome: dict = {}
-
-    def drive() -> None:
-        try:
-            outcome["result"] = api.generate(run, data_dir=data_dir, executor="ray", ray_address=cluster.address, shards=2,
-                                             show_progress=False, **{**GEN, "batch_size": 1})
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            outcome["error"] = exc
-
-    driver = threading.Thread(target=drive, daemon=True)
-    driver.start()
+    driver, outcome = drive_in_thread(run, data_dir, cluster)
     deadline = time.monotonic() + 600
     while not (read_attempts(run, 0, 2) and shard_lines(run, 0) >= 1):
         assert driver.is_alive(), outcome
@@ -137,8 +150,7 @@ def test_worker_killed_mid_task_is_retried_and_resumes(cluster, data_dir, local_
     got = records(run)  # raises on an item written twice
     assert set(got) == expected_keys(data_dir)  # none lost
     assert outcome["result"].n_new == 7 - before and outcome["result"].n_skipped == before
-    strip = lambda rows: {k: {**v, "generation": {**v["generation"], "batch_size": None}} for k, v in rows.items()}
-    assert strip(got) == strip(local_records)  # the same answers (batch size 1 here, 2 there: exact fp32 batching)
+    assert but_batch_size(got) == but_batch_size(local_records)  # the same answers (batch 1 here, 2 there: exact fp32)
 
 
 def test_driver_killed_then_the_same_command_resumes(cluster, data_dir, tmp_path):
@@ -211,3 +223,64 @@ def test_a_board_of_three_models_in_one_command(cluster, tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=1200)  # resumes: nothing generated twice
     assert "smol-embedded: already published" in again.stdout, again.stdout + again.stderr[-2000:]
     assert all(len(read_attempts(tmp_path / "runs" / sid, 0, 1)) == 1 for sid in ("smol-embedded", "smol-fp32", "smol-bf16"))
+
+
+def test_node_killed_mid_task_its_task_resumes_on_the_other_node(cluster, data_dir, local_records, tmp_path):
+    """The second node's raylet and workers are killed (Ray's Cluster.remove_node, not gracefully) while its
+    shard is half written; Ray runs the task again on the head node, which resumes from the shard's records."""
+    run = tmp_path / "run"
+    second = next(iter(cluster.worker_nodes))
+    driver, outcome = drive_in_thread(run, data_dir, cluster)
+    on_second = lambda k: any(a["node"] == second.node_id for a in read_attempts(run, k, 2))  # noqa: E731
+    deadline = time.monotonic() + 600
+    while not any(on_second(k) and shard_lines(run, k) >= 1 for k in range(2)):
+        assert driver.is_alive(), outcome
+        assert time.monotonic() < deadline, "no shard wrote on the second node in 600 s"
+        time.sleep(0.02)
+    k = next(k for k in range(2) if on_second(k))
+    cluster.remove_node(second, allow_graceful=False)
+    time.sleep(0.5)
+    before, total = shard_lines(run, k), (4, 3)[k]
+    assert 1 <= before < total, f"the node must die mid-task: shard {k} had {before} of its {total} records"
+
+    driver.join(timeout=900)
+    assert not driver.is_alive() and "error" not in outcome, outcome
+    attempts = read_attempts(run, k, 2)
+    assert [a["node"] == second.node_id for a in attempts] == [True, False]  # retried once, on the surviving node
+    assert shard_lines(run, k) == total
+    got = records(run)  # raises on an item written twice
+    assert set(got) == expected_keys(data_dir)
+    assert but_batch_size(got) == but_batch_size(local_records)
+
+
+def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
+    """MD-Judge (here with the embedded SmolLM2 as its stand-in model) loads a model: the board sends it to the
+    cluster as a task of its own, after the run's shards; an API or heuristic judge stays in the driver."""
+    from toolkit.executors.ray_executor import RayExecutor
+    from toolkit.fanout import AfterGeneration, ModelRun, run_board
+    from toolkit.fanout.board import judge_runs_a_model
+    from toolkit.executors import Resources
+    from toolkit.fanout.plan import generation_options
+    from toolkit.generation.embedded import dense_model_dir
+
+    class Recording(RayExecutor):
+        labels: list[str] = []
+
+        def submit(self, fn, *args, resources, label):
+            self.labels.append(label)
+            return super().submit(fn, *args, resources=resources, label=label)
+
+    judge = f"mdjudge:{dense_model_dir()[0]}"
+    assert judge_runs_a_model(judge) and not judge_runs_a_model("heuristic")
+    options = generation_options("smoke", "hf", None, None, 2, None, 4, None, "generate", None)
+    run = ModelRun("smol", tmp_path / "run", options, 1, Resources())
+    with Recording(address=cluster.address) as ex:
+        result = run_board([run], ex, load_items("smoke", limit=2), AfterGeneration(judge=judge, judge_on_executor=True),
+                           show_progress=False)
+    outcome = result.models[0]
+    assert not outcome.failed, outcome.error_text()
+    assert Recording.labels == ["generate smol 0/1", "judge smol"]
+    assert outcome.phase == "judged" and outcome.judged.n_new == 2
+    rows = [json.loads(x) for x in next((tmp_path / "run" / "judgments").glob("*/smoke.jsonl")).read_text().splitlines()]
+    # The stand-in is no MD-Judge: its first token may be neither 'safe' nor 'unsafe' (a parse error, recorded as such).
+    assert len(rows) == 2 and all(r["judge_id"] == judge and r["judge_status"] in ("ok", "parse_error") for r in rows)

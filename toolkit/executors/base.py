@@ -75,17 +75,18 @@ def run_in_thread(fn: Callable[..., R], *args: Any, name: str = "slmboard-job") 
     """``fn(*args)`` in a daemon thread, as a Future: Ctrl-C in the driver never waits for it (what it
     appended stays on disk and the next run resumes it, as after any kill)."""
     future: Future[R] = Future()
-
-    def target() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
-            future.set_exception(exc)
-
-    threading.Thread(target=target, name=name, daemon=True).start()
+    threading.Thread(target=settle, args=(future, fn, args), name=name, daemon=True).start()
     return future
+
+
+def settle(future: "Future[R]", fn: Callable[..., R], args: tuple) -> None:
+    """Run ``fn(*args)`` for ``future`` (unless it was cancelled): its result or its exception goes to the future."""
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
+        future.set_exception(exc)
 
 
 def _is_executor_class(obj: object) -> bool:

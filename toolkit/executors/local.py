@@ -11,7 +11,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable, TypeVar
 
-from .base import Executor, Resources
+from .base import Executor, Resources, settle
 
 R = TypeVar("R")
 
@@ -37,10 +37,4 @@ class LocalExecutor(Executor):
 
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
-            future, fn, args = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(fn(*args))
-            except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
-                future.set_exception(exc)
+            settle(*job)

@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import logging
 import os
 from concurrent.futures import Future
 from typing import Any, Callable, TypeVar
@@ -50,12 +51,13 @@ class RayExecutor(Executor):
 
     def _connect(self, address: str | None) -> None:
         target = address or os.environ.get("RAY_ADDRESS")
-        log_to_driver = bool(os.environ.get("SLMBOARD_DEBUG"))  # workers' own logs stay in the Ray session folder
+        # Workers' own logs stay in the Ray session folder, and Ray's INFO lines off the progress bars.
+        quiet = dict(log_to_driver=bool(os.environ.get("SLMBOARD_DEBUG")), logging_level=logging.WARNING)
         try:
             if target:
-                self._ray.init(address=target, log_to_driver=log_to_driver)
+                self._ray.init(address=target, **quiet)
             else:  # a cluster on this machine for this command only
-                self._ray.init(include_dashboard=False, log_to_driver=log_to_driver)
+                self._ray.init(include_dashboard=False, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ExecutorError(f"cannot reach the Ray cluster at {target}: {exc}", param="ray_address") from exc
 
