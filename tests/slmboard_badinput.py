@@ -171,6 +171,8 @@ CLI_CASES: list[CliCase] = [
     CliCase("ray_address_local", "generate --executor local --ray-address ADDR",
             ["generate", "--out", "{tmp}/run", "--executor", "local", "--ray-address", "127.0.0.1:9"],
             "ray_address applies to the ray executor, not to 'local' (ray_address is --ray-address on the command line)"),
+    CliCase("ray_address_unreachable", "generate --executor ray --ray-address <a port nothing listens on>",
+            ["generate", "--out", "{tmp}/run", "--executor", "ray", "--ray-address", "127.0.0.1:9"], "nothing answers at 127.0.0.1:9"),
     CliCase("models_file_missing", "evaluate --models <missing file>",
             ["evaluate", "--models", "{tmp}/models.yaml", "--out", "{tmp}/run", "--to", "{tmp}/dataset"], "does not exist"),
 ]

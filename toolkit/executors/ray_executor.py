@@ -33,6 +33,24 @@ def _call(fn: Callable[..., R], *args: Any) -> R:
     return fn(*args)
 
 
+#: Seconds to wait for a cluster's address to answer before saying it does not (Ray itself retries for minutes).
+CONNECT_TIMEOUT_S = 10
+
+
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT (or ray://HOST:PORT) that nothing answers is refused at once, naming it."""
+    import socket
+
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", "local": Ray resolves these itself
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ExecutorError(f"nothing answers at {address} ({exc.strerror or exc}); is the Ray cluster up "
+                            "(`ray start --head` prints its address)?", param="ray_address") from exc
+
+
 class RayExecutor(Executor):
     name = "ray"
 
@@ -53,6 +71,8 @@ class RayExecutor(Executor):
         target = address or os.environ.get("RAY_ADDRESS")
         # Workers' own logs stay in the Ray session folder, and Ray's INFO lines off the progress bars.
         quiet = dict(log_to_driver=bool(os.environ.get("SLMBOARD_DEBUG")), logging_level=logging.WARNING)
+        if target:
+            _check_reachable(target)
         try:
             if target:
                 self._ray.init(address=target, **quiet)
