@@ -278,8 +278,8 @@ def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
         result = run_board([run], ex, load_items("smoke", limit=2), AfterGeneration(judge=judge, judge_on_executor=True),
                            show_progress=False)
     outcome = result.models[0]
-    assert not outcome.failed, outcome.error_text()
     assert Recording.labels == ["generate smol 0/1", "judge smol"]
+    assert not outcome.failed, outcome.error_text()
     assert outcome.phase == "judged" and outcome.judged.n_new == 2
     rows = [json.loads(x) for x in next((tmp_path / "run" / "judgments").glob("*/smoke.jsonl")).read_text().splitlines()]
     # The stand-in is no MD-Judge: its first token may be neither 'safe' nor 'unsafe' (a parse error, recorded as such).
