@@ -48,7 +48,7 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as exc:
         raise ExecutorError(f"nothing answers at {address} ({exc.strerror or exc}); is the Ray cluster up "
-                            "(`ray start --head` prints its address)?", param="ray_address") from exc
+                            "(`ray start` prints its address on the head node)?", param="ray_address") from exc
 
 
 class RayExecutor(Executor):
