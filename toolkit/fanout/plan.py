@@ -1,7 +1,8 @@
 """From the options of ``generate`` / ``evaluate`` (or a models file) to the work the board driver runs.
 
-Everything a user can get wrong -- the models file, the suites, the judge, the executor's options --
-is checked here, before the executor starts and before any job is scheduled.
+What a user can get wrong in the options -- the models file, the suites, the judge, the executor's
+options -- is checked here, before the executor starts; what a run folder already holds (another
+model, another shard count) is checked by the board before that model's first job.
 """
 from __future__ import annotations
 
