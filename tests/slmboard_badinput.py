@@ -166,6 +166,60 @@ CLI_CASES: list[CliCase] = [
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
+    CliCase("shard_and_shards", "generate --shard 0/2 --shards 2", ["generate", "--out", "{tmp}/run", "--shard", "0/2", "--shards", "2"],
+            "shards fans the whole run out: give one of the two"),
+    CliCase("ray_address_local", "generate --executor local --ray-address ADDR",
+            ["generate", "--out", "{tmp}/run", "--executor", "local", "--ray-address", "127.0.0.1:9"],
+            "ray_address applies to the ray executor, not to 'local' (ray_address is --ray-address on the command line)"),
+    CliCase("ray_address_unreachable", "generate --executor ray --ray-address <a port nothing listens on>",
+            ["generate", "--out", "{tmp}/run", "--executor", "ray", "--ray-address", "127.0.0.1:9"], "nothing answers at 127.0.0.1:9"),
+    CliCase("models_file_missing", "evaluate --models <missing file>",
+            ["evaluate", "--models", "{tmp}/models.yaml", "--out", "{tmp}/run", "--to", "{tmp}/dataset"], "does not exist"),
+]
+
+
+# --- slmboard evaluate --models (issue 26): a bad models file is refused before anything is scheduled ------------------
+
+
+@dataclass(frozen=True)
+class ModelsFileCase:
+    """A models file (``text``) that `evaluate --models` refuses; ``where`` is the expected ``line:entry: field`` locator."""
+
+    name: str
+    description: str
+    text: str
+    where: str
+    message: str
+
+    def locator(self, file: str) -> str:
+        """How the error line starts: ``FILE:LINE:ENTRY: FIELD: `` (``FILE: `` for a problem of the whole file)."""
+        return f"{file}:{self.where}: " if self.where else f"{file}: "
+
+
+MODELS_FILE_CASES: list[ModelsFileCase] = [
+    ModelsFileCase("models_typo_key", "an entry with a misspelt option",
+                   "models:\n  - submission_id: smol-a\n    modle_args: pretrained=x\n", "3:entry 1 (smol-a): modle_args",
+                   "unknown option; an entry takes model, model_args, revision, submission_id"),
+    ModelsFileCase("models_bad_model_args", "model_args with an unknown key",
+                   "models:\n  - submission_id: smol-a\n  - submission_id: smol-b\n    model_args: pretrainned=x\n",
+                   "4:entry 2 (smol-b): model_args", "unknown model argument 'pretrainned'"),
+    ModelsFileCase("models_unknown_backend", "model: nope", "models:\n  - model: nope\n", "2:entry 1: model",
+                   "unknown model backend 'nope'; valid model backends: hf, openai, vllm"),
+    ModelsFileCase("models_board_option", "suites set in an entry", "models:\n  - submission_id: smol-a\n    suites: smoke\n",
+                   "3:entry 1 (smol-a): suites", "an option of the whole board: set it on the command line"),
+    ModelsFileCase("models_same_run", "two entries naming the same run",
+                   "models:\n  - submission_id: smol-a\n  - submission_id: smol-a\n", "3:entry 2",
+                   "names the same run 'smol-a' as entry 1; give it its own submission_id"),
+    ModelsFileCase("models_two_revisions", "revision disagreeing with model_args' revision",
+                   "models:\n  - model_args: pretrained=org/m,revision=abc\n    revision: def\n", "2:entry 1",
+                   "revision 'def' and model_args revision=abc disagree"),
+    ModelsFileCase("models_bad_submission_id", "a submission id with '../'", "models:\n  - submission_id: ../x\n",
+                   "2:entry 1 (../x): submission_id", "String should match pattern"),
+    ModelsFileCase("models_empty", "no entries", "models: []\n", "1:models", "at least 1 item"),
+    ModelsFileCase("models_not_a_mapping", "a bare list at the top", "- submission_id: smol-a\n", "",
+                   "expected a mapping with a list under 'models:'"),
+    ModelsFileCase("models_bad_yaml", "a YAML syntax error", "models:\n  - submission_id: [smol-a\n", "3",
+                   "not valid YAML"),
 ]
 
 
@@ -381,6 +435,8 @@ def render_table() -> str:
         lines.append(f"| CLI | `slmboard {c.description}` | `…{c.message}…` |")
     for c in IMPORT_CASES:
         lines.append(f"| import | `slmboard {c.description}` | `…{c.message.replace('{src}', 'FILE')}…` |")
+    for c in MODELS_FILE_CASES:
+        lines.append(f"| models file | {c.description} | `{c.locator('FILE')}…{c.message}…` |")
     return "\n".join(lines) + "\n"
 
 
