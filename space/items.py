@@ -80,6 +80,7 @@ class ItemStore:
     error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _text_sets: dict[str, ds.Dataset | None] = field(default_factory=dict)
+    _choices: dict[tuple[str, str | None], list[str]] = field(default_factory=dict)
 
     def index(self) -> pd.DataFrame:
         with self._lock:  # concurrent first visits build it once
@@ -110,13 +111,18 @@ class ItemStore:
     def suites(self) -> list[str]:
         return sorted(str(s) for s in self.index()["suite"].dropna().unique())
 
+    def _values(self, column: str, suite: str | None) -> list[str]:
+        """The values of ``column`` in the suite's records, sorted; once per suite (this index's data version)."""
+        if (column, suite) not in self._choices:
+            f = self.suite_frame(suite)
+            self._choices[(column, suite)] = sorted(str(v) for v in f[column].dropna().unique())
+        return self._choices[(column, suite)]
+
     def categories(self, suite: str | None) -> list[str]:
-        f = self.suite_frame(suite)
-        return sorted(str(v) for v in f["category"].dropna().unique())
+        return self._values("category", suite)
 
     def models(self, suite: str | None) -> list[str]:
-        f = self.suite_frame(suite)
-        return sorted(str(v) for v in f["model_id"].dropna().unique())
+        return self._values("model_id", suite)
 
     def select(self, suite: str | None, model: str | None = None, judge: str | None = None,
                label: str | None = None, category: str | None = None) -> pd.DataFrame:

@@ -26,8 +26,9 @@ class Settings:
     refresh_seconds: float = 300.0
     #: Hub dataset whose open pull requests the Submit tab lists (None: the served dataset when it is a Hub id)
     queue_dataset: str | None = None
-    #: build the Items index in the background at start-up and after a reload
-    warm_items: bool = True
+    #: at start-up and after a reload, in the background: build the Items index and prepare the views
+    #: of every (suite, judge, sort) (space/prepared.py)
+    warm: bool = True
     #: serve Gradio's front-end files from memory, compressed once, and the page gzipped (space/static_cache.py)
     static_cache: bool = True
 
