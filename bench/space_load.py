@@ -24,7 +24,9 @@ itself on every request, space/static_cache.py).
 
 ``--mix shared`` runs the shared-links mix only. ``--baseline DIR`` (another checkout of the repository,
 e.g. ``git archive REV | tar -x -C DIR``) starts a second server from DIR's code on the same data and
-runs the chosen mixes against both, alternating level by level: before and after side by side, one run.
+runs the chosen mixes against both, alternating level by level: before and after side by side, one run;
+with the shared-links mix it also measures the server CPU of one shared-link visit in-process for both
+(bench/space_restore_cpu.py: CPU time, which the machine's other load does not inflate much).
 
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
     .venv/bin/python bench/space_load.py --mix shared --clients 10 --baseline /tmp/before --repeat 3
@@ -336,6 +338,12 @@ def main() -> None:
                             report(run_level(u, n, a.rounds, a.deadline, cfg, assets, visit_fn))
                             alive = httpx.get(u + "/config", timeout=30).status_code == 200
                             print(f"    server answering after N={n}: {alive}")
+            if a.baseline is not None and "shared links" in mixes:
+                print("-- server CPU of one shared-link visit, in-process (bench/space_restore_cpu.py), side by side")
+                for name, repo in (("this checkout", REPO), (f"baseline {a.baseline}", a.baseline)):
+                    proc = subprocess.run([sys.executable, str(REPO / "bench" / "space_restore_cpu.py"), "--repo", str(repo),
+                                           "--data", str(root)], capture_output=True, text=True, timeout=1200)
+                    print(f"   {name}: {(proc.stdout.strip().splitlines() or [proc.stderr[-300:]])[-1]}")
             if a.mix == "all":
                 print("-- side by side: N = 10 new visitors' page loads, front-end files from memory vs Gradio's own serving")
                 other, other_url = start_server(root, "--no-static-cache")
