@@ -154,6 +154,19 @@ class CliCase:
     description: str
     argv: list[str]
     message: str
+    prepare: Callable[[Path], None] | None = None  # writes what the command reads into the test's folder
+
+
+def _dataset_with_a_bad_manifest(tmp: Path) -> None:
+    """A published dataset folder (one per-item file) whose manifest lacks model_revision."""
+    import pandas as pd
+
+    (tmp / "ds" / "data" / "smoke").mkdir(parents=True)
+    pd.DataFrame([make_item_row("smoke_001", 1.0)]).drop(columns=["generation", "item_metadata"], errors="ignore").to_parquet(
+        tmp / "ds" / "data" / "smoke" / "s__heuristic-v1.parquet")
+    (tmp / "ds" / "submissions").mkdir()
+    (tmp / "ds" / "submissions" / "s.json").write_text(json.dumps({"submission_id": "s", "model_id": "org/m",
+                                                                   "toolkit_version": "1"}))
 
 
 CLI_CASES: list[CliCase] = [
@@ -166,6 +179,8 @@ CLI_CASES: list[CliCase] = [
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
+    CliCase("rank_bad_manifest", "rank <a dataset folder whose manifest lacks model_revision>", ["rank", "{tmp}/ds"],
+            "submissions/s.json:model_revision: required field is missing", _dataset_with_a_bad_manifest),
 ]
 
 

@@ -9,9 +9,8 @@ the dataset commit, ``value`` = S_adj under the suite's primary judge (the card'
 ``notes`` carrying S_raw, AR, the judge and its rubric version. Numbers are recomputed from the
 per-item records. A model with no scored item under the primary judge gets no entry for that suite.
 
-The dataset side is ``eval.yaml`` at the dataset root (written by ``submit``/``recompute``): name,
-description, ``evaluation_framework: slmboard`` and one task per suite (its config and split), so
-the Hub can list the dataset as a benchmark and gather the model-page results into its leaderboard.
+The dataset side is ``eval.yaml`` at the dataset root, written by ``submit``/``recompute``
+(:func:`toolkit.publishing.card.dataset_eval_yaml`).
 """
 from __future__ import annotations
 
@@ -30,11 +29,6 @@ from .files import StagedFiles
 from ..reading import Dataset
 
 RESULTS_PATH = ".eval_results/slmboard.yaml"
-EVAL_YAML_DESCRIPTION = (
-    "Per-item safety judgments of small language models under a ternary rubric (1 safe, 0.5 ambiguous, "
-    "0 harmful); the reported score of a suite is S_adj = S_raw * (1 - AR) under the suite's primary judge, "
-    "recomputed from the per-item records."
-)
 
 
 @dataclass
@@ -58,15 +52,6 @@ class EvalResultsExport:
     notes: list[str] = field(default_factory=list)
     pushed: list[PushOutcome] = field(default_factory=list)
     leaderboard: pd.DataFrame | None = None  # the rows the files were written from (no intervals)
-
-
-def dataset_eval_yaml(root: Path, title: str = "slmboard: SLM safety judgments") -> str:
-    """The dataset's ``eval.yaml``: one task per suite config (split ``test``)."""
-    from .. import dataset_layout as layout
-
-    tasks = [{"id": s, "config": s, "split": layout.SPLIT} for s in layout.suite_configs(Path(root))]
-    doc = {"name": title, "description": EVAL_YAML_DESCRIPTION, "evaluation_framework": "slmboard", "tasks": tasks}
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
 
 
 def primary_judges_for(board: pd.DataFrame, source: Dataset, flags: dict[str, str] | None) -> dict[str, str]:

@@ -67,6 +67,24 @@ def card_choices(root: Path, primary_judges: Mapping[str, str] | None = None, ga
                        primary_judge_overrides=overrides)
 
 
+EVAL_YAML_DESCRIPTION = (
+    "Per-item safety judgments of small language models under a ternary rubric (1 safe, 0.5 ambiguous, "
+    "0 harmful); the reported score of a suite is S_adj = S_raw * (1 - AR) under the suite's primary judge, "
+    "recomputed from the per-item records."
+)
+
+
+def dataset_eval_yaml(root: Path, title: str = "slmboard: SLM safety judgments") -> str:
+    """The dataset's ``eval.yaml``: name, description, ``evaluation_framework: slmboard`` and one task per
+    suite config (split ``test``), so the Hub can list the dataset as a benchmark and gather the model
+    pages' results (``slmboard export eval-results``) into its leaderboard."""
+    import yaml
+
+    tasks = [{"id": s, "config": s, "split": layout.SPLIT} for s in layout.suite_configs(Path(root))]
+    doc = {"name": title, "description": EVAL_YAML_DESCRIPTION, "evaluation_framework": "slmboard", "tasks": tasks}
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+
+
 def template_text() -> str:
     return resources.files("toolkit.publishing").joinpath("dataset_card.md").read_text(encoding="utf-8")
 
@@ -214,5 +232,5 @@ def license_text(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["render_card", "schema_table", "template_text", "card_choices", "CardChoices",
+__all__ = ["render_card", "schema_table", "template_text", "card_choices", "CardChoices", "dataset_eval_yaml",
            "card_data", "license_text", "suite_sources"]

@@ -33,7 +33,7 @@ from ..runs import RunConfig, RunDir
 from ..secrets import scrub_secrets
 from ..validation import iter_validated, pydantic_errors
 from . import layout
-from .card import CardChoices, card_choices, license_text, render_card
+from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import manifest_json, submissions_index
@@ -300,7 +300,6 @@ def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | Non
     """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
     folder holds (each written atomically); ``choices`` (gating, primary judges) default to what the
     current card records. Returns the leaderboard."""
-    from ..exporting.eval_results import dataset_eval_yaml
     from ..reading import leaderboard, leaderboard_parquet, open_data
 
     dataset = open_data(root)
