@@ -87,6 +87,7 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         space_api.register(holder)
 
     def bake_landing():  # the plain address's view, in the page itself (space/landing.py)
+        page.new_data_version()
         landing.bake(demo, page.restore_out, page.landing())
         if settings.warm:  # and the views a shared link opens, in the background (space/prepared.py)
             page.prepare()

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from space.memo import Memo
 
-VIEW_ENTRIES = 2048  # a table or a figure per entry: a few hundred kB at most each
+VIEW_ENTRIES = 512  # a table or a figure (~100 kB as PNG base64) per entry: tens of MB at most
 RESTORE_ENTRIES = 256
 
 

@@ -111,6 +111,10 @@ class _Page:
         return self.memo.view(self.holder.version, self.views.index(v), suite, judge, keys, values,
                               lambda: v.update(suite, judge, values))
 
+    def new_data_version(self) -> None:
+        """Forget the views of earlier data versions (their keys would never be asked again)."""
+        self.memo = ViewOutputs()
+
     def prepare(self) -> None:
         """The views of every (suite, judge) and prepared input value (e.g. each sort of the leaderboard),
         computed in the background for this data version."""
