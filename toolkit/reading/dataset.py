@@ -252,7 +252,7 @@ def open_data(data, suites: Sequence[str] | None = None) -> Dataset:
             places.append(_place(local_path(entry)))
             continue
         snapshot = fetch_snapshot(hub, suites)
-        places.append(_Place(snapshot.root, "dataset" if layout.is_dataset(snapshot.root) else "folder", str(hub)))
+        places.append(_place(snapshot.root, shown_as=str(hub)))
     return Dataset(data, places, snapshot if len(entries) == 1 else None, suites=suites)
 
 
