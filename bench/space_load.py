@@ -188,7 +188,8 @@ def page_load(client: httpx.Client, query: str, config: dict, timeout: float, as
     """A visitor opening the page at ``/?query``: the HTML and ``assets`` (a new visitor's uncached
     front-end files), then, for a query string, the events the page starts, as Chromium starts them:
     the page copies its query string into the hidden textbox of the tab it opens, whose change is that
-    tab's restore event, and the browser's selection of that tab starts nothing. (A page from before
+    tab's restore event, and the browser's selection of that tab starts nothing (the links here set
+    inputs of the tab they open only; one that also set another tab's would go to ``query-in-all``). (A page from before
     the per-tab restore, e.g. a --baseline checkout, has one textbox and one restore event for all tabs,
     followed by the tab request the restored tab causes.) The plain address starts none (its view is
     in the HTML)."""

@@ -75,12 +75,15 @@ class ViewOutputs:
         return thread
 
 
-def read_url_js(tab_keys: list[str], default: str) -> str:
+def read_url_js(tab_keys: list[str], default: str, tab_of_param: dict[str, str]) -> str:
     """The page's load event (in the browser): the query string goes to the textbox of the tab it
-    opens (its change starts that tab's restore event); the page remembers that tab as shown."""
+    opens (its change starts that tab's restore event), or to the ``all`` textbox when it also sets an
+    input of another tab computed only when shown (``tab_of_param``); the page remembers that tab as shown."""
     return (f"() => {{ const q = location.search.replace(/^\\?/, ''); const keys = {json.dumps(tab_keys)}; "
-            f"const t = new URLSearchParams(q).get('tab'); const tab = keys.includes(t) ? t : {json.dumps(default)}; "
-            f"window.slmboardTab = tab; return keys.map(k => k === tab ? q : ''); }}")
+            f"const lazy = {json.dumps(tab_of_param)}; const p = new URLSearchParams(q); const t = p.get('tab'); "
+            f"const tab = keys.includes(t) ? t : {json.dumps(default)}; "
+            f"const to = [...p.keys()].some(k => k in lazy && lazy[k] !== tab) ? 'all' : tab; "
+            f"window.slmboardTab = tab; return [...keys, 'all'].map(k => k === to ? q : ''); }}")
 
 
 def select_tab_js(key: str, default: str) -> str:

@@ -66,7 +66,7 @@ class _Page:
         self.inputs = [suite_dd, judge_dd, self.tab_state, *(p.component for p in self.params)]
         # written in the browser only (see the module docstring): the page's query string (in the textbox of the
         # tab it opens), the tab just selected
-        self.query_in = {key: gr.Textbox("", visible=False, elem_id=f"query-in-{key}") for key in tab_components}
+        self.query_in = {key: gr.Textbox("", visible=False, elem_id=f"query-in-{key}") for key in [*tab_components, "all"]}
         self.tab_request = gr.Textbox("leaderboard", visible=False, elem_id="tab-request")
         self.memo = ViewOutputs()
         self.preparing = None  # the thread preparing this data version's views (prepare)
@@ -99,8 +99,11 @@ class _Page:
             own[id(v)] = range(at, at + len(v.outputs) - v.details)
             at += len(v.outputs)
         tail = [len(self.full_out) + i for i in (0, 1, 2, 4)]  # tabs, tab_state, share, seen
-        return {key: [*range(1, head), *(i for v in views if not v.lazy or v.key == key for i in own[id(v)]), *tail]
-                for key in tab_components}
+        per_tab = {key: [*range(1, head), *(i for v in views if not v.lazy or v.key == key for i in own[id(v)]), *tail]
+                   for key in tab_components}
+        # a link that also sets an input of a tab it does not open (computed only when shown): everything
+        every = [*range(1, head), *(i for v in views for i in own[id(v)]), *tail]
+        return {**per_tab, "all": every}
 
     def view_outputs(self, v: TabView, suite, judge, values: dict) -> list:
         """A view's outputs; a view that is a function of the data and its inputs is computed once per
@@ -256,8 +259,9 @@ class _Page:
 def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     """Load (URL restore), suite and judge choice, Refresh and the refresh timer."""
     inputs, full_out = page.inputs, page.full_out
-    keys = list(page.query_in)
-    demo.load(None, None, list(page.query_in.values()), js=read_url_js(keys, keys[0]), **PRIVATE)
+    keys = list(page.tab_components)
+    tab_of_param = {p.key: v.key for v in page.views if v.lazy for p in v.params}
+    demo.load(None, None, list(page.query_in.values()), js=read_url_js(keys, keys[0], tab_of_param), **PRIVATE)
     for key, query_in in page.query_in.items():
         outputs = [page.restore_out[i] for i in page.restore_at[key]]
         restore = query_in.change(page.restore_event(key), [query_in, *inputs], outputs, **PRIVATE)
@@ -272,7 +276,8 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
 
 
 def _wire_tabs(page: _Page) -> None:
-    """Selecting a tab writes its key in the browser; a new key computes the tab (lazy views)."""
+    """Selecting a tab writes a request for it in the browser (none when the page shows it already); a
+    request computes the tab (lazy views)."""
     first = next(iter(page.tab_components))
     for key, tab in page.tab_components.items():
         tab.select(None, [page.tab_request], [page.tab_request], js=select_tab_js(key, first), **PRIVATE)

@@ -57,6 +57,8 @@ def test_each_tabs_restore_event_answers_for_that_tab_only(dataset):
     assert {"items-table", "items-model", "items-info", "leaderboard-table"} <= items
     assert not {"item-prompt", "empty-message", "tab-request", "judges-agreement"} & items
     assert len(by_trigger["query-in-items"]["outputs"]) < len(page.restore_out) - 10
+    # a link that also sets an input of a tab it does not open goes to the restore event of every tab
+    assert {"items-model", "dis-judge-a", "judges-agreement", "leaderboard-table"} <= outputs("query-in-all")
 
 
 def test_the_leaderboards_views_are_prepared_per_data_version(dataset):
