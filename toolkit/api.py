@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .errors import RecordError, ValidationFailed
+from .errors import BadOption, RecordError, ValidationFailed
 from .validation import ValidationReport, validate_path
 
 if TYPE_CHECKING:
@@ -29,11 +29,12 @@ if TYPE_CHECKING:
     from .publishing import SubmitResult
     from .exporting.eee import EeeExport
     from .exporting.eval_results import EvalResultsExport
+    from .fanout import BoardResult
     from .importing import ImportResult
     from .publishing.recompute import RecomputeResult
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
-           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
+           "evaluate", "evaluate_models", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
            "import_results",
            "ValidationFailed", "RecordError"]
 
@@ -57,6 +58,11 @@ def generate(
     shard: str | None = None,
     mode: str = "generate",
     concurrency: int | None = None,
+    executor: str = "local",
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
@@ -64,9 +70,19 @@ def generate(
     ("pretrained=...,dtype=..."), unless ``backend`` is given; ``shard`` is "K/N"; ``mode`` is how
     multiple-choice suites are answered (generate | loglikelihood); ``concurrency`` is how many prompts are
     in flight at once (openai: requests; hf: rows of the continuous batch).
+
+    ``executor`` ("local", "ray") with ``shards=N`` runs the run as N ``shard`` jobs (on a Ray cluster at
+    ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
     """
     from .generation.runner import generate as run_generation
+    from .fanout import generate_fanned_out, wants_fanout
+    from .fanout.plan import fanout_refusals, generation_options
 
+    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+        fanout_refusals(backend=backend, shard=shard)
+        options = generation_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
+                                     submission_id, mode, concurrency)
+        return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task, show_progress)
     return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
                           batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
                           backend=backend, show_progress=show_progress, shard=shard, mode=mode,
@@ -162,21 +178,35 @@ def import_results(
     judge_columns: Sequence[str] | None = None,
     labels: str | None = None,
     helm_version: str | None = None,
+    judge_models: Sequence[str] | None = None,
     prompt_field: str | None = None,
 ) -> ImportResult:
     """Another tool's results (``fmt``: table, eee, lm-eval, inspect, helm) → the run folder ``out``, or more
     judges for the run already there (same responses byte for byte); nothing is written on error.
 
     ``columns``/``judge_columns``/``labels`` are the ``table`` format's options, ``helm_version`` the HELM
-    release whose judge models name the HELM annotators' judges, ``prompt_field`` the lm-eval doc field
-    holding the prompt (default: the first of prompt, prompts_final, ...)."""
+    release whose judge models name the HELM annotators' judges, ``judge_models`` ("KEY=MODEL", e.g.
+    ``claude=anthropic/claude-3-5-sonnet-20240620``) the judge model behind a HELM annotation key (a key
+    neither names is refused), ``prompt_field`` the lm-eval doc field holding the prompt (default: the
+    first of prompt, prompts_final, ...). ``skip_unmatched`` also leaves out the parts of a source that
+    say no suite slmboard has (a HELM run folder of another scenario); ``suite`` applies only to sources
+    (or parts) that do not say their suite."""
     from .importing import import_source
 
     options = dict(columns=columns, judge_columns=list(judge_columns) if judge_columns else None, labels=labels,
-                   helm_version=helm_version, prompt_field=prompt_field)
+                   helm_version=helm_version, judge_models=list(judge_models) if judge_models else None, prompt_field=prompt_field)
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
                          submission_id=submission_id, **{k: v for k, v in options.items() if v is not None})
+
+
+def task_folder(tool: str = "lm-eval") -> Path:
+    """The folder of slmboard's suites as ``tool``'s task configs (``lm-eval``: pass it to ``--include_path``)."""
+    if tool != "lm-eval":
+        raise BadOption(f"no task configs for {tool!r}; slmboard ships them for: lm-eval", param="tool")
+    from .lm_eval_tasks import tasks_dir
+
+    return tasks_dir()
 
 
 def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
@@ -281,22 +311,67 @@ def evaluate(
     max_new_tokens: int | None = None,
     submission_id: str | None = None,
     backend: Backend | None = None,
+    executor: str = "local",
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
 ) -> SubmitResult:
     """generate → judge → submit in one call. Each step resumes what a previous attempt left in ``out``;
-    a run that is already in the dataset is reported, not published twice."""
+    a run that is already in the dataset is reported, not published twice. ``executor``, ``shards``,
+    ``ray_address``, ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`."""
+    from .fanout import evaluate_fanned_out, wants_fanout
+    from .fanout.plan import fanout_refusals, generation_options, single_outcome
     from .judging.runner import judge_run
-    from .publishing import SubmitResult
-    from .publishing.submit import AlreadyPublished
-    from .runs import RunDir
+    from .publishing.submit import submit_unless_published
 
+    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+        fanout_refusals(backend=backend)
+        options = generation_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
+                                     submission_id, "generate", None)
+        board = evaluate_fanned_out(out, to, options, judge, dict(submitter=submitter, n_bootstrap=n_bootstrap,
+                                    data_dir=data_dir, create_pr=create_pr), executor, shards, ray_address, gpus_per_task,
+                                    cpus_per_task, show_progress)
+        return single_outcome(board).submitted
     generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit, batch_size=batch_size,
              max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend, show_progress=show_progress)
     judge_run(out, judge=judge, show_progress=show_progress)
-    try:
-        return submit(out, to=to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr)
-    except AlreadyPublished as exc:
-        sid = RunDir(out).load_config().submission_id
-        return SubmitResult(str(to), sid, "already-published", [], 0, notes=[str(exc)])
+    return submit_unless_published(out, to=to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir,
+                                   create_pr=create_pr)
+
+
+def evaluate_models(
+    models: PathLike,
+    out: PathLike,
+    to: PathLike,
+    suites: Sequence[str] | str = ("smoke",),
+    judge: str = "heuristic",
+    submitter: str | None = None,
+    n_bootstrap: int = 1000,
+    create_pr: bool = False,
+    data_dir: PathLike | None = None,
+    show_progress: bool = True,
+    model: str = "hf",
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    executor: str = "local",
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
+) -> BoardResult:
+    """A whole board in one call: generate → judge → submit for every entry of the models file ``models``
+    (one run folder per entry under ``out``). Every (model, shard) job is scheduled at once on
+    ``executor``; each model is judged and submitted as soon as its shards are complete; a model that
+    fails is reported in the result and the others go on. The file is checked before anything runs."""
+    from .fanout import evaluate_fanned_out
+    from .fanout.plan import generation_options
+
+    options = generation_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
+    return evaluate_fanned_out(out, to, options, judge, dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir,
+                               create_pr=create_pr), executor, shards, ray_address, gpus_per_task, cpus_per_task,
+                               show_progress, models=models)
 
 
 def recompute(

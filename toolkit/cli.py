@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Python parameters whose CLI flag is not ``--`` + the name with dashes.
 PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit",
-               "judge_columns": "--judge-column",
+               "judge_columns": "--judge-column", "judge_models": "--judge-model",
                "data": "--source-data",  # moderate / build_moderation_list: benchmark -> source export
                "build_moderation_list": "--build-list",  # an api function a message names, not a parameter
                }

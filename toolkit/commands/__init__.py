@@ -11,6 +11,7 @@ COMMAND_MODULES = (
     "generate",
     "merge",
     "import_",
+    "tasks",
     "judge",
     "validate",
     "submit",

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from .executor_options import add_executor_arguments, executor_kwargs
+
 
 def add_generation_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="hf", help="backend: hf (lm-eval HFLM; default), vllm (GPU, extra [vllm]), "
@@ -40,7 +42,7 @@ def run(a: argparse.Namespace) -> int:
 
     r = api.generate(a.out, suites=a.suites, model=a.model, model_args=a.model_args, data_dir=a.data_dir, limit=a.limit,
                      batch_size=batch_size_arg(a.batch_size), max_new_tokens=a.max_new_tokens, submission_id=a.submission_id,
-                     shard=a.shard, mode=a.mode, concurrency=a.concurrency)
+                     shard=a.shard, mode=a.mode, concurrency=a.concurrency, **executor_kwargs(a))
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")
@@ -52,4 +54,5 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="run folder")
     add_generation_arguments(p)
     add_run_arguments(p)
+    add_executor_arguments(p)
     p.set_defaults(func=run)

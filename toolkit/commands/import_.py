@@ -15,9 +15,11 @@ def run(a) -> int:
                            data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
                            accept_reworded=a.accept_reworded, submission_id=a.submission_id, columns=a.columns,
                            judge_columns=a.judge_column, labels=a.labels, helm_version=a.helm_version,
-                           prompt_field=a.prompt_field)
+                           judge_models=a.judge_model, prompt_field=a.prompt_field)
     rep = r.report
     print(rep.summary())
+    for skipped in rep.skipped:
+        print(f"  skipped {skipped.origin}: {skipped.rows} row(s) of no slmboard suite (--skip-unmatched)")
     for row, why in rep.unmatched[:20]:
         for library, cli in cli_words:
             why = why.replace(library, cli)
@@ -49,15 +51,19 @@ def register(sub) -> None:
     p.add_argument("format", help="table | eee | lm-eval | inspect | helm")
     p.add_argument("source", nargs="+", help="source files or folders")
     p.add_argument("--out", required=True, help="run folder to write (or to add judges to, when it holds the same responses)")
-    p.add_argument("--suite", default=None, help="suite the source answers (when the source does not say)")
+    p.add_argument("--suite", default=None,
+                   help="suite the source answers, for sources (or parts, e.g. HELM run folders) that do not say theirs")
     p.add_argument("--data-dir", default=None, help="local mirror of the benchmark files")
     p.add_argument("--model-id", default=None, help="ORG/NAME of the model (when the source does not say)")
     p.add_argument("--model-revision", default=None, help="model revision (default: from the source, else a hash of the source files)")
     p.add_argument("--submission-id", default=None)
     p.add_argument("--id-map", default=None, help="match by id: SOURCE=SUITE pattern, e.g. 'v2-{n}=xstest_{n}' (default: by prompt text)")
-    p.add_argument("--skip-unmatched", action="store_true", help="leave out source rows that match no suite item (listed)")
+    p.add_argument("--skip-unmatched", action="store_true",
+                   help="leave out source rows that match no suite item, and parts of the source of no slmboard suite "
+                        "(a HELM run folder of another scenario); both listed")
     p.add_argument("--accept-reworded", action="store_true",
-                   help="with --id-map: import rows whose prompt wording differs (source wording kept in item_metadata)")
+                   help="import rows matched by id (--id-map, or the source's own id when it is a suite id) whose prompt "
+                        "wording differs (source wording kept in item_metadata)")
     t = p.add_argument_group("table")
     t.add_argument("--columns", default=None, help="prompt=COL,response=COL[,item_id=COL]")
     t.add_argument("--judge-column", action="append", default=None, metavar="JUDGE_ID=COL", help="a label column as a judge (repeatable)")
@@ -68,4 +74,8 @@ def register(sub) -> None:
     h.add_argument("--helm-version", default=None,
                    help="the crfm-helm version that wrote the runs, e.g. 0.5.16: picks the judge models behind "
                         "'gpt'/'llama' (HELM records only those short names) and is recorded as the tool version; default 0.5")
+    h.add_argument("--judge-model", action="append", default=None, metavar="KEY=MODEL",
+                   help="the judge model behind a HELM annotation key (KEY_score), e.g. "
+                        "claude=anthropic/claude-3-5-sonnet-20240620; repeatable; overrides the --helm-version table; "
+                        "recorded in run.json. A key neither names is refused")
     p.set_defaults(func=run)

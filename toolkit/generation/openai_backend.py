@@ -39,6 +39,7 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 @register_backend("openai")
 class OpenAIBackend(Backend):
     name = "openai"
+    uses_accelerator = False  # requests to a server
 
     def __init__(self, model_args: dict[str, str], batch_size: int | str | None = None):
         try:

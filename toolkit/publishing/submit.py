@@ -295,6 +295,16 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes)
 
 
+def submit_unless_published(run_dir: str | Path, to: str | Path, **options: Any) -> SubmitResult:
+    """:func:`submit`, with a run the dataset already holds reported (revision "already-published", the
+    reason in ``notes``) instead of refused: a re-run of ``evaluate`` resumes to the end without failing."""
+    try:
+        return submit(run_dir, to, **options)
+    except AlreadyPublished as exc:
+        sid = RunDir(run_dir).load_config().submission_id
+        return SubmitResult(str(to), sid, "already-published", [], 0, notes=[str(exc)])
+
+
 def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None,
                          choices: CardChoices | None = None) -> pd.DataFrame:
     """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
