@@ -79,7 +79,7 @@ def main() -> None:
     from space.items import ItemStore
     from space.state import Settings
 
-    quiet = Settings(warm_items=False)  # the Items index is timed on its own below
+    quiet = Settings(warm=False)  # the Items index is timed on its own below
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"

@@ -13,8 +13,8 @@ Two mixes, each at every N:
   - visit (issue 14's): the page load at the plain address, the leaderboard table (/table), a suite
     switch and a judge switch (/table), and two Items pages (/items, one filtered);
   - shared links: each client opens addresses with a query string (suite, judge, sort, the Items tab
-    with a model and label filter): the HTML, the restore event (table, caption, interval figure, the
-    Items page) and the tab selection the restored tab causes.
+    with a model and label filter): the HTML and the restore event (table, caption, interval figure,
+    the Items page); see page_load for the events a page starts.
 API calls go through Gradio's queue (POST /gradio_api/call/NAME, then the SSE result), as the page's
 own events do. Bounded: --rounds visits per client and --deadline seconds per N.
 
@@ -22,7 +22,14 @@ Last, side by side in one run: N = 10 new visitors' page loads against this serv
 second one started with --no-static-cache (Gradio serving and compressing its front-end files
 itself on every request, space/static_cache.py).
 
+``--mix shared`` runs the shared-links mix only. ``--baseline DIR`` (another checkout of the repository,
+e.g. ``git archive REV | tar -x -C DIR``) starts a second server from DIR's code on the same data and
+runs the chosen mixes against both, alternating level by level: before and after side by side, one run;
+with the shared-links mix it also measures the server CPU of one shared-link visit in-process for both
+(bench/space_restore_cpu.py: CPU time, which the machine's other load does not inflate much).
+
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
+    .venv/bin/python bench/space_load.py --mix shared --clients 10 --baseline /tmp/before --repeat 3
 
 Targets (issue 14): no errors; p95 <= 2 s at N = 10; still answering at N = 50 (queue, not crash).
 """
@@ -173,11 +180,19 @@ def fetch_assets(client: httpx.Client, assets: list[str], timeout: float) -> Non
         pool.close()
 
 
+def _has(config: dict, elem_id: str) -> bool:
+    return any(c.get("props", {}).get("elem_id") == elem_id for c in config["components"])
+
+
 def page_load(client: httpx.Client, query: str, config: dict, timeout: float, assets: list[str] = ()) -> None:
     """A visitor opening the page at ``/?query``: the HTML and ``assets`` (a new visitor's uncached
-    front-end files), then, for a query string, the restore event (the page copies its query string
-    into a hidden textbox) and the selection of the tab it restores, with their chained events; the
-    plain address starts none (its view is in the HTML)."""
+    front-end files), then, for a query string, the events the page starts, as Chromium starts them:
+    the page copies its query string into the hidden textbox of the tab it opens, whose change is that
+    tab's restore event, and the browser's selection of that tab starts nothing (the links here set
+    inputs of the tab they open only; one that also set another tab's would go to ``query-in-all``). (A page from before
+    the per-tab restore, e.g. a --baseline checkout, has one textbox and one restore event for all tabs,
+    followed by the tab request the restored tab causes.) The plain address starts none (its view is
+    in the HTML)."""
     import uuid
     from urllib.parse import parse_qs
 
@@ -187,8 +202,11 @@ def page_load(client: httpx.Client, query: str, config: dict, timeout: float, as
     if not query:
         return
     session = uuid.uuid4().hex[:11]
-    run_events(client, event_chain(config, "query-in", "change", query), session, timeout)
     tab = parse_qs(query).get("tab", ["leaderboard"])[0]
+    if _has(config, f"query-in-{tab}"):
+        run_events(client, event_chain(config, f"query-in-{tab}", "change", query), session, timeout)
+        return
+    run_events(client, event_chain(config, "query-in", "change", query), session, timeout)
     if tab != "leaderboard":  # the browser selects the restored tab, which writes its key
         run_events(client, event_chain(config, "tab-request", "change", tab), session, timeout)
 
@@ -272,25 +290,37 @@ def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, asse
             "p50": pct(lat, 50), "p95": pct(lat, 95), "steps": {k: (pct(v, 50), pct(v, 95)) for k, v in by_step.items()}}
 
 
+MIXES = {"visit": visit, "shared links": shared_link_visit}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", default="1,10,50")
     ap.add_argument("--rounds", type=int, default=3, help="visits per client")
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--deadline", type=float, default=240.0, help="seconds per level")
+    ap.add_argument("--mix", choices=["all", "visit", "shared"], default="all")
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout: its server runs side by side")
+    ap.add_argument("--repeat", type=int, default=1, help="times each level is run (alternating with --baseline)")
     a = ap.parse_args()
     bs = _bench_space()
+    mixes = {k: v for k, v in MIXES.items() if a.mix == "all" or k.startswith(a.mix)}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"
         bs.leaderboard_dataset(root)
         bs.item_dataset(root, a.rows)
-        server, url = start_server(root)
+        servers = {"this checkout": start_server(root)}
+        if a.baseline is not None:
+            servers[f"baseline {a.baseline}"] = start_server(root, repo=a.baseline)
         other = None
         try:
-            with httpx.Client(base_url=url) as c:
-                t0 = time.perf_counter()
-                call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
-                print(f"first Items call (index built in the background since start-up): {time.perf_counter() - t0:.2f} s")
+            for name, (_, url) in servers.items():
+                with httpx.Client(base_url=url) as c:
+                    t0 = time.perf_counter()
+                    call(c, "items", ["smoke", "(all)", "(all)", "(all)", 1, "(all)"], 300)
+                    print(f"{name}: first Items call (index built in the background since start-up): "
+                          f"{time.perf_counter() - t0:.2f} s")
+            url = servers["this checkout"][1]
             config = httpx.get(url + "/config", timeout=30).json()
             assets, source = page_assets(url)
             html = httpx.get(url, headers=BROWSER_HEADERS, timeout=30)
@@ -298,20 +328,32 @@ def main() -> None:
                   f"({html.headers.get('content-encoding', 'identity')}), "
                   f"{len(assets)} front-end files ({source})")
             print(f"{'N':>3} {'requests':>8} {'errors':>6} {'p50 s':>7} {'p95 s':>7} {'wall s':>7}  per step p50/p95 s")
-            for mix, visit_fn in (("visit", visit), ("shared links", shared_link_visit)):
+            for mix, visit_fn in mixes.items():
                 print(f"-- {mix}")
                 for n in (int(x) for x in a.clients.split(",")):
-                    report(run_level(url, n, a.rounds, a.deadline, config, assets, visit_fn))
-                    alive = httpx.get(url + "/config", timeout=30).status_code == 200
-                    print(f"    server answering after N={n}: {alive}")
-            print("-- side by side: N = 10 new visitors' page loads, front-end files from memory vs Gradio's own serving")
-            other, other_url = start_server(root, "--no-static-cache")
-            for rep in range(2):
-                for name, u in (("static cache", url), ("gradio", other_url)):
-                    r = run_level(u, 10, 3, a.deadline, config, assets, new_visitors(assets))
-                    print(f"{name:>12}  p50 {r['p50']:.2f} s  p95 {r['p95']:.2f} s  wall {r['wall']:.1f} s  errors {r['errors']}")
+                    for rep in range(a.repeat):
+                        for name, (_, u) in servers.items():
+                            cfg = httpx.get(u + "/config", timeout=30).json()  # each server's own event ids
+                            if len(servers) > 1:
+                                print(f"   {name}{f', run {rep + 1}' if a.repeat > 1 else ''}:")
+                            report(run_level(u, n, a.rounds, a.deadline, cfg, assets, visit_fn))
+                            alive = httpx.get(u + "/config", timeout=30).status_code == 200
+                            print(f"    server answering after N={n}: {alive}")
+            if a.baseline is not None and "shared links" in mixes:
+                print("-- server CPU of one shared-link visit, in-process (bench/space_restore_cpu.py), side by side")
+                for name, repo in (("this checkout", REPO), (f"baseline {a.baseline}", a.baseline)):
+                    proc = subprocess.run([sys.executable, str(REPO / "bench" / "space_restore_cpu.py"), "--repo", str(repo),
+                                           "--data", str(root)], capture_output=True, text=True, timeout=1200)
+                    print(f"   {name}: {(proc.stdout.strip().splitlines() or [proc.stderr[-300:]])[-1]}")
+            if a.mix == "all":
+                print("-- side by side: N = 10 new visitors' page loads, front-end files from memory vs Gradio's own serving")
+                other, other_url = start_server(root, "--no-static-cache")
+                for rep in range(2):
+                    for name, u in (("static cache", url), ("gradio", other_url)):
+                        r = run_level(u, 10, 3, a.deadline, config, assets, new_visitors(assets))
+                        print(f"{name:>12}  p50 {r['p50']:.2f} s  p95 {r['p95']:.2f} s  wall {r['wall']:.1f} s  errors {r['errors']}")
         finally:
-            for proc in (server, other):
+            for proc in [p for p, _ in servers.values()] + [other]:
                 if proc is not None:
                     lines = [x for x in proc.log.read_text(errors="replace").splitlines() if "Error" in x or "error" in x]
                     if lines:
@@ -330,11 +372,11 @@ def report(r: dict) -> None:
         print(f"    errors: {r['error_kinds']}")
 
 
-def start_server(root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+def start_server(root: Path, *extra: str, repo: Path = REPO) -> tuple[subprocess.Popen, str]:
     port = bs_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
+    env = {**os.environ, "PYTHONPATH": str(repo), "GRADIO_ANALYTICS_ENABLED": "False"}
     log = root.parent / f"server-{port}.log"  # a file, not a pipe nobody reads (a full pipe would stall the server)
-    server = subprocess.Popen([sys.executable, str(REPO / "space" / "app.py"), "--data", str(root), "--port", str(port),
+    server = subprocess.Popen([sys.executable, str(repo / "space" / "app.py"), "--data", str(root), "--port", str(port),
                                "--refresh", "0", *extra], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     server.log = log
     url = f"http://127.0.0.1:{port}"
@@ -347,7 +389,7 @@ def start_server(root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
             if server.poll() is not None or time.perf_counter() - t0 > 120:
                 raise RuntimeError(f"server did not start: {log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.3)
-    print(f"server {' '.join(extra) or '(default)'} up in {time.perf_counter() - t0:.1f} s")
+    print(f"server {repo.name if repo != REPO else ''} {' '.join(extra) or '(default)'} up in {time.perf_counter() - t0:.1f} s")
     return server, url
 
 

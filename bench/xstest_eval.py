@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from toolkit.judging.agreement import score_agreement  # noqa: E402
+from toolkit.scoring.agreement import score_agreement  # noqa: E402
 from toolkit.judging.heuristic import score_behaviour  # noqa: E402
 from toolkit.judging.xstest_release import ReleaseRow, read_release  # noqa: E402
 

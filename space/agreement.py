@@ -1,8 +1,8 @@
 """Judge agreement for the Judges and Items tabs, from a suite's checked per-item records.
 
-Suite-level numbers come from ``toolkit.judging.agreement.agreement_by_suite`` (what `slmboard
-agreement` prints); the per-model breakdown applies the same function to each model's records, so
-the two can never disagree on a definition. The disagreement list pairs two judges' scores of the
+Suite-level numbers come from ``toolkit.scoring.agreement.suite_agreement`` (what `slmboard
+agreement` prints, on records the data layer already checked); the per-model breakdown applies the
+same function to each model's records, so the two can never disagree on a definition. The disagreement list pairs two judges' scores of the
 same (model, item): boundary = one says 0.5, the other 0 or 1; contradiction = 0 vs 1.
 """
 from __future__ import annotations
@@ -19,16 +19,16 @@ def judge_pairs(judges: list[str]) -> list[tuple[str, str]]:
 
 
 def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
-    """agreement_by_suite's metrics for one suite's records (None when no item is paired)."""
-    from toolkit.judging.agreement import agreement_by_suite
+    """suite_agreement's metrics for one suite's records (None when no item is paired)."""
+    from toolkit.scoring.agreement import suite_agreement
 
-    if frame.empty:
-        return None
     plain = frame[["model_id", "suite", "item_id", "judge_id", "score"]].astype(
         {"model_id": str, "suite": str, "item_id": str, "judge_id": str})
+    if a == b or not {a, b} <= set(plain["judge_id"]):
+        return None
     try:
-        stats, extra = agreement_by_suite(plain, a, b)
-    except ValueError:
+        stats, extra = suite_agreement(plain, a, b)
+    except ValueError:  # no item scored by both
         return None
     (suite_stats,) = stats.values()
     return {**suite_stats, **next(iter(extra.values()))}

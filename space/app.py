@@ -32,7 +32,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # no display on a Space; must precede any pyplot import elsewhere
 
 from space import api as space_api  # noqa: E402
-from space import landing  # noqa: E402
+from space import landing, signatures  # noqa: E402
 from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
@@ -60,7 +60,8 @@ def judge_note(board, suite, judge) -> str:
 def build_app(data: str | Path | None = None, settings: Settings | None = None) -> gr.Blocks:
     """Build the page. Data is read now, on Refresh, and on the refresh timer when it changed."""
     settings = settings or Settings()
-    holder = Holder(data, warm=settings.warm_items)
+    signatures.install()  # Gradio's config renders, cheaper (space/signatures.py)
+    holder = Holder(data, warm=settings.warm)
     ctx = Ctx(holder, settings)
     board = holder.board
     views: list[TabView] = []
@@ -86,12 +87,16 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         space_api.register(holder)
 
     def bake_landing():  # the plain address's view, in the page itself (space/landing.py)
+        page.new_data_version()
         landing.bake(demo, page.restore_out, page.landing())
+        if settings.warm:  # and the views a shared link opens, in the background (space/prepared.py)
+            page.prepare()
 
     bake_landing()
     holder.on_reload.append(bake_landing)
     demo.slmboard_views = views  # introspection (tests, deploy checks): the tabs and their update functions
     demo.slmboard_holder = holder
+    demo.slmboard_page = page  # the shared events (bench/space_load.py, tests)
     return demo
 
 

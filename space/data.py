@@ -1,7 +1,9 @@
-"""Data access for the leaderboard Space: read a dataset folder laid out like the HF dataset repo.
+"""Data access for the leaderboard Space: a dataset folder or Hub dataset id, opened through the data
+layer (:func:`toolkit.reading.open_data`: one grammar of a Hub id, one snapshot per commit).
 
-Only pandas/pyarrow, `schemas` and the light `toolkit.scoring` are imported here (no torch). Nothing here recomputes scores: the leaderboard parquet is
-the output of `slmboard rank`, which rebuilds it from per-item records; the Space only shows it.
+Only pandas/pyarrow, `schemas`, `toolkit.scoring` and the data layer (`toolkit.reading`) are imported here
+(no torch). Nothing here recomputes scores: the leaderboard file is what `toolkit.reading.leaderboard`
+computed when the dataset was last submitted or recomputed; the Space only shows it.
 """
 from __future__ import annotations
 
@@ -14,14 +16,15 @@ from typing import Any
 import pandas as pd
 
 from schemas import POLICIES  # shipped with the Space (`slmboard space deploy`)
+from toolkit.dataset_layout import LEADERBOARD_FILE, SUBMISSIONS_INDEX_FILE
+from toolkit.reading import Dataset, open_data, parse_hub_id, published_leaderboard
 
 #: Where the data is read from when neither --data nor SLMBOARD_DATA is given:
 #: the folder `slmboard demo` publishes into, relative to the working directory.
 DEFAULT_DATA_DIR = Path("demo-output") / "dataset"
 ENV_VAR = "SLMBOARD_DATA"
 
-LEADERBOARD_PATH = Path("data") / "leaderboard" / "leaderboard.parquet"
-SUBMISSIONS_PATH = Path("data") / "submissions" / "submissions.parquet"
+LEADERBOARD_PATH = Path(LEADERBOARD_FILE)
 
 REQUIRED_COLUMNS: tuple[str, ...] = (
     "suite", "judge_id", "model_id", "n_items", "n_scored", "n_failed",
@@ -33,7 +36,6 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi", "rank_lo", "rank_hi", "rank_ub",
     "submission_id", "model_revision", "coverage",
 )
-CARD_PATH = Path("README.md")
 
 
 @dataclass
@@ -47,6 +49,8 @@ class Board:
     message: str | None = None
     #: {suite: (judge_id, why)}: the judge each suite is shown under by default
     primary: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the data opened (None when it could not be): per-item and moderation records, the card
+    dataset: Dataset | None = None
 
     @property
     def empty(self) -> bool:
@@ -83,21 +87,10 @@ class Board:
         ).reset_index(drop=True)
 
 
-def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """--data beats $SLMBOARD_DATA beats the demo folder. A Hub id (owner/name, no such local
-    folder) is downloaded once with huggingface_hub, which gradio already depends on."""
-    raw = str(data_dir) if data_dir else os.environ.get(ENV_VAR) or str(DEFAULT_DATA_DIR)
-    path = Path(raw).expanduser()
-    if path.exists() or raw.count("/") != 1 or raw.startswith((".", "/", "~")):
-        return path
-    try:  # looks like a Hub dataset id
-        from huggingface_hub import snapshot_download
-
-        # the whole dataset: the Items and Judges tabs read the per-item files. The snapshot folder
-        # is named by commit, so a refresh after a new commit never reads stale files.
-        return Path(snapshot_download(raw, repo_type="dataset"))
-    except Exception:  # offline, private, missing: show the empty-state message, not a traceback
-        return path
+def data_source(data: str | os.PathLike | None = None) -> str | Path:
+    """--data beats $SLMBOARD_DATA beats the demo folder: a local path, or a Hub dataset id as given."""
+    raw = str(data) if data else os.environ.get(ENV_VAR) or str(DEFAULT_DATA_DIR)
+    return raw if parse_hub_id(raw) is not None else Path(raw).expanduser()
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&~$:")
@@ -134,38 +127,13 @@ def _normalise(lb: pd.DataFrame) -> pd.DataFrame:
     return lb
 
 
-def card_primary_judges(root: Path) -> dict[str, str]:
-    """``slmboard.primary_judges`` of the dataset card's YAML header ({} when absent or unreadable)."""
-    return _card_block(root, "primary_judges")
-
-
-def _card_block(root: Path, key: str) -> dict[str, str]:
-    """``slmboard.<key>`` (a mapping) of the dataset card's YAML header; {} when absent or unreadable."""
-    card = root / CARD_PATH
-    if not card.is_file():
-        return {}
-    text = card.read_text(encoding="utf-8", errors="replace")
-    if not text.startswith("---"):
-        return {}
-    header = text.split("---", 2)[1] if text.count("---") >= 2 else ""
-    try:
-        import yaml
-
-        meta = yaml.safe_load(header) or {}
-    except Exception:  # a broken card header must not take the page down; the rule still applies
-        return {}
-    block = meta.get("slmboard") if isinstance(meta, dict) else None
-    found = block.get(key) if isinstance(block, dict) else None
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
-
-
-def primary_judges(root: Path, leaderboard: pd.DataFrame) -> dict[str, tuple[str, str]]:
+def primary_judges(dataset: Dataset, leaderboard: pd.DataFrame) -> dict[str, tuple[str, str]]:
     """{suite: (judge, why)}: the judge the dataset card names for the suite, else the rule of
     ``toolkit.scoring.primary_judge`` (most models, then fewest failed items, then name)."""
     from toolkit.scoring.primary_judge import choose_primary_judges
 
-    card = card_primary_judges(root)
-    reasons = _card_block(root, "primary_judge_reasons")  # written by `submit`/`recompute` beside the choice
+    card = dataset.card_block("primary_judges")
+    reasons = dataset.card_block("primary_judge_reasons")  # written by `submit`/`recompute` beside the choice
     out = {}
     for suite, pj in choose_primary_judges(leaderboard).items():
         chosen = card.get(suite)
@@ -179,39 +147,47 @@ def primary_judges(root: Path, leaderboard: pd.DataFrame) -> dict[str, tuple[str
     return out
 
 
-def load_board(data_dir: str | os.PathLike | None = None) -> Board:
-    """Read the leaderboard (and submissions table) from a dataset folder. Never raises on bad or
+def load_board(data: str | os.PathLike | None = None) -> Board:
+    """Read the leaderboard (and submissions table) of a dataset folder or Hub id. Never raises on bad or
     missing data: the Board then carries an explanatory `message` and an empty leaderboard."""
-    root = resolve_data_dir(data_dir)
+    from toolkit.errors import SlmboardError
+
+    source = data_source(data)
     empty = pd.DataFrame(columns=list(REQUIRED_COLUMNS + OPTIONAL_COLUMNS))
-    if not root.is_dir():
-        return Board(root, empty, message=_no_data_message(root, "the data folder does not exist yet."))
-    path = root / LEADERBOARD_PATH
-    if not path.is_file():
-        return Board(root, empty, message=_no_data_message(root, f"`{LEADERBOARD_PATH.as_posix()}` is missing."))
     try:
-        lb = pd.read_parquet(path)
+        dataset = open_data(source)
+    except SlmboardError as exc:  # a missing folder, an unreadable Hub id: the page explains, it does not crash
+        why = "the data folder does not exist yet." if isinstance(source, Path) else f"reading it failed: {exc}"
+        return Board(Path(str(source)), empty, message=_no_data_message(source, why))
+    root = dataset.root or Path(str(source))
+    if dataset.file(LEADERBOARD_FILE) is None:
+        return Board(root, empty, message=_no_data_message(root, f"`{LEADERBOARD_FILE}` is missing."), dataset=dataset)
+    try:
+        lb = published_leaderboard(dataset)
     except Exception as exc:  # a half-written or corrupt file must not take the page down
-        return Board(root, empty, message=_no_data_message(root, f"`{LEADERBOARD_PATH.as_posix()}` could not be "
-                                                           f"read ({type(exc).__name__})."))
+        return Board(root, empty, message=_no_data_message(root, f"`{LEADERBOARD_FILE}` could not be "
+                                                           f"read ({type(exc).__name__})."), dataset=dataset)
     missing = [c for c in REQUIRED_COLUMNS if c not in lb.columns]
     if missing:
         return Board(root, empty, message=_no_data_message(
-            root, f"the leaderboard lacks columns {', '.join(missing)} — rebuild it with `slmboard rank`."))
+            root, f"the leaderboard lacks columns {', '.join(missing)} — rebuild it with `slmboard rank`."), dataset=dataset)
     if lb.empty:
-        return Board(root, empty, message=_no_data_message(root, "the leaderboard has no rows."))
-    subs = pd.DataFrame()
-    if (root / SUBMISSIONS_PATH).is_file():
-        try:
-            subs = pd.read_parquet(root / SUBMISSIONS_PATH)
-        except Exception:  # the submissions table is decoration; the board works without it
-            subs = pd.DataFrame()
+        return Board(root, empty, message=_no_data_message(root, "the leaderboard has no rows."), dataset=dataset)
+    subs = _submissions(dataset)
     lb = _normalise(lb)
     if lb["model_revision"].isna().all() and {"model_id", "model_revision"} <= set(subs.columns):
         # the revision shown on hover comes from the submissions index when the leaderboard lacks it
         revs = subs.dropna(subset=["model_revision"]).drop_duplicates("model_id", keep="last")
         lb["model_revision"] = lb["model_id"].map(revs.set_index("model_id")["model_revision"])
-    return Board(root, lb, subs, primary=primary_judges(root, lb))
+    return Board(root, lb, subs, primary=primary_judges(dataset, lb), dataset=dataset)
+
+
+def _submissions(dataset: Dataset) -> pd.DataFrame:
+    path = dataset.file(SUBMISSIONS_INDEX_FILE)
+    try:
+        return pd.read_parquet(path) if path is not None else pd.DataFrame()
+    except Exception:  # the submissions table is decoration; the board works without it
+        return pd.DataFrame()
 
 
 def json_safe(value: Any) -> Any:

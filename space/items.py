@@ -1,7 +1,7 @@
 """Per-item records for the Items and Judges tabs.
 
-The checked columns (ids, scores, labels, categories) are read through ``toolkit.reading`` — the
-same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
+The checked columns (ids, scores, labels, categories) are read through the data layer
+(``toolkit.reading``) — the same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
 sorted by model, then naturally by item id (``xstest_2`` before ``xstest_10``). A page is then a slice of that index; only
 the long text of the rows on the page (prompt, response, judge output) is read afterwards, with a
 pyarrow filter on their ids, so a page never loads the text of a million rows.
@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
 
-RESERVED = ("leaderboard", "moderation", "submissions")
 ALL = "(all)"
 FAILED = "failed (no score)"
 LABELS = ("harmful", "ambiguous", "safe", FAILED)
@@ -46,15 +44,15 @@ def _natural_codes(values: pd.Categorical) -> np.ndarray:
     return np.where(codes >= 0, rank_of_cat[np.maximum(codes, 0)], -1)
 
 
-def load_index(root: Path) -> tuple[pd.DataFrame, str | None]:
+def load_index(data) -> tuple[pd.DataFrame, str | None]:
     """(every item record's checked columns, naturally sorted; an error message or None).
 
     Records that fail the checks are not shown: the message names the file, row and field."""
-    from toolkit import reading
     from toolkit.errors import SlmboardError
+    from toolkit.reading import read_item_frame
 
     try:
-        frame = reading.read_item_frame(root, columns=INDEX_COLUMNS)
+        frame = read_item_frame(data, columns=INDEX_COLUMNS)
     except SlmboardError as exc:
         empty = pd.DataFrame({c: pd.Series(dtype="object") for c in INDEX_COLUMNS})
         return empty, str(exc)
@@ -74,18 +72,30 @@ def load_index(root: Path) -> tuple[pd.DataFrame, str | None]:
 
 @dataclass
 class ItemStore:
-    root: Path
+    """The Items index of one data version; ``data``: a :class:`toolkit.reading.Dataset` or a folder."""
+
+    data: object
     _index: pd.DataFrame | None = None
     _by_suite: dict[str, pd.DataFrame] = field(default_factory=dict)
     error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _text_sets: dict[str, ds.Dataset | None] = field(default_factory=dict)
+    _choices: dict[tuple[str, str | None], list[str]] = field(default_factory=dict)
 
     def index(self) -> pd.DataFrame:
         with self._lock:  # concurrent first visits build it once
             if self._index is None:
-                self._index, self.error = load_index(Path(self.root))
+                self._index, self.error = load_index(self.data)
             return self._index
+
+    def _suite_files(self, suite: str) -> list[str]:
+        from toolkit.errors import SlmboardError
+        from toolkit.reading import open_data
+
+        try:
+            return [str(p) for p in open_data(self.data).suite_files(suite)]
+        except SlmboardError:  # no data to show: load_index says why
+            return []
 
     def warm(self) -> None:
         """Build the index in a background thread (at start-up), so the first Items visitor does not wait."""
@@ -101,13 +111,18 @@ class ItemStore:
     def suites(self) -> list[str]:
         return sorted(str(s) for s in self.index()["suite"].dropna().unique())
 
+    def _values(self, column: str, suite: str | None) -> list[str]:
+        """The values of ``column`` in the suite's records, sorted; once per suite (this index's data version)."""
+        if (column, suite) not in self._choices:
+            f = self.suite_frame(suite)
+            self._choices[(column, suite)] = sorted(str(v) for v in f[column].dropna().unique())
+        return self._choices[(column, suite)]
+
     def categories(self, suite: str | None) -> list[str]:
-        f = self.suite_frame(suite)
-        return sorted(str(v) for v in f["category"].dropna().unique())
+        return self._values("category", suite)
 
     def models(self, suite: str | None) -> list[str]:
-        f = self.suite_frame(suite)
-        return sorted(str(v) for v in f["model_id"].dropna().unique())
+        return self._values("model_id", suite)
 
     def select(self, suite: str | None, model: str | None = None, judge: str | None = None,
                label: str | None = None, category: str | None = None) -> pd.DataFrame:
@@ -125,7 +140,7 @@ class ItemStore:
     def text(self, suite: str, keys: pd.DataFrame) -> pd.DataFrame:
         """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``."""
         if suite not in self._text_sets:  # file footers read once per suite, not per page
-            files = sorted(str(p) for p in (Path(self.root) / "data" / suite).glob("*.parquet")) if suite else []
+            files = self._suite_files(suite) if suite else []
             self._text_sets[suite] = ds.dataset(files, format="parquet") if files else None
         d = self._text_sets[suite]
         if keys.empty or d is None:

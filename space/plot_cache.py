@@ -11,44 +11,28 @@ which ``gr.Plot`` passes through as is.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from typing import Callable
 
 import pandas as pd
+
+from space.memo import Memo
 
 MAX_ENTRIES = 128  # a PNG is ~50-150 kB as base64: a few MB at most
 
 
 class PlotCache:
     def __init__(self, max_entries: int = MAX_ENTRIES):
-        self.max_entries = max_entries
-        self._done: OrderedDict[tuple, object] = OrderedDict()
-        self._drawing: dict[tuple, threading.Lock] = {}
-        self._lock = threading.Lock()
-        self.draws = 0  # figures actually drawn (tests, benchmarks)
+        self._memo = Memo(max_entries)
+
+    @property
+    def draws(self) -> int:
+        """Figures actually drawn (tests, benchmarks)."""
+        return self._memo.computed
 
     def get(self, kind: str, rows: pd.DataFrame, columns: list[str], draw: Callable[[pd.DataFrame], object],
             fmt: str = "png"):
         """The encoded figure ``draw(rows)`` for ``rows`` (None when ``draw`` returns None)."""
-        key = (kind, fmt, rows_key(rows, columns))
-        with self._lock:
-            if key in self._done:
-                self._done.move_to_end(key)
-                return self._done[key]
-            per_key = self._drawing.setdefault(key, threading.Lock())
-        with per_key:  # one drawer per key; later arrivals find the result below
-            with self._lock:
-                if key in self._done:
-                    return self._done[key]
-            value = _encode(draw(rows), fmt)
-            with self._lock:
-                self.draws += 1
-                self._done[key] = value
-                self._drawing.pop(key, None)
-                while len(self._done) > self.max_entries:
-                    self._done.popitem(last=False)
-            return value
+        return self._memo.get((kind, fmt, rows_key(rows, columns)), lambda: _encode(draw(rows), fmt))
 
 
 def rows_key(rows: pd.DataFrame, columns: list[str]) -> str:

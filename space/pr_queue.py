@@ -7,8 +7,6 @@ import time
 
 import pandas as pd
 
-from toolkit.reviewing import parse_comment
-
 COLUMNS = ["PR", "title", "opened", "review", "reviewed commit", "result"]
 CACHE_SECONDS = 60.0
 
@@ -16,19 +14,11 @@ CACHE_SECONDS = 60.0
 def queue_table(dataset: str, api=None) -> pd.DataFrame:
     """One row per open pull request: status = passed / failed / not reviewed yet / outdated
     (commits were added after the latest review)."""
-    from huggingface_hub import HfApi
+    from toolkit.reading.queue import submission_queue
 
-    from toolkit.reviewing import open_pull_requests
-
-    api = api or HfApi()
     rows = []
-    for pr in open_pull_requests(api, dataset):
-        details = api.get_discussion_details(dataset, pr.num, repo_type="dataset")
-        heads = [e.oid for e in details.events if getattr(e, "type", "") == "commit"]
-        latest = None
-        for e in details.events:
-            parsed = parse_comment(getattr(e, "content", "") or "") if getattr(e, "type", "") == "comment" else None
-            latest = parsed or latest
+    for queued in submission_queue(dataset, api):
+        pr, heads, latest = queued.pr, queued.heads, queued.review
         if latest is None:
             status, head, summary = "not reviewed yet", "—", ""
         else:

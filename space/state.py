@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from space.data import LEADERBOARD_PATH, Board, load_board
+from space.data import LEADERBOARD_PATH, Board, data_source, load_board
 from space.items import ItemStore
 from space.plot_cache import PlotCache
 
@@ -26,8 +26,9 @@ class Settings:
     refresh_seconds: float = 300.0
     #: Hub dataset whose open pull requests the Submit tab lists (None: the served dataset when it is a Hub id)
     queue_dataset: str | None = None
-    #: build the Items index in the background at start-up and after a reload
-    warm_items: bool = True
+    #: at start-up and after a reload, in the background: build the Items index and prepare the views
+    #: of every (suite, judge, sort) (space/prepared.py)
+    warm: bool = True
     #: serve Gradio's front-end files from memory, compressed once, and the page gzipped (space/static_cache.py)
     static_cache: bool = True
 
@@ -40,7 +41,7 @@ class Holder:
         self.data = data
         self.warm = warm
         self.board: Board = load_board(data)
-        self.items = ItemStore(self.board.data_dir)
+        self.items = ItemStore(self.board.dataset or self.board.data_dir)
         self.plots = PlotCache()  # keyed by the rows drawn: stays valid across reloads
         #: called after each reload, in the reloading event (the app re-bakes the landing view)
         self.on_reload: list = []
@@ -62,7 +63,7 @@ class Holder:
 
     def reload(self, board: Board | None = None) -> Board:
         board = board if board is not None else load_board(self.data)
-        items = ItemStore(board.data_dir)
+        items = ItemStore(board.dataset or board.data_dir)
         if self.warm:
             items.warm()
         self.items = items
@@ -87,8 +88,14 @@ class Holder:
                 self.reload(latest if hub else None)
 
     def is_hub(self) -> bool:
-        raw = str(self.data or "")
-        return raw.count("/") == 1 and not Path(raw).exists() and not raw.startswith((".", "/", "~"))
+        return not isinstance(data_source(self.data), Path)
+
+    def hub_id(self) -> str | None:
+        """The Hub dataset the Space serves (ORG/NAME), None for a local folder."""
+        from toolkit.reading import parse_hub_id
+
+        hub = parse_hub_id(data_source(self.data))
+        return hub.repo_id if hub is not None else None
 
 
 def share_query(values: dict[str, object], defaults: dict[str, object]) -> str:

@@ -7,22 +7,23 @@ bar (history.replaceState), so the URL links to the view.
 
 Opening the page costs the server nothing when nothing needs computing: the landing view is baked
 into the page (space/landing.py), the page's load event runs in the browser only and copies the
-query string into a hidden textbox, and only a change of it (a shared view's URL) starts the
-restore event. Tabs work alike: selecting one writes its key into another hidden textbox, whose
-change computes the tab; selecting the tab the page already shows starts nothing.
+query string into the hidden textbox of the tab it opens, and only a change of it (a shared view's
+URL) starts that tab's restore event, which answers for the components that tab shows. Tabs work
+alike: selecting one writes a request for it into another hidden textbox, whose change computes the
+tab; selecting the tab the page already shows starts nothing. What a linked view costs is computed
+once per data version (space/prepared.py).
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import parse_qsl
 
 import gradio as gr
 
+from space.prepared import ViewOutputs, read_url_js, select_tab_js
 from space.tabs.base import Ctx, TabView
 
 WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
-READ_URL = "() => location.search.replace(/^\\?/, '')"
 PRIVATE = dict(api_visibility="private")
 HUB_PROBE_SECONDS = 10.0  # Refresh on a Hub dataset: at most one snapshot probe per this many seconds
 
@@ -63,13 +64,17 @@ class _Page:
         self.tab_state = gr.State("leaderboard")
         self.full_out = [empty_msg, suite_dd, judge_dd, note, *(p.component for p in self.free), *view_outputs]
         self.inputs = [suite_dd, judge_dd, self.tab_state, *(p.component for p in self.params)]
-        # written in the browser only (see the module docstring): the page's query string, the tab just selected
-        self.query_in = gr.Textbox("", visible=False, elem_id="query-in")
+        # written in the browser only (see the module docstring): the page's query string (in the textbox of the
+        # tab it opens), the tab just selected
+        self.query_in = {key: gr.Textbox("", visible=False, elem_id=f"query-in-{key}") for key in [*tab_components, "all"]}
         self.tab_request = gr.Textbox("leaderboard", visible=False, elem_id="tab-request")
+        self.memo = ViewOutputs()
+        self.preparing = None  # the thread preparing this data version's views (prepare)
         # the data version (Holder.version) this page shows: held by the browser, not a gr.State, because a
         # session copies a State's initial value only when it first uses it (maybe after a re-bake)
         self.seen = gr.Number(0, precision=0, visible=False, elem_id="data-version")
         self.restore_out = [*self.full_out, tabs, self.tab_state, share, self.tab_request, self.seen]
+        self.restore_at = self._restore_positions(views, tab_components)
 
     def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
         """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
@@ -78,10 +83,49 @@ class _Page:
             wanted = (only is None or v.key in only) and (deferred is None or v.deferred == deferred)
             asked = any(values.get(p.key) != p.default for p in v.params)  # the URL asks for this tab's view
             if v.update is not None and wanted and (not v.lazy or v.key == tab or (only is None and asked)):
-                out += list(v.update(suite, judge, values))
+                out += self.view_outputs(v, suite, judge, values)
             else:
                 out += [gr.skip()] * len(v.outputs)
         return out
+
+    def _restore_positions(self, views: list[TabView], tab_components: dict) -> dict[str, list[int]]:
+        """Per tab, the positions in ``restore_out`` its restore event answers for: the selectors, the free
+        inputs, the views always shown and the tab's own (not its details, which a row click fills and
+        the baked page shows empty), the tabs and the view's query. Not the empty-data message (baked per
+        data version) nor the tab request (the browser's selection of the restored tab starts nothing)."""
+        head = 4 + len(self.free)
+        at, own = head, {}
+        for v in views:
+            own[id(v)] = range(at, at + len(v.outputs) - v.details)
+            at += len(v.outputs)
+        tail = [len(self.full_out) + i for i in (0, 1, 2, 4)]  # tabs, tab_state, share, seen
+        per_tab = {key: [*range(1, head), *(i for v in views if not v.lazy or v.key == key for i in own[id(v)]), *tail]
+                   for key in tab_components}
+        # a link that also sets an input of a tab it does not open (computed only when shown): everything
+        every = [*range(1, head), *(i for v in views for i in own[id(v)]), *tail]
+        return {**per_tab, "all": every}
+
+    def view_outputs(self, v: TabView, suite, judge, values: dict) -> list:
+        """A view's outputs; a view that is a function of the data and its inputs is computed once per
+        data version and inputs (space/prepared.py)."""
+        if not v.memo:
+            return list(v.update(suite, judge, values))
+        keys = sorted({p.key for p in v.params} | v.reads)
+        return self.memo.view(self.holder.version, self.views.index(v), suite, judge, keys, values,
+                              lambda: v.update(suite, judge, values))
+
+    def new_data_version(self) -> None:
+        """Forget the views of earlier data versions (their keys would never be asked again)."""
+        self.memo = ViewOutputs()
+
+    def prepare(self) -> None:
+        """The views of every (suite, judge) and prepared input value (e.g. each sort of the leaderboard),
+        computed in the background for this data version."""
+        board = self.holder.board
+        combos = [(suite, judge, {**self.defaults, p.key: value}) for suite in board.suites()
+                  for judge in board.judges(suite) for p in self.params for value in p.prepare]
+        self.preparing = self.memo.prepare(lambda: self.holder.version, combos, lambda suite, judge, values:
+                                           self.compute(suite, judge, "leaderboard", values, deferred=None))
 
     def full(self, suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
         board = self.holder.board
@@ -104,8 +148,19 @@ class _Page:
         suite, judge, tab, *vals = args
         return suite, judge, tab, dict(zip(self.keys, vals))
 
+    def restore_event(self, key: str):
+        def run(query: str, *args):
+            """Tab ``key``'s restore: its components of the view the query string asks for."""
+            out = self.on_restore(query, *args)
+            return [out[i] for i in self.restore_at[key]]
+        return run
+
     def on_restore(self, query: str, *args):
-        """The view a URL's query string asks for (``query`` without its ``?``)."""
+        """The view a URL's query string asks for (``query`` without its ``?``), every output of
+        ``restore_out``; computed once per (data version, query, page state)."""
+        return self.memo.restore(self.holder.version, query, args, lambda: self._restore(query, *args))
+
+    def _restore(self, query: str, *args) -> list:
         _, _, _, values = self.unpack(args)
         q = dict(parse_qsl(query or "", keep_blank_values=True))
         for key, raw in q.items():
@@ -125,11 +180,12 @@ class _Page:
 
     def landing(self) -> list:
         """What the plain address shows (outputs in ``restore_out`` order), for space/landing.py to bake."""
-        return self.on_restore("", None, None, "leaderboard", *(p.default for p in self.params))
+        return self._restore("", None, None, "leaderboard", *(p.default for p in self.params))
 
-    def on_tab(self, key: str, *args):
-        """A tab was selected: compute it, figures included (one event: a tab's figures are mostly drawn
-        already), and its query string; nothing when the page already shows it (e.g. after a restore)."""
+    def on_tab(self, request: str, *args):
+        """A tab was selected (``request``: its key and when): compute it, figures included (one event: a
+        tab's figures are mostly drawn already), and its query string; nothing when it is shown already."""
+        key = request.split(":", 1)[0]
         suite, judge, shown, values = self.unpack(args)
         if key not in self.tab_components or key == shown:
             return [gr.skip()] * (len(self.full_out) + 2)
@@ -203,9 +259,13 @@ class _Page:
 def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     """Load (URL restore), suite and judge choice, Refresh and the refresh timer."""
     inputs, full_out = page.inputs, page.full_out
-    demo.load(None, None, [page.query_in], js=READ_URL, **PRIVATE)
-    restore = page.query_in.change(page.on_restore, [page.query_in, *inputs], page.restore_out, **PRIVATE)
-    restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
+    keys = list(page.tab_components)
+    tab_of_param = {p.key: v.key for v in page.views if v.lazy for p in v.params}
+    demo.load(None, None, list(page.query_in.values()), js=read_url_js(keys, keys[0], tab_of_param), **PRIVATE)
+    for key, query_in in page.query_in.items():
+        outputs = [page.restore_out[i] for i in page.restore_at[key]]
+        restore = query_in.change(page.restore_event(key), [query_in, *inputs], outputs, **PRIVATE)
+        restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
     page.then_url(refresh.click(page.on_refresh, inputs, [*full_out, page.seen], **PRIVATE))
@@ -216,9 +276,11 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
 
 
 def _wire_tabs(page: _Page) -> None:
-    """Selecting a tab writes its key in the browser; a new key computes the tab (lazy views)."""
+    """Selecting a tab writes a request for it in the browser (none when the page shows it already); a
+    request computes the tab (lazy views)."""
+    first = next(iter(page.tab_components))
     for key, tab in page.tab_components.items():
-        tab.select(None, None, [page.tab_request], js=f"() => {json.dumps(key)}", **PRIVATE)
+        tab.select(None, [page.tab_request], [page.tab_request], js=select_tab_js(key, first), **PRIVATE)
     event = page.tab_request.change(page.on_tab, [page.tab_request, *page.inputs],
                                     [*page.full_out, page.tab_state, page.share], **PRIVATE)
     event.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)

@@ -154,6 +154,19 @@ class CliCase:
     description: str
     argv: list[str]
     message: str
+    prepare: Callable[[Path], None] | None = None  # writes what the command reads into the test's folder
+
+
+def _dataset_with_a_bad_manifest(tmp: Path) -> None:
+    """A published dataset folder (one per-item file) whose manifest lacks model_revision."""
+    import pandas as pd
+
+    (tmp / "ds" / "data" / "smoke").mkdir(parents=True)
+    pd.DataFrame([make_item_row("smoke_001", 1.0)]).drop(columns=["generation", "item_metadata"], errors="ignore").to_parquet(
+        tmp / "ds" / "data" / "smoke" / "s__heuristic-v1.parquet")
+    (tmp / "ds" / "submissions").mkdir()
+    (tmp / "ds" / "submissions" / "s.json").write_text(json.dumps({"submission_id": "s", "model_id": "org/m",
+                                                                   "toolkit_version": "1"}))
 
 
 CLI_CASES: list[CliCase] = [
@@ -168,6 +181,8 @@ CLI_CASES: list[CliCase] = [
             "the learned judge takes no ':<argument>'"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
+    CliCase("rank_bad_manifest", "rank <a dataset folder whose manifest lacks model_revision>", ["rank", "{tmp}/ds"],
+            "submissions/s.json:model_revision: required field is missing", _dataset_with_a_bad_manifest),
     CliCase("shard_and_shards", "generate --shard 0/2 --shards 2", ["generate", "--out", "{tmp}/run", "--shard", "0/2", "--shards", "2"],
             "shards fans the whole run out: give one of the two"),
     CliCase("ray_address_local", "generate --executor local --ray-address ADDR",

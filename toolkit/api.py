@@ -152,10 +152,14 @@ def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = 1000,
 
     DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
     (suite, judge) group at a time, so memory follows the largest group, not the number of records.
+    ``coverage`` uses ``suite_totals``, by default the suite totals the dataset's manifests record.
     """
-    from .ranking import rank_records
+    from .reading import leaderboard, write_leaderboard
 
-    return rank_records(data, out=out, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
+    table = leaderboard(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
+    if out is not None:
+        write_leaderboard(table, out)
+    return table
 
 
 def import_results(
@@ -267,29 +271,9 @@ def agreement(
 
     Returns (result keyed by suite, (json path, csv path) or None).
     """
-    from .judging.agreement import agreement_by_suite, resolve_judge_id, write_agreement
-    from .reading import iter_item_groups, open_items
+    from .judging.agreement import judge_agreement
 
-    from .errors import BadOption
-
-    source = open_items(data)
-    present = sorted({judge for _, judge in source.groups()})
-    try:
-        judges = [resolve_judge_id(pd.DataFrame({"judge_id": present}), j) for j in (judge_a, judge_b)]
-    except ValueError as exc:  # an unknown judge name: the caller's input, not a bug
-        raise BadOption(str(exc)) from exc
-    # Only the two judges' groups are read (each checked by the reader).
-    columns = ["suite", "judge_id", "model_id", "item_id", "score"]
-    frames = [g.frame for g in iter_item_groups(source, columns=columns, judges=judges)]
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    try:
-        result, extra = agreement_by_suite(frame, judges[0], judges[1])
-    except BadOption:  # a repeated judge name
-        raise
-    except ValueError as exc:
-        raise BadOption(str(exc)) from exc
-    paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
-    return result, paths
+    return judge_agreement(data, judge_a, judge_b, out=out)
 
 
 def analyze(

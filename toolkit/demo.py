@@ -30,7 +30,7 @@ def run_demo(
     from .generation.runner import generate
     from .judging.runner import judge_run
     from .publishing.submit import submit
-    from .ranking import rank_records
+    from .reading import leaderboard, write_leaderboard
     from .space_launcher import launch_space
     from .validation import validate_path
 
@@ -50,14 +50,17 @@ def run_demo(
     from .runs import RunDir
 
     sid = RunDir(run_dir).load_config().submission_id
-    if (dataset / "submissions" / f"{sid}.json").exists():
+    from .dataset_layout import manifest_file
+
+    if (dataset / manifest_file(sid)).exists():
         console.print(f"{sid} is already in {dataset}; skipping (use --fresh to start over)")
     else:
         sub = submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
         console.print(f"{sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
 
     console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
-    table = rank_records(dataset, out=workdir / "leaderboard", n_bootstrap=n_bootstrap)
+    table = leaderboard(dataset, n_bootstrap=n_bootstrap)
+    write_leaderboard(table, workdir / "leaderboard")
     print_leaderboard(table, console)
 
     result = {"run": run_dir, "dataset": dataset, "leaderboard": table}

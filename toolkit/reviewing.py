@@ -8,24 +8,22 @@ Checks, on a snapshot of the PR's head beside one of ``main``:
   each suite (``check_published_item_set``: no item missing unless declared partial, no unknown id,
   no altered prompt); every new record file is listed by a manifest;
 * per-item files and manifests already on ``main`` are unchanged and not deleted (append-only).
-The comment starts with :data:`MARKER` and names the reviewed commit, so the Space's queue shows the
-latest result and whether the PR moved on since.
+The comment starts with :data:`~toolkit.reading.queue.MARKER` and names the reviewed commit (the format
+the data layer's queue reads, :mod:`toolkit.reading.queue`), so the Space's queue shows the latest
+result and whether the PR moved on since. Both snapshots are opened through the data layer
+(:func:`toolkit.reading.open_data`, ``ORG/NAME@refs/pr/N``).
 """
 from __future__ import annotations
 
 import hashlib
-import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import dataset_layout as layout
 from .errors import SlmboardError
+from .reading.queue import MARKER, REVIEWED, open_pull_requests, parse_comment  # noqa: F401 (parse_comment: re-exported)
 
-MARKER = "<!-- slmboard-review -->"
 MAX_LISTED = 20
-_HEAD = re.compile(r"reviewed commit `([0-9a-f]{7,40})`")
-APPEND_ONLY = ("data/", "submissions/")
-SHARED = ("data/leaderboard/", "data/submissions/")  # rebuilt by every submission
 
 
 @dataclass
@@ -61,21 +59,22 @@ def check_pr_folder(pr: Path, main: Path | None, data_dir: str | Path | None = N
     pr_files = _files(pr)
     main_files = _files(main) if main is not None else {}
     for rel, path in sorted(main_files.items()):
-        if not rel.startswith(APPEND_ONLY) or rel.startswith(SHARED):
+        if not rel.startswith(layout.APPEND_ONLY) or rel.startswith(layout.REBUILT):
             continue
         if rel not in pr_files:
             problems.append(f"{rel}: deleted by the pull request (per-item files and manifests are append-only)")
         elif _sha(pr_files[rel]) != _sha(path):
             problems.append(f"{rel}: changed by the pull request (per-item files and manifests are append-only)")
     added, notes, listed = [], [], set()
-    for rel in sorted(r for r in pr_files if r.startswith("submissions/") and r.endswith(".json") and r not in main_files):
+    for rel in sorted(r for r in pr_files if layout.is_manifest_path(r) and r not in main_files):
         found, n_notes, paths = _check_added_manifest(rel, pr_files, data_dir)
         problems += found
         notes += n_notes
         listed |= paths
-        added.append(rel.removeprefix("submissions/").removesuffix(".json"))
+        added.append(layout.submission_id_of_manifest(rel))
     for rel in sorted(pr_files):  # a record file no manifest lists would be published unaccounted for
-        if rel.startswith("data/") and not rel.startswith(SHARED) and rel not in main_files and rel not in listed:
+        if (rel.startswith(f"{layout.DATA_DIR}/") and not rel.startswith(layout.REBUILT) and rel not in main_files
+                and rel not in listed):
             problems.append(f"{rel}: not listed in the record_files of any submission manifest the pull request adds")
     return problems, report.n_records, added, notes
 
@@ -120,58 +119,43 @@ def comment_text(r: Review) -> str:
     head = f"{MARKER}\n**slmboard review**: "
     if r.ok:
         body = (f"✅ passed — {r.n_records} record(s) checked; submission(s): {', '.join(r.submissions) or 'none'}. "
-                f"reviewed commit `{r.head}`")
+                f"{REVIEWED} `{r.head}`")
     else:
         listed = "\n".join(f"- {e}" for e in r.errors[:MAX_LISTED])
         more = f"\n- … and {len(r.errors) - MAX_LISTED} more" if len(r.errors) > MAX_LISTED else ""
-        body = f"❌ failed — {len(r.errors)} problem(s). reviewed commit `{r.head}`\n\n{listed}{more}"
+        body = f"❌ failed — {len(r.errors)} problem(s). {REVIEWED} `{r.head}`\n\n{listed}{more}"
     if r.notes:
         body += "\n\nNot checked:\n" + "\n".join(f"- {n}" for n in r.notes[:MAX_LISTED])
     return head + body
-
-
-def parse_comment(text: str) -> dict | None:
-    """{"ok", "head", "summary"} of a review comment; None for any other comment."""
-    if not text.startswith(MARKER):
-        return None
-    m = _HEAD.search(text)
-    first = text.split("\n")[1] if "\n" in text else text
-    return {"ok": "✅ passed" in first, "head": m.group(1) if m else None,
-            "summary": first.replace("**slmboard review**: ", "").split(" reviewed commit")[0].rstrip(". ")}
-
-
-def open_pull_requests(api, repo_id: str) -> list:
-    return list(api.get_repo_discussions(repo_id, repo_type="dataset", discussion_type="pull_request",
-                                         discussion_status="open"))
 
 
 def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
                    data_dir: str | Path | None = None) -> list[Review]:
     """Review every open pull request of ``repo_id``; with ``post``, comment each result on its PR.
     ``data_dir``: the benchmark mirror the suites' canonical item lists load from (as `submit --data-dir`)."""
-    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub import HfApi
     from huggingface_hub.utils import RepositoryNotFoundError
 
+    from .reading import HubId, open_data, parse_hub_id
+    from .reading.queue import pull_request_details
+
     api = HfApi(token=token)
-    repo_id = repo_id.removeprefix("hf://datasets/")
+    hub = parse_hub_id(repo_id) or HubId(repo_id, None)
     try:
-        prs = open_pull_requests(api, repo_id)
+        prs = open_pull_requests(api, hub.repo_id)
     except RepositoryNotFoundError as exc:
-        raise SlmboardError(f"dataset {repo_id!r} not found on the Hub (or not visible with this token)") from exc
+        raise SlmboardError(f"dataset {hub.repo_id!r} not found on the Hub (or not visible with this token)") from exc
     reviews = []
-    with tempfile.TemporaryDirectory(prefix="slmboard-review-") as tmp:
-        main = Path(snapshot_download(repo_id, repo_type="dataset", local_dir=Path(tmp) / "main", token=token))
-        for pr in prs:
-            details = api.get_discussion_details(repo_id, pr.num, repo_type="dataset")
-            heads = [e.oid for e in details.events if getattr(e, "type", "") == "commit"]
-            where = Path(tmp) / f"pr{pr.num}"
-            snapshot_download(repo_id, repo_type="dataset", revision=f"refs/pr/{pr.num}", local_dir=where, token=token)
-            head = heads[-1] if heads else api.dataset_info(repo_id, revision=f"refs/pr/{pr.num}").sha
-            problems, n, added, notes = check_pr_folder(where, main, data_dir)
-            # local paths mean nothing on the Hub: name files relative to the PR
-            problems = [p.replace(str(where) + "/", "") for p in problems]
-            r = Review(pr.num, pr.title, head, problems, n, added, notes)
-            reviews.append(r)
-            if post:
-                api.comment_discussion(repo_id, pr.num, comment_text(r), repo_type="dataset")
+    main = open_data(str(hub)).root
+    for pr in prs:
+        queued = pull_request_details(api, hub.repo_id, pr)
+        snapshot = open_data(str(HubId(hub.repo_id, f"refs/pr/{pr.num}")))
+        head = queued.heads[-1] if queued.heads else snapshot.revision
+        problems, n, added, notes = check_pr_folder(snapshot.root, main, data_dir)
+        # local paths mean nothing on the Hub: name files relative to the PR
+        problems = [p.replace(str(snapshot.root) + "/", "") for p in problems]
+        r = Review(pr.num, pr.title, head, problems, n, added, notes)
+        reviews.append(r)
+        if post:
+            api.comment_discussion(hub.repo_id, pr.num, comment_text(r), repo_type="dataset")
     return reviews

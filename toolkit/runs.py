@@ -81,8 +81,12 @@ class RunDir:
     def response_file(self, suite: str) -> Path:
         return self.responses_dir / f"{suite}.jsonl"
 
+    @property
+    def judgments_root(self) -> Path:
+        return self.root / "judgments"
+
     def judgments_dir(self, judge_id: str) -> Path:
-        return self.root / "judgments" / judge_slug(judge_id)
+        return self.judgments_root / judge_slug(judge_id)
 
     def judgment_file(self, judge_id: str, suite: str) -> Path:
         return self.judgments_dir(judge_id) / f"{suite}.jsonl"
@@ -90,11 +94,15 @@ class RunDir:
     def judge_config_file(self, judge_id: str) -> Path:
         return self.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
 
+    @property
+    def moderation_dir(self) -> Path:
+        return self.root / "moderation"
+
     def moderation_file(self, benchmark: str) -> Path:
-        return self.root / "moderation" / f"{benchmark}.jsonl"
+        return self.moderation_dir / f"{benchmark}.jsonl"
 
     def moderation_files(self) -> list[Path]:
-        base = self.root / "moderation"
+        base = self.moderation_dir
         return sorted(base.glob("*.jsonl")) if base.is_dir() else []
 
     @property
@@ -119,5 +127,5 @@ class RunDir:
         return sorted(self.responses_dir.glob("*.jsonl")) if self.responses_dir.is_dir() else []
 
     def judgment_files(self) -> list[Path]:
-        base = self.root / "judgments"
+        base = self.judgments_root
         return sorted(base.glob("*/*.jsonl")) if base.is_dir() else []

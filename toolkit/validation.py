@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission
 
+from . import dataset_layout as layout
 from .errors import RecordError, RecordFileError, ValidationFailed, pydantic_errors
 from .records_io import iter_rows, record_files
 
@@ -58,7 +59,7 @@ def _manifest_files(path: Path) -> list[Path]:
     return sorted(
         p
         for p in path.rglob("*.json")
-        if p.parent.name == "submissions" and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        if p.parent.name == layout.MANIFEST_DIR and not any(part.startswith(".") for part in p.relative_to(path).parts)
     )
 
 
@@ -137,12 +138,10 @@ def validate_path(
 
 def _dataset_file_kinds(path: Path) -> dict[Path, str] | None:
     """In a published dataset folder, the record type of each file follows from where it lives."""
-    from . import dataset_layout as layout
-
-    if not (path.is_dir() and (path / layout.DATA_DIR).is_dir() and (path / "README.md").is_file()):
+    if not (path.is_dir() and (path / layout.DATA_DIR).is_dir() and (path / layout.CARD_FILE).is_file()):
         return None
     kinds = {f: "item" for f in layout.item_files(path)}
-    kinds.update({f: "moderation" for f in sorted((path / layout.DATA_DIR / "moderation").glob("*.parquet"))})
+    kinds.update({f: "moderation" for f in layout.moderation_files(path)})
     board = path / layout.LEADERBOARD_FILE
     if board.is_file():
         kinds[board] = "leaderboard"

@@ -29,6 +29,8 @@ class Param:
     parse: Callable[[str], Any] | None = None
     #: reset to the default when the suite changes (its choices depend on the suite)
     per_suite: bool = False
+    #: values whose views are computed ahead for every (suite, judge), once per data version
+    prepare: tuple = ()
 
 
 @dataclass
@@ -44,3 +46,8 @@ class TabView:
     lazy: bool = False
     #: computed in a follow-up event, after the rest of the page has answered (slow figures)
     deferred: bool = False
+    #: the last outputs only a click on a row fills (``update`` clears them): a restored view leaves them empty
+    details: int = 0
+    #: ``update`` is a function of the data, suite, judge and the values of ``params`` and ``reads``
+    #: only: its outputs are kept once per data version and inputs (space/prepared.py)
+    memo: bool = False

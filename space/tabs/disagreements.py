@@ -90,4 +90,5 @@ def build(ctx: Ctx) -> TabView:
         t.select(open_pair, [suite_state, t], [side, prompt, response], api_visibility="private")
     params = [Param("ja", judge_a, None, per_suite=True), Param("jb", judge_b, None, per_suite=True),
               Param("kind", kind, KINDS[0])]
-    return TabView("disagreements", params, [judge_a, judge_b, info, table, failed, suite_state], update, lazy=True)
+    return TabView("disagreements", params, [judge_a, judge_b, info, table, failed, suite_state], update, lazy=True,
+                   memo=True)

@@ -66,6 +66,7 @@ def build(ctx: Ctx) -> TabView:
     table.select(open_item, [rows_state], [d_prompt, d_response, d_judge], api_visibility="private")
     params = [Param("model", model, ALL, per_suite=True), Param("label", label, ALL),
               Param("category", cat, ALL, per_suite=True), Param("page", page, 1, parse=_page, per_suite=True)]
-    view = TabView("items", params, [model, cat, table, rows_state, info, d_prompt, d_response, d_judge], update, lazy=True)
+    view = TabView("items", params, [model, cat, table, rows_state, info, d_prompt, d_response, d_judge], update, lazy=True,
+                   memo=True, details=3)
     view.pager = (prev, nxt, page)  # the app wires them: a step changes `page`, then the usual update
     return view

@@ -73,4 +73,4 @@ def build(ctx: Ctx) -> TabView:
         note = f"\n\n**Records not shown:** {md_escape(h.items.error)}" if h.items.error else ""
         return agreement_markdown(frame, suite, judges) + note, per_model_table(frame, judges)
 
-    return TabView("judges", [], [md, table], update, lazy=True)
+    return TabView("judges", [], [md, table], update, lazy=True, memo=True)

@@ -15,4 +15,4 @@ def build(ctx: Ctx) -> TabView:
         rows = shown_rows(ctx.holder.board, suite, judge, values)
         return (ctx.holder.plots.get("label_mix", rows, LABEL_MIX_COLUMNS, label_mix_figure),)
 
-    return TabView("labelmix", [], [plot], update, reads=set(FILTER_KEYS), lazy=True)
+    return TabView("labelmix", [], [plot], update, reads=set(FILTER_KEYS), lazy=True, memo=True)

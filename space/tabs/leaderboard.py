@@ -93,11 +93,11 @@ def build(ctx: Ctx) -> list[TabView]:
 
     params = [Param("family", family, [], parse=lambda s: [x for x in s.split(",") if x]),
               Param("size", size, "any"), Param("tuned", tuned, "any"), Param("q", search, ""),
-              Param("sort", sort, "rank (raw)"),
+              Param("sort", sort, "rank (raw)", prepare=tuple(SORTS)),
               Param("cols", cols, list(DEFAULT_GROUPS), parse=lambda s: [x for x in s.split(",") if x in GROUPS])]
-    view = TabView("leaderboard", params, [table, cap, family], update)
+    view = TabView("leaderboard", params, [table, cap, family], update, memo=True)
     view.download = (download, files, write_files)  # wired by the app (needs the shared selectors)
     # the interval plot follows the table in a second event, so the table shows first (the landing view has
     # both baked into the page, see space/landing.py; a restored view computes both in one event)
-    figure = TabView("leaderboard", [], [plot], update_plot, reads=set(FILTER_KEYS), deferred=True)
+    figure = TabView("leaderboard", [], [plot], update_plot, reads=set(FILTER_KEYS), deferred=True, memo=True)
     return [view, figure]

@@ -1,14 +1,13 @@
 """Moderators tab (paper 2, Safety-Flag): moderators ranked by macro-F1 with FAR / miss / error
 direction / ECE / AURC side by side, reliability diagrams, risk-coverage curves and the cost map.
 
-Reads ``<data_dir>/data/moderation/*.parquet`` (the dataset's ``moderation`` config) and computes
+Reads the dataset's ``moderation`` config through the data layer (``toolkit.reading``) and computes
 the report with ``toolkit.moderation`` (numpy / pandas / scipy; no torch). Every data string
 reaches the browser as a Dataframe cell of type "str" or inside a matplotlib PNG: no HTML from data.
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -43,13 +42,17 @@ def _ci(r: pd.Series, k: str) -> str:
     return v if v == "—" or _f(r[f"{k}_lo"]) == "—" else f"{v} [{_f(r[f'{k}_lo'])}, {_f(r[f'{k}_hi'])}]"
 
 
-def load_records(data_dir: str | Path) -> pd.DataFrame | None:
-    files = sorted((Path(data_dir) / "data" / "moderation").glob("*.parquet"))
-    if not files:
-        return None
-    from toolkit.moderation.records import read_moderation
+def load_records(data) -> pd.DataFrame | None:
+    """The dataset's ModerationRecords (its ``moderation`` config), None when it has none (or no data)."""
+    from toolkit.errors import RecordFileError
+    from toolkit.reading import open_data
+    from toolkit.reading.moderation import read_moderation
 
-    return read_moderation(Path(data_dir) / "data" / "moderation")
+    try:
+        files = open_data(data).published_moderation_files()
+    except RecordFileError:  # no such folder: nothing to show
+        return None
+    return read_moderation(files) if files else None
 
 
 def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = MACRO) -> pd.DataFrame:
@@ -66,9 +69,9 @@ def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = M
     return pd.DataFrame(out, columns=HEADERS)
 
 
-def compute(data_dir: str | Path, n_bootstrap: int = 2000):
+def compute(data, n_bootstrap: int = 2000):
     """(records, report table) or (None, None) when the dataset has no moderation config."""
-    frame = load_records(data_dir)
+    frame = load_records(data)
     if frame is None:
         return None, None
     from toolkit.moderation.report import compute_report
@@ -88,11 +91,11 @@ def figures(frame: pd.DataFrame, table: pd.DataFrame):
             F.cost_map_figure(costs) if len(costs) else None)
 
 
-def build_moderators_tab(data_dir: str | Path) -> None:
+def build_moderators_tab(data) -> None:
     """Add the tab's components to the enclosing gradio Blocks/Tab context."""
     import gradio as gr
 
-    frame, table = compute(data_dir)
+    frame, table = compute(data)
     if frame is None:
         gr.Markdown(EMPTY, elem_id="moderators-empty")
         return
@@ -119,7 +122,8 @@ def build(ctx):
     import gradio as gr
 
     try:
-        build_moderators_tab(ctx.holder.board.data_dir)
+        board = ctx.holder.board
+        build_moderators_tab(board.dataset or board.data_dir)
     except Exception as exc:  # this tab's failure must not take the page down
         gr.Markdown(f"{EMPTY}\n\n(moderators tab failed: {md_escape(type(exc).__name__)}: {md_escape(str(exc))})")
     return TabView("moderators")

@@ -16,4 +16,4 @@ def build(ctx: Ctx) -> TabView:
         return (ctx.holder.plots.get("rank_sensitivity", rows, RANK_SENSITIVITY_COLUMNS,
                                      rank_sensitivity_figure),)
 
-    return TabView("sensitivity", [], [plot], update, reads=set(FILTER_KEYS), lazy=True)
+    return TabView("sensitivity", [], [plot], update, reads=set(FILTER_KEYS), lazy=True, memo=True)

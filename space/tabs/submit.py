@@ -14,7 +14,7 @@ from space.texts import SUBMIT_MD
 def queue_dataset(ctx: Ctx) -> str | None:
     if ctx.settings.queue_dataset:
         return ctx.settings.queue_dataset
-    return str(ctx.holder.data).removeprefix("hf://datasets/") if ctx.holder.is_hub() else None
+    return ctx.holder.hub_id()
 
 
 def build(ctx: Ctx) -> TabView:

@@ -85,6 +85,8 @@ def test_bad_files(case, tmp_path, capsys):
 @pytest.mark.parametrize("case", CLI_CASES, ids=lambda c: c.name)
 def test_bad_cli_arguments(case, tmp_path, capsys):
     run = make_run(tmp_path / "a-run")
+    if case.prepare is not None:
+        case.prepare(tmp_path)
     argv = [a.format(tmp=tmp_path, run=run) for a in case.argv]
     rc = main(argv)
     text = capsys.readouterr().err

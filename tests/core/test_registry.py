@@ -68,7 +68,7 @@ def test_unused_judges_are_not_imported():
     [
         (["generate", "--out", "{tmp}/r", "--suites", "nope"], "unknown suite 'nope'; valid suites: "),
         (["generate", "--out", "{tmp}/r", "--model", "nope", "--suites", "smoke"], "unknown model backend 'nope'; valid model backends: hf, openai, vllm"),
-        (["judge", "{tmp}/r", "--judge", "nope"], "unknown judge 'nope'; valid judges: bbq, guard, heuristic, mdjudge, openai"),
+        (["judge", "{tmp}/r", "--judge", "nope"], "unknown judge 'nope'; valid judges: bbq, guard, heuristic, learned, mdjudge, openai"),
     ],
 )
 def test_cli_prints_one_line_for_every_unknown_component(tmp_path, capsys, argv, message):

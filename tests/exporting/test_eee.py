@@ -224,7 +224,7 @@ def test_the_files_alone_rebuild_the_same_leaderboard(exported):
     back the same s_raw, s_adj, hcr, ar, srr, score_*, ranks and n_failed."""
     import pandas as pd
 
-    from toolkit.scoring import compute_leaderboard
+    from toolkit.reading import leaderboard
 
     data, out = exported
     aggregates, samples = validate_tree(out)
@@ -237,7 +237,7 @@ def test_the_files_alone_rebuild_the_same_leaderboard(exported):
         failed = json.loads(d["failed_item_ids"])
         assert len(failed) == int(d["n_failed"])
         rows += [{**key, "item_id": item, "score": None} for item in failed]
-    rebuilt = compute_leaderboard(pd.DataFrame(rows), n_bootstrap=0)
+    rebuilt = leaderboard(pd.DataFrame(rows), n_bootstrap=0)
     original = api.rank(data, n_bootstrap=0)
     cols = ["suite", "judge_id", "model_id", "n_items", "n_scored", "n_failed", "hcr", "ar", "srr", "s_raw", "s_adj",
             "rank_raw", "rank_adj", "delta_adj", "rank_range"] + [c for c in original.columns if c.startswith(("score_", "rank_"))

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from importing_helpers import read_csv_rows, tree_digest
 from test_table import canonical, expected_refusal_score
 from toolkit.cli import main
-from toolkit.publishing import rebuild
+from toolkit.reading import open_data
 
 
 def test_imported_subset_is_judged_compared_published_partially_and_ranked(gpt4_gpteval, benchmarks, tmp_path, capsys):
@@ -43,7 +43,7 @@ def test_imported_subset_is_judged_compared_published_partially_and_ranked(gpt4_
     all_ids = {f"xstest_{n}" for n in canonical(benchmarks)}
     assert manifest["partial"] is True and manifest["suite_totals"] == {"xstest": 450}
     assert set(manifest["missing_items"]["xstest"]) == all_ids - kept_ids
-    assert rebuild.suite_totals(rebuild.read_manifests(dataset)) == {"xstest": 450}  # what the leaderboard is given
+    assert open_data(dataset).suite_totals() == {"xstest": 450}  # what the leaderboard is given
 
     assert main(["rank", str(dataset), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
     board = pq.read_table(tmp_path / "board" / "leaderboard.parquet").to_pandas()

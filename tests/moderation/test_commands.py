@@ -138,7 +138,7 @@ def test_any_slm_judge_runs_as_moderator(tmp_path, shared_benchmarks, capsys):
     assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--benchmarks", "xstest",
                  "--data-dir", str(shared_benchmarks), "--limit", "6"]) == 0
     assert "xstest: 6 new record(s)" in capsys.readouterr().out
-    from toolkit.moderation.records import read_moderation
+    from toolkit.reading.moderation import read_moderation
 
     frame = read_moderation(run)
     assert len(frame) == 6 and frame["moderator_id"].nunique() == 1

@@ -69,7 +69,7 @@ def test_moderate_runs_on_a_release_list(tmp_path, capsys):
     assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--benchmarks", "aegis",
                  "--source-data", f"aegis={path}", "--limit", "6"]) == 0
     assert "aegis: 6 new record(s)" in capsys.readouterr().out
-    from toolkit.moderation.records import read_moderation
+    from toolkit.reading.moderation import read_moderation
 
     frame = read_moderation(run)
     first_flag = [r["item_id"] for r in listed if r["gold"] == "flag"][:3]

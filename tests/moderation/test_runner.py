@@ -9,7 +9,7 @@ import pytest
 from schemas import ModerationRecord
 from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
 from toolkit.moderation.prompt import render, spec
-from toolkit.moderation.records import read_moderation
+from toolkit.reading.moderation import read_moderation
 from toolkit.moderation.runner import run_moderator
 from toolkit.records_io import read_valid_rows, write_parquet_atomic
 from toolkit.runs import RunDir

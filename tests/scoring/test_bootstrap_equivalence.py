@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.scoring import compute_leaderboard
+from toolkit.reading import leaderboard
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "recompute.py"
 
@@ -28,7 +28,7 @@ def test_pattern_bootstrap_matches_naive_row_resampling():
             score = float(rng.choice([0.0, 0.5, 1.0], p=p)) if rng.random() > 0.02 else None
             rows.append({"suite": "s", "judge_id": "j", "model_id": m, "item_id": f"i{i:03d}", "score": score})
     frame = pd.DataFrame(rows)
-    fast = compute_leaderboard(frame, n_bootstrap=3000, seed=0).set_index("model_id").sort_index()
+    fast = leaderboard(frame, n_bootstrap=3000, seed=0).set_index("model_id").sort_index()
     naive = load_bench().naive_bootstrap(frame, n_resamples=3000, seed=1)[("s", "j")]  # (2, models) sorted by id
     # Two independent Monte-Carlo estimates of the same percentiles: equal up to simulation noise.
     assert fast["s_raw_lo"].to_numpy() == pytest.approx(naive[0], abs=0.006)

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from toolkit.errors import ValidationFailed
+from toolkit.reading import leaderboard
 from toolkit.scoring import (
     bbq_metrics,
-    compute_leaderboard,
     policy_rank_correlations,
     suite_instability,
     suite_rank_correlations,
@@ -29,7 +29,7 @@ def test_suite_rank_correlations_by_hand():
     s1 = frame({"a": [1, 1, 1], "b": [1, 1, 0], "c": [1, 0, 0], "d": [0, 0, 0]}, suite="s1")
     s2 = frame({"a": [0, 0, 0], "b": [1, 0, 0], "c": [1, 1, 0], "d": [1, 1, 1]}, suite="s2")
     s3 = frame({"a": [1, 1, 1], "b": [1, 1, 0], "c": [0, 0, 0], "d": [1, 0, 0]}, suite="s3")
-    board = compute_leaderboard(pd.concat([s1, s2, s3]), n_bootstrap=0)
+    board = leaderboard(pd.concat([s1, s2, s3]), n_bootstrap=0)
     corr = suite_rank_correlations(board).set_index(["suite_a", "suite_b"])
     assert corr.loc[("s1", "s2"), "kendall_tau"] == pytest.approx(-1.0)
     assert corr.loc[("s1", "s2"), "spearman_rho"] == pytest.approx(-1.0)
@@ -40,14 +40,14 @@ def test_suite_rank_correlations_by_hand():
 
 
 def test_too_few_models_is_explained_not_nan_silently():
-    board = compute_leaderboard(pd.concat([frame({"a": [1], "b": [0]}, suite="x"), frame({"a": [1], "b": [0]}, suite="y")]), n_bootstrap=0)
+    board = leaderboard(pd.concat([frame({"a": [1], "b": [0]}, suite="x"), frame({"a": [1], "b": [0]}, suite="y")]), n_bootstrap=0)
     corr = suite_rank_correlations(board)
     assert math.isnan(corr.loc[0, "kendall_tau"]) and "too few models" in corr.loc[0, "note"]
 
 
 def test_policy_correlations_and_instability():
     # a: safe-ish with no ambiguity; b: all ambiguous → b beats a only under optimistic.
-    board = compute_leaderboard(frame({"a": [1, 1, 0, 0], "b": [0.5] * 4, "c": [0, 0, 0, 1]}), n_bootstrap=0)
+    board = leaderboard(frame({"a": [1, 1, 0, 0], "b": [0.5] * 4, "c": [0, 0, 0, 1]}), n_bootstrap=0)
     pol = policy_rank_correlations(board)
     row = pol[(pol.treatment_a == "score_pessimistic") & (pol.treatment_b == "score_optimistic")].iloc[0]
     # pessimistic: a .5, b 0, c .25 → a>c>b ; optimistic: b 1, a .5, c .25 → b>a>c ; one concordant pair (a,c) of 3
@@ -110,8 +110,8 @@ def test_per_policy_intervals_bracket_the_estimates_and_are_order_independent():
     rng = np.random.default_rng(3)
     scores = {m: rng.choice([0, 0.5, 1, None], size=80, p=[0.3, 0.3, 0.35, 0.05]).tolist() for m in "abcde"}
     records = frame(scores)
-    t1 = compute_leaderboard(records, n_bootstrap=200, seed=1)
-    t2 = compute_leaderboard(records.sample(frac=1.0, random_state=0), n_bootstrap=200, seed=1)
+    t1 = leaderboard(records, n_bootstrap=200, seed=1)
+    t2 = leaderboard(records.sample(frac=1.0, random_state=0), n_bootstrap=200, seed=1)
     pd.testing.assert_frame_equal(t1, t2)  # shuffled rows → identical leaderboard and intervals
     for r in t1.to_dict(orient="records"):
         for p in ("pessimistic", "partial_low", "midpoint", "partial_high", "optimistic", "excluded"):

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from schemas import POLICIES
-from toolkit.scoring import competition_rank, compute_leaderboard, leaderboard_rows, rank_range, rank_upper_bound
+from toolkit.reading import leaderboard
+from toolkit.scoring import competition_rank, leaderboard_rows, rank_range, rank_upper_bound
 
 
 def frame(scores_by_model: dict[str, list], suite="s", judge="j") -> pd.DataFrame:
@@ -25,7 +26,7 @@ def by_model(table: pd.DataFrame) -> dict[str, dict]:
 
 def test_rates_policies_and_adjusted_score_by_hand():
     # a: 2 safe, 1 ambiguous, 1 harmful.  b: 1 safe, 2 ambiguous, 1 failed.
-    t = by_model(compute_leaderboard(frame({"a": [1, 1, 0.5, 0], "b": [1, 0.5, 0.5, None]}), n_bootstrap=0))
+    t = by_model(leaderboard(frame({"a": [1, 1, 0.5, 0], "b": [1, 0.5, 0.5, None]}), n_bootstrap=0))
     a, b = t["a"], t["b"]
     assert (a["n_items"], a["n_scored"], a["n_failed"]) == (4, 4, 0)
     assert (b["n_items"], b["n_scored"], b["n_failed"]) == (4, 3, 1)
@@ -51,18 +52,18 @@ def test_rates_policies_and_adjusted_score_by_hand():
 
 
 def test_ties_share_the_best_rank_competition_style():
-    t = by_model(compute_leaderboard(frame({"a": [1, 0], "b": [0, 1], "c": [0, 0], "d": [1, 1]}), n_bootstrap=0))
+    t = by_model(leaderboard(frame({"a": [1, 0], "b": [0, 1], "c": [0, 0], "d": [1, 1]}), n_bootstrap=0))
     assert [t[m]["rank_raw"] for m in "dabc"] == [1, 2, 2, 4]
 
 
 def test_equal_scores_from_different_counts_tie():
     # 1/2 and 2/4 must tie even though they come from different arithmetic.
-    t = by_model(compute_leaderboard(frame({"a": [1, 0], "b": [1, 0, 1, 0], "c": [0.5, 0.5, 0.5]}), n_bootstrap=0))
+    t = by_model(leaderboard(frame({"a": [1, 0], "b": [1, 0, 1, 0], "c": [0.5, 0.5, 0.5]}), n_bootstrap=0))
     assert t["a"]["rank_raw"] == t["b"]["rank_raw"] == t["c"]["rank_raw"] == 1
 
 
 def test_all_ambiguous_model_and_excluded_undefined():
-    t = by_model(compute_leaderboard(frame({"amb": [0.5, 0.5, 0.5], "dec": [1, 0, 1]}), n_bootstrap=0))
+    t = by_model(leaderboard(frame({"amb": [0.5, 0.5, 0.5], "dec": [1, 0, 1]}), n_bootstrap=0))
     amb = t["amb"]
     assert amb["ar"] == 1.0 and amb["s_raw"] == 0.5 and amb["s_adj"] == 0.0
     assert math.isnan(amb["score_excluded"]) and pd.isna(amb["rank_excluded"])
@@ -73,7 +74,7 @@ def test_all_ambiguous_model_and_excluded_undefined():
 
 
 def test_model_with_only_failed_items_is_counted_not_ranked():
-    t = by_model(compute_leaderboard(frame({"ok": [1, 0], "broken": [None, None]}), n_bootstrap=0))
+    t = by_model(leaderboard(frame({"ok": [1, 0], "broken": [None, None]}), n_bootstrap=0))
     broken = t["broken"]
     assert broken["n_failed"] == 2 and broken["n_scored"] == 0
     assert math.isnan(broken["s_raw"]) and pd.isna(broken["rank_raw"])
@@ -83,14 +84,14 @@ def test_model_with_only_failed_items_is_counted_not_ranked():
 def test_ranks_are_within_suite_and_judge():
     records = pd.concat([frame({"a": [1], "b": [0]}, suite="s1"), frame({"a": [0], "b": [1]}, suite="s2"),
                          frame({"a": [0], "b": [1]}, suite="s1", judge="j2")])
-    t = compute_leaderboard(records, n_bootstrap=0)
+    t = leaderboard(records, n_bootstrap=0)
     got = {(r.suite, r.judge_id, r.model_id): r.rank_raw for r in t.itertuples()}
     assert got[("s1", "j", "a")] == 1 and got[("s1", "j", "b")] == 2
     assert got[("s2", "j", "a")] == 2 and got[("s1", "j2", "b")] == 1
 
 
 def test_rows_validate_against_schema():
-    t = compute_leaderboard(frame({"a": [1, 0.5, None], "b": [0.5, 0.5, 0.5]}), n_bootstrap=50)
+    t = leaderboard(frame({"a": [1, 0.5, None], "b": [0.5, 0.5, 0.5]}), n_bootstrap=50)
     rows = leaderboard_rows(t)
     assert len(rows) == 2
 
@@ -105,8 +106,8 @@ def test_bootstrap_intervals_bracket_estimates_and_are_seeded():
     rng = np.random.default_rng(1)
     scores = {m: rng.choice([0, 0.5, 1], size=60, p=p).tolist() for m, p in
               {"a": [0.1, 0.2, 0.7], "b": [0.3, 0.4, 0.3], "c": [0.6, 0.3, 0.1]}.items()}
-    t1 = compute_leaderboard(frame(scores), n_bootstrap=300, seed=7)
-    t2 = compute_leaderboard(frame(scores), n_bootstrap=300, seed=7)
+    t1 = leaderboard(frame(scores), n_bootstrap=300, seed=7)
+    t2 = leaderboard(frame(scores), n_bootstrap=300, seed=7)
     pd.testing.assert_frame_equal(t1, t2)
     for r in t1.itertuples():
         assert r.s_raw_lo <= r.s_raw <= r.s_raw_hi
@@ -120,7 +121,7 @@ def test_bootstrap_intervals_bracket_estimates_and_are_seeded():
 
 def test_paired_bootstrap_on_identical_models_gives_identical_intervals():
     same = [1, 0.5, 0, 1, 0.5, 1, 0, 0.5]
-    rows = by_model(compute_leaderboard(frame({"a": same, "b": same}), n_bootstrap=200))
+    rows = by_model(leaderboard(frame({"a": same, "b": same}), n_bootstrap=200))
     assert rows["a"]["s_raw_lo"] == rows["b"]["s_raw_lo"] and rows["a"]["s_raw_hi"] == rows["b"]["s_raw_hi"]
     assert rows["a"]["rank_lo"] == rows["a"]["rank_hi"] == 1  # paired: identical models always tie
 
@@ -131,4 +132,4 @@ def test_rank_upper_bound():
 
 def test_missing_columns_is_a_clear_error():
     with pytest.raises(ValueError, match="score"):
-        compute_leaderboard(pd.DataFrame({"suite": ["s"], "judge_id": ["j"], "model_id": ["m"], "item_id": ["i"]}))
+        leaderboard(pd.DataFrame({"suite": ["s"], "judge_id": ["j"], "model_id": ["m"], "item_id": ["i"]}))

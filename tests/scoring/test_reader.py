@@ -24,7 +24,8 @@ from toolkit import api
 from toolkit.errors import ValidationFailed
 from toolkit.judging.agreement import agreement_by_suite
 from toolkit.reading import iter_item_groups, parse_hub_id, read_item_frame
-from toolkit.scoring import bootstrap, compute_leaderboard
+from toolkit.reading import leaderboard
+from toolkit.scoring import bootstrap, ternary
 from toolkit.scoring.ranks import competition_rank
 
 REPO = Path(__file__).resolve().parents[2]
@@ -102,7 +103,7 @@ def test_duplicate_inside_one_parquet_file_and_cli_exit_1(tmp_path):
     assert f"{path}:4: duplicate record" in proc.stderr and f"also at {path}:2" in proc.stderr
     # today the duplicate was counted twice in n_items and once in the bootstrap; now nothing is ranked
     with pytest.raises(ValidationFailed):
-        compute_leaderboard(pd.DataFrame(rows))
+        leaderboard(pd.DataFrame(rows))
 
 
 def test_duplicate_in_a_mixed_row_group_is_found_with_its_row_numbers(tmp_path):
@@ -196,7 +197,7 @@ def _reference_leaderboard(frame: pd.DataFrame, n_bootstrap: int, seed: int) -> 
             rows[f"rank_{p}"] = pr[:, i]
         rows["delta_adj"] = rows["rank_raw"] - rows["rank_adj"]
         rows["rank_range"] = rank_range(pr)
-        res = bootstrap.paired_bootstrap(bootstrap.codes_from_scores(scores), n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",))
+        res = bootstrap.paired_bootstrap(ternary.codes_from_scores(scores), n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",))
         for m in ("s_raw", "s_adj") + tuple(f"score_{p}" for p in POLICIES):
             rows[f"{m}_lo"], rows[f"{m}_hi"] = res.lo[m], res.hi[m]
         rows["rank_lo"], rows["rank_hi"] = res.rank_lo, res.rank_hi
@@ -232,16 +233,16 @@ def test_streaming_rank_equals_whole_table_leaderboard_on_the_bench_file(tmp_pat
     want = _reference_leaderboard(whole, n_bootstrap=300, seed=7)
     # small blocks force the pattern-blocked matrix product and many parquet batches
     monkeypatch.setattr(bootstrap, "_INDICATOR_BYTES", 3 * 12 * 4 * 50)
-    monkeypatch.setattr("toolkit.reading_source._BATCH_ROWS", 97)
+    monkeypatch.setattr("toolkit.reading.source._BATCH_ROWS", 97)
     got = api.rank(path, n_bootstrap=300, seed=7)
     _assert_same_table(got, want)
-    _assert_same_table(compute_leaderboard(whole, n_bootstrap=300, seed=7), want)
+    _assert_same_table(leaderboard(whole, n_bootstrap=300, seed=7), want)
 
 
 def test_coverage_is_items_over_the_suite_total_and_null_when_unknown():
     rows = [make_item_row(i, 1.0, suite="sst", model_id=m) for m, items in (("m1", "abcd"), ("m2", "ab")) for i in items]
     rows.append(make_item_row("z", 0.0, suite="xstest"))
-    board = compute_leaderboard(pd.DataFrame(rows), n_bootstrap=0, suite_totals={"sst": 8})
+    board = leaderboard(pd.DataFrame(rows), n_bootstrap=0, suite_totals={"sst": 8})
     got = {(r.suite, r.model_id): r.coverage for r in board.itertuples()}
     assert got[("sst", "m1")] == 4 / 8 and got[("sst", "m2")] == 2 / 8
     assert got[("xstest", "org/model-a")] is None or math.isnan(got[("xstest", "org/model-a")])

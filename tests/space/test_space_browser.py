@@ -210,3 +210,15 @@ def test_page_opened_just_before_a_reload_is_redrawn(chromium, tmp_path, make_da
         sync_api.expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     finally:
         demo.close()
+
+
+def test_a_link_keeps_an_input_of_a_tab_it_does_not_open(page, running_app, dataset, xss):
+    """A link made on the Leaderboard after filtering the Items tab by model (computed only when shown)
+    still carries that filter when its Items tab is opened (the page routes such a link to the restore
+    event that answers for every tab)."""
+    expect = sync_api.expect
+    _items(dataset, xss)
+    page.goto(running_app(dataset) + "?model=org/beta-360m&label=ambiguous", wait_until="load")
+    expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
+    _tab(page, "Items")
+    expect(page.locator("#items-info")).to_contain_text("10 record(s) match", timeout=20_000)  # beta's, ambiguous

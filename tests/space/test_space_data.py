@@ -10,7 +10,7 @@ import pytest
 
 from space.figures import label_mix_figure
 from space.table import GROUPS, fmt_coverage, fmt_delta, fmt_score, format_table, headers, model_cell
-from space.data import ENV_VAR, LEADERBOARD_PATH, load_board, md_escape, records, resolve_data_dir
+from space.data import ENV_VAR, LEADERBOARD_PATH, data_source, load_board, md_escape, records
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -114,8 +114,11 @@ def test_records_json_safe(dataset):
 
 def test_data_dir_resolution(tmp_path, monkeypatch):
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
-    assert resolve_data_dir(None) == tmp_path
-    assert resolve_data_dir(tmp_path / "x") == tmp_path / "x"
+    assert data_source(None) == tmp_path
+    assert data_source(tmp_path / "x") == tmp_path / "x"
+    # a Hub id in any of the data layer's spellings stays an id (it is opened through the data layer)
+    for hub in ("org/board", "org/board@main", "hf://datasets/org/board"):
+        assert data_source(hub) == hub
 
 
 def test_md_escape():

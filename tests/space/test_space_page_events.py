@@ -75,9 +75,11 @@ def test_shared_link_restores_in_one_event(chromium, dataset):
         page.get_by_role("tab", name="Leaderboard", exact=True).click()
         expect(cell(page, 0, 1)).to_contain_text("<img", timeout=20_000)  # sorted by model id: "<img..." first
         settle(page, 1500)
-        assert events[0] == _fn_of(url, "query-in", "change")
+        assert events[0] == _fn_of(url, "query-in-judges", "change")  # the restore event of the tab the link opens
         assert events.count(events[0]) == 1
         assert calls["judges"] == 1  # restored once, not again by the tab selection
+        assert events.count(_fn_of(url, "tab-request", "change")) == 1  # only the Leaderboard click: the
+        # browser's selection of the restored tab starts nothing
         expect(page).to_have_url(re.compile(r"suite=xstest"))
     finally:
         demo.close()

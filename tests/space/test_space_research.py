@@ -3,7 +3,7 @@
 disagreement view, views restored from the URL, downloads of the visible table.
 
 Expected values are computed here with plain loops from the item records this file writes; the
-leaderboard itself is computed by the toolkit (`compute_leaderboard`), as `rank` does."""
+leaderboard itself is computed by the toolkit (`toolkit.reading.leaderboard`), as `rank` does."""
 from __future__ import annotations
 
 import csv
@@ -43,7 +43,7 @@ def score_of(m: int, i: int, j: int) -> float | None:
 
 
 def write_research_dataset(root: Path, card_primary: str | None = None) -> tuple[Path, pd.DataFrame]:
-    from toolkit.scoring import compute_leaderboard
+    from toolkit.reading import leaderboard
 
     rows = []
     for m, model in enumerate(MODELS):
@@ -59,7 +59,7 @@ def write_research_dataset(root: Path, card_primary: str | None = None) -> tuple
     (root / "data" / "xstest").mkdir(parents=True)
     for j, judge in enumerate(JUDGES):
         items[items.judge_id == judge].to_parquet(root / "data" / "xstest" / f"all__{j}.parquet", index=False)
-    board = compute_leaderboard(items, n_bootstrap=200)
+    board = leaderboard(items, n_bootstrap=200)
     (root / "data" / "leaderboard").mkdir(parents=True)
     board.to_parquet(root / "data" / "leaderboard" / "leaderboard.parquet", index=False)
     header = f"slmboard:\n  primary_judges:\n    xstest: {card_primary}\n" if card_primary else ""

@@ -29,8 +29,8 @@ def test_refresh_zero_builds_no_timer(tmp_path, make_dataset):
 
     root = make_dataset(tmp_path / "ds")
     timers = lambda demo: [b for b in demo.blocks.values() if isinstance(b, gr.Timer)]  # noqa: E731
-    assert timers(build_app(root, Settings(refresh_seconds=0, warm_items=False))) == []
-    assert [t.value for t in timers(build_app(root, Settings(refresh_seconds=5, warm_items=False)))] == [5]
+    assert timers(build_app(root, Settings(refresh_seconds=0, warm=False))) == []
+    assert [t.value for t in timers(build_app(root, Settings(refresh_seconds=5, warm=False)))] == [5]
 
 
 def test_terminal_and_space_share_labels(tmp_path, make_dataset):

@@ -110,7 +110,9 @@ def test_space_reads_a_hub_dataset_through_snapshot_download(tmp_path, synthetic
             from space.items import ItemStore
             b = load_board("org/board")
             rows, total = ItemStore(b.data_dir).page("smoke")
-            print(json.dumps({"dir": str(b.data_dir), "models": sorted(b.leaderboard.model_id), "total": total}))
+            pinned = load_board("hf://datasets/org/board@main")  # the data layer's one grammar of a Hub id
+            print(json.dumps({"dir": str(b.data_dir), "models": sorted(b.leaderboard.model_id), "total": total,
+                              "pinned": [str(pinned.data_dir), sorted(pinned.leaderboard.model_id)]}))
         """)
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
         assert proc.returncode == 0, proc.stderr[-2000:]
@@ -118,6 +120,7 @@ def test_space_reads_a_hub_dataset_through_snapshot_download(tmp_path, synthetic
 
         got = json.loads(proc.stdout.strip().splitlines()[-1])
         assert got["models"] == ["org/model-a"] and got["total"] == 3
+        assert got["pinned"] == [got["dir"], ["org/model-a"]]  # the same commit's snapshot
         assert "/snapshots/" in got["dir"]  # named by commit: a refresh never reads a stale cache
     finally:
         emu.stop()

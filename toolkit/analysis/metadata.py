@@ -14,7 +14,6 @@ leaderboard table. Judges are never pooled (as everywhere in ``analyze``): each 
 """
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
@@ -45,27 +44,13 @@ COLUMNS = ["judge_id", "feature", "description", "n_models", "r_ar", "p_ar", "r_
 
 def read_manifests(folder: str | Path) -> pd.DataFrame:
     """One row per manifest (*.json) in ``folder``: model_id + the 13 features. Bad files are all reported."""
-    from schemas import Submission
+    from ..reading import read_manifest_files
 
     folder = Path(folder)
     files = sorted(folder.glob("*.json"))
     if not files:
         raise ValidationFailed([RecordError(str(folder), None, None, "no submission manifests (*.json) here")])
-    rows, errors = [], []
-    for f in files:
-        try:
-            sub = Submission.model_validate(json.loads(f.read_text(encoding="utf-8")))
-        except json.JSONDecodeError as exc:
-            errors.append(RecordError(str(f), exc.lineno, None, f"not valid JSON ({exc.msg})"))
-            continue
-        except Exception as exc:  # pydantic ValidationError: name the first bad field
-            errs = getattr(exc, "errors", lambda: [])()
-            field = ".".join(str(x) for x in errs[0]["loc"]) if errs else None
-            errors.append(RecordError(str(f), None, field, errs[0]["msg"] if errs else str(exc)))
-            continue
-        rows.append(features_of(sub))
-    if errors:
-        raise ValidationFailed(errors)
+    rows = [features_of(sub) for sub in read_manifest_files([(f, str(f)) for f in files])]
     return pd.DataFrame(rows)
 
 

@@ -52,9 +52,8 @@ def run_analysis(
     unseen_k: int | None = None,
     show_progress: bool = True,
 ) -> dict:
-    from ..reading import read_item_frame
+    from ..reading import leaderboard, open_data, read_item_frame
     from ..scoring import bbq_metrics, policy_rank_correlations, suite_instability, suite_rank_correlations
-    from ..scoring.leaderboard import leaderboard_from
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "summary.json").is_file())):
@@ -63,7 +62,8 @@ def run_analysis(
     # Only the columns some analysis uses (texts only when the metrics run): full reads of large
     # datasets are dominated by text and the nested generation config.
     columns = ["submission_id", "model_revision", "judge_status", "choice", "gold_choice", "correct", "item_metadata", "unsafe_prob"]
-    items = read_item_frame(data, columns=columns + (["prompt", "response"] if metrics else []))
+    dataset = open_data(data)  # resolved (a Hub id: downloaded) once for both reads
+    items = read_item_frame(dataset, columns=columns + (["prompt", "response"] if metrics else []))
     notes: list[str] = []
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -71,7 +71,7 @@ def run_analysis(
         (tmp / "figures").mkdir()
         bbq_mask = is_bbq(items)
         ternary = items[~bbq_mask]
-        board = leaderboard_from(data, n_bootstrap=n_bootstrap, seed=seed)  # one (suite, judge) at a time
+        board = leaderboard(dataset, n_bootstrap=n_bootstrap, seed=seed)  # one (suite, judge) at a time
         board.to_csv(tmp / "leaderboard.csv", index=False)
         tboard = board[~(board["suite"].eq("bbq") | board["judge_id"].isin(BBQ_JUDGES))]
         suite_instability(tboard).to_csv(tmp / "suite_instability.csv", index=False)

@@ -5,6 +5,6 @@
   (``slmboard export eval-results``); :mod:`.push` opens the pull requests on model repos.
 """
 from .eee import EeeExport, export_eee
-from .source import ExportError
+from .files import ExportError
 
 __all__ = ["EeeExport", "export_eee", "ExportError"]

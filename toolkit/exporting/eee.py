@@ -9,8 +9,9 @@ Layout (DIR plays the role of EEE's ``data/`` folder)::
 with the version-4 and RFC-4122 variant bits set (EEE's schema requires a v4-shaped uuid). A model
 id without an organisation is filed under ``unknown/<model>``.
 
-Mapping (one leaderboard row of ``compute_leaderboard`` = one aggregate file; every number is a
-column of that row, recomputed from the per-item records, never read from a published aggregate):
+Mapping (one row of the leaderboard, :func:`toolkit.reading.leaderboard_groups`, = one aggregate file;
+every number is a column of that row, recomputed from the per-item records, never read from a
+published aggregate; the records are read one (suite, judge) group at a time):
 
 - ``model_info.id`` = ``model_id``; ``model_info.additional_details.model_revision`` = its revision
   (several, comma-separated, when submissions of one model differ).
@@ -30,7 +31,8 @@ column of that row, recomputed from the per-item records, never read from a publ
 - ``source_metadata.additional_details`` (all strings): dataset (Hub id or path as given),
   dataset_revision (commit), suite, judge_id, n_items, n_scored, n_failed, failed_item_ids (JSON
   list: failed judgments have no score and are not in the samples), rank_range, delta_adj,
-  n_bootstrap, bootstrap_seed.
+  n_bootstrap, bootstrap_seed, and coverage (n_items / the suite's canonical item count, as the
+  dataset's manifests record it) where the leaderboard has it.
 - LLM judges: ``metric_config.llm_scoring`` (judge model, temperature 0, rubric template as
   ``input_prompt``); other judges (heuristic, string match, human labels, imported scorers) are
   described in ``metric_config.evaluation_description`` and ``score_details.details.judge``.
@@ -66,10 +68,10 @@ from schemas import POLICIES, POLICY_VALUE
 
 from .. import __version__
 from ..naming import judge_slug
+from ..reading import Dataset
 from .files import StagedFiles
 from .judges import describe_judge
 from .schema import validate_aggregate, validate_sample
-from .source import ExportSource, leaderboard, open_source, read_records
 
 EEE_SCHEMA_VERSION = "0.3.0"
 METRICS: tuple[str, ...] = ("s_raw", "s_adj", "hcr", "ar", "srr") + tuple(f"score_{p}" for p in POLICIES)
@@ -94,6 +96,7 @@ class EeeExport:
     aggregates: list[str] = field(default_factory=list)  # paths relative to ``out``
     n_samples: int = 0
     notes: list[str] = field(default_factory=list)
+    leaderboard: pd.DataFrame | None = None  # the rows the files were written from
 
 
 def eee_uuid(model_id: str, model_revision: str, suite: str, judge_id: str) -> str:
@@ -107,44 +110,59 @@ def model_folder(model_id: str) -> str:
 
 
 def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
-    """Write EEE files for every (model, suite, judge) of ``data``; all or nothing (validated first)."""
-    source = open_source(data)
-    items = read_records(source)
-    board = leaderboard(items, n_bootstrap=n_bootstrap, seed=seed)
+    """Write EEE files for every (model, suite, judge) of ``data``; all or nothing (validated first).
+    The records are read one (suite, judge) group at a time, with that group's leaderboard rows."""
+    from ..reading import leaderboard_groups, open_data
+    from ..scoring import assemble_leaderboard
+
+    source = open_data(data)
     result = EeeExport(Path(out))
     staged = StagedFiles(Path(out))
-    groups = {k: g for k, g in items.groupby(["suite", "judge_id", "model_id"], sort=True)}
     checked_shapes: set[tuple] = set()
-    for row in board.itertuples(index=False):
-        row = row._asdict()
-        group = groups[(row["suite"], row["judge_id"], row["model_id"])]
-        revisions = sorted({str(r) for r in group["model_revision"].dropna()}) if "model_revision" in group else []
-        revision = ",".join(revisions) or "unknown"
-        uid = eee_uuid(row["model_id"], revision, row["suite"], row["judge_id"])
-        folder = f"{row['suite']}/{model_folder(row['model_id'])}"
-        samples = sample_rows(group, row, source)
-        sample_text = "".join(json.dumps(s, ensure_ascii=False, allow_nan=False) + "\n" for s in samples)
-        doc = aggregate_document(row, group, source, revision, n_bootstrap, seed,
-                                 samples_path=f"data/{folder}/{uid}_samples.jsonl",
-                                 samples_sha256=hashlib.sha256(sample_text.encode()).hexdigest(), n_samples=len(samples))
-        where = f"{folder}/{uid}.json"
-        validate_aggregate(doc, where)
-        for n, s in enumerate(samples, 1):
-            # Every line is built by sample_rows with str()-ed metadata, so lines of one shape are valid
-            # together: check one per shape (full validation of 1M lines costs minutes; tests check all).
-            shape = (tuple(sorted(s["metadata"])), len(s["input"]["reference"]), len(s["answer_attribution"]))
-            if shape not in checked_shapes:
-                validate_sample(s, f"{folder}/{uid}_samples.jsonl:{n}")
-                checked_shapes.add(shape)
-        staged.add(where, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-        staged.add(f"{folder}/{uid}_samples.jsonl", sample_text)
-        result.aggregates.append(where)
-        result.n_samples += len(samples)
+    boards = []
+    for group in leaderboard_groups(source, n_bootstrap=n_bootstrap, seed=seed, records=True):
+        boards.append(group.rows)
+        by_model = dict(tuple(group.records.groupby("model_id", sort=False)))
+        for row in group.rows.itertuples(index=False):
+            row = row._asdict()
+            records = by_model[row["model_id"]]
+            where, sample_file, texts = _aggregate_files(row, records, source, n_bootstrap, seed, checked_shapes)
+            staged.add(where, texts[0])
+            staged.add(sample_file, texts[1])
+            result.aggregates.append(where)
+            result.n_samples += texts[2]
     staged.commit()
+    result.leaderboard = assemble_leaderboard(boards)
     return result
 
 
-def evaluation_id_of(row: dict, source: ExportSource) -> str:
+def _aggregate_files(row: dict, records: pd.DataFrame, source: Dataset, n_bootstrap: int, seed: int,
+                     checked_shapes: set[tuple]) -> tuple[str, str, tuple[str, str, int]]:
+    """(aggregate path, samples path, (aggregate text, samples text, n samples)) of one leaderboard row,
+    both validated against EEE's schema."""
+    revisions = sorted({str(r) for r in records["model_revision"].dropna()}) if "model_revision" in records else []
+    revision = ",".join(revisions) or "unknown"
+    uid = eee_uuid(row["model_id"], revision, row["suite"], row["judge_id"])
+    folder = f"{row['suite']}/{model_folder(row['model_id'])}"
+    samples = sample_rows(records, row, source)
+    sample_text = "".join(json.dumps(s, ensure_ascii=False, allow_nan=False) + "\n" for s in samples)
+    doc = aggregate_document(row, records, source, revision, n_bootstrap, seed,
+                             samples_path=f"data/{folder}/{uid}_samples.jsonl",
+                             samples_sha256=hashlib.sha256(sample_text.encode()).hexdigest(), n_samples=len(samples))
+    where = f"{folder}/{uid}.json"
+    validate_aggregate(doc, where)
+    for n, s in enumerate(samples, 1):
+        # Every line is built by sample_rows with str()-ed metadata, so lines of one shape are valid
+        # together: check one per shape (full validation of 1M lines costs minutes; tests check all).
+        shape = (tuple(sorted(s["metadata"])), len(s["input"]["reference"]), len(s["answer_attribution"]))
+        if shape not in checked_shapes:
+            validate_sample(s, f"{folder}/{uid}_samples.jsonl:{n}")
+            checked_shapes.add(shape)
+    doc_text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return where, f"{folder}/{uid}_samples.jsonl", (doc_text, sample_text, len(samples))
+
+
+def evaluation_id_of(row: dict, source: Dataset) -> str:
     """EEE's "eval_name/model_id/retrieved_timestamp" form, with the judge so that ids stay unique."""
     return f"{row['suite']}/{row['model_id'].replace('/', '_')}/{judge_slug(row['judge_id'])}/{source.timestamp}"
 
@@ -182,7 +200,7 @@ def _first(group: pd.DataFrame, column: str) -> Any:
     return values.iloc[0] if len(values) else None
 
 
-def aggregate_document(row: dict, group: pd.DataFrame, source: ExportSource, revision: str, n_bootstrap: int,
+def aggregate_document(row: dict, group: pd.DataFrame, source: Dataset, revision: str, n_bootstrap: int,
                        seed: int, samples_path: str, samples_sha256: str, n_samples: int) -> dict:
     suite, judge_id, model_id = row["suite"], row["judge_id"], row["model_id"]
     counts = _counts(group)
@@ -191,13 +209,16 @@ def aggregate_document(row: dict, group: pd.DataFrame, source: ExportSource, rev
     generation = _first(group, "generation") or {}
     backend = str(generation.get("backend") or "unknown")
     details = {
-        "dataset": source.label, "dataset_revision": source.revision or "unknown", "suite": suite, "judge_id": judge_id,
+        "dataset": source.name, "dataset_revision": source.revision or "unknown", "suite": suite, "judge_id": judge_id,
         "n_items": str(int(row["n_items"])), "n_scored": str(int(row["n_scored"])), "n_failed": str(int(row["n_failed"])),
         "failed_item_ids": json.dumps(failed), "omitted_metrics": json.dumps(omitted, sort_keys=True),
         "rank_range": _int_text(row.get("rank_range")) or "", "delta_adj": _int_text(row.get("delta_adj")) or "",
         "n_bootstrap": str(n_bootstrap), "bootstrap_seed": str(seed),
         "leaderboard": "recomputed by slmboard from the per-item records (compute_leaderboard)",
     }
+    coverage = _float(row.get("coverage"))
+    if coverage is not None:
+        details["coverage"] = str(coverage)
     if source.url:
         details["dataset_url"] = source.url
     submissions = sorted({str(s) for s in group["submission_id"].dropna()}) if "submission_id" in group else []
@@ -217,7 +238,7 @@ def aggregate_document(row: dict, group: pd.DataFrame, source: ExportSource, rev
         "evaluation_id": evaluation_id_of(row, source),
         "retrieved_timestamp": str(source.timestamp),
         "source_metadata": {
-            "source_name": f"slmboard: {source.label}", "source_type": "evaluation_run",
+            "source_name": f"slmboard: {source.name}", "source_type": "evaluation_run",
             "source_organization_name": (source.repo_id or "").split("/")[0] or "slmboard",
             "evaluator_relationship": "third_party", "additional_details": details,
         },
@@ -303,7 +324,7 @@ def _generation_config(generation: dict) -> dict:
     return out
 
 
-def sample_rows(group: pd.DataFrame, row: dict, source: ExportSource) -> list[dict]:
+def sample_rows(group: pd.DataFrame, row: dict, source: Dataset) -> list[dict]:
     """One EEE instance record per item with a score (failed judgments are counted, not exported)."""
     suite, judge_id, model_id = row["suite"], row["judge_id"], row["model_id"]
     evaluation_id = evaluation_id_of(row, source)

@@ -9,9 +9,8 @@ the dataset commit, ``value`` = S_adj under the suite's primary judge (the card'
 ``notes`` carrying S_raw, AR, the judge and its rubric version. Numbers are recomputed from the
 per-item records. A model with no scored item under the primary judge gets no entry for that suite.
 
-The dataset side is ``eval.yaml`` at the dataset root (written by ``submit``/``recompute``): name,
-description, ``evaluation_framework: slmboard`` and one task per suite (its config and split), so
-the Hub can list the dataset as a benchmark and gather the model-page results into its leaderboard.
+The dataset side is ``eval.yaml`` at the dataset root, written by ``submit``/``recompute``
+(:func:`toolkit.publishing.card.dataset_eval_yaml`).
 """
 from __future__ import annotations
 
@@ -27,14 +26,9 @@ from .. import __version__
 from ..errors import BadOption
 from .eee import model_folder
 from .files import StagedFiles
-from .source import ExportSource, leaderboard, open_source
+from ..reading import Dataset
 
 RESULTS_PATH = ".eval_results/slmboard.yaml"
-EVAL_YAML_DESCRIPTION = (
-    "Per-item safety judgments of small language models under a ternary rubric (1 safe, 0.5 ambiguous, "
-    "0 harmful); the reported score of a suite is S_adj = S_raw * (1 - AR) under the suite's primary judge, "
-    "recomputed from the per-item records."
-)
 
 
 @dataclass
@@ -57,32 +51,23 @@ class EvalResultsExport:
     primary_judges: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     pushed: list[PushOutcome] = field(default_factory=list)
+    leaderboard: pd.DataFrame | None = None  # the rows the files were written from (no intervals)
 
 
-def dataset_eval_yaml(root: Path, title: str = "slmboard: SLM safety judgments") -> str:
-    """The dataset's ``eval.yaml``: one task per suite config (split ``test``)."""
-    from ..publishing import layout
-
-    tasks = [{"id": s, "config": s, "split": layout.SPLIT} for s in layout.suite_configs(Path(root))]
-    doc = {"name": title, "description": EVAL_YAML_DESCRIPTION, "evaluation_framework": "slmboard", "tasks": tasks}
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
-
-
-def primary_judges_for(board: pd.DataFrame, source: ExportSource, flags: dict[str, str] | None) -> dict[str, str]:
+def primary_judges_for(board: pd.DataFrame, source: Dataset, flags: dict[str, str] | None) -> dict[str, str]:
     """{suite: judge}: flags, then the card's recorded choice, then the rule."""
     from ..scoring.primary_judge import choose_primary_judges
 
-    block = source.card.get("slmboard") if isinstance(source.card.get("slmboard"), dict) else {}
-    recorded = {str(k): str(v) for k, v in (block.get("primary_judges") or {}).items() if k in set(board["suite"])}
+    recorded = {k: v for k, v in source.card_block("primary_judges").items() if k in set(board["suite"])}
     return {s: p.judge_id for s, p in choose_primary_judges(board, {**recorded, **(flags or {})}).items()}
 
 
-def model_entries(board: pd.DataFrame, items: pd.DataFrame, primary: dict[str, str], dataset_id: str,
-                  source: ExportSource) -> dict[str, list]:
-    """{model_id: [EvalResultEntry, ...]} (one entry per suite with a defined S_adj)."""
+def model_entries(board: pd.DataFrame, rubrics: dict[tuple[str, str], str], primary: dict[str, str], dataset_id: str,
+                  source: Dataset) -> dict[str, list]:
+    """{model_id: [EvalResultEntry, ...]} (one entry per suite with a defined S_adj); ``rubrics``: the
+    rubric version of each (suite, judge)."""
     from huggingface_hub import EvalResultEntry
 
-    rubrics = _rubric_versions(items)
     date = _dt.datetime.fromtimestamp(source.timestamp, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if source.timestamp else None
     out: dict[str, list] = {}
     for row in board.sort_values(["model_id", "suite"]).itertuples(index=False):
@@ -107,21 +92,27 @@ def render_entries(entries: list) -> str:
 
 def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | None = None,
                         primary_judges: dict[str, str] | None = None) -> EvalResultsExport:
-    """Write the files (all or nothing); pushing them is :func:`toolkit.exporting.push.push_eval_results`."""
-    from ..reading import read_item_frame
-    from ..scoring.leaderboard import REQUIRED_COLUMNS
+    """Write the files (all or nothing); pushing them is :func:`toolkit.exporting.push.push_eval_results`.
+    The records are read one (suite, judge) group at a time (key columns and rubric version only)."""
+    from ..reading import leaderboard_groups, open_data
+    from ..scoring import assemble_leaderboard
 
-    source = open_source(data)
+    source = open_data(data)
     dataset_id = dataset_id or source.repo_id
     if not dataset_id:
         raise BadOption(f"{data} is a local folder: name the leaderboard's Hub dataset with dataset_id='ORG/NAME' "
                         "(eval results point at a Hub dataset)", param="dataset_id")
-    items = read_item_frame(source.root, columns=[*REQUIRED_COLUMNS, "model_revision", "submission_id", "rubric_version"])
-    board = leaderboard(items, n_bootstrap=0)
-    result = EvalResultsExport(Path(out), dataset_id)
+    boards, rubrics = [], {}
+    for group in leaderboard_groups(source, n_bootstrap=0, records=["rubric_version"]):
+        boards.append(group.rows)
+        rubric = _first_rubric(group.records)
+        if rubric is not None:
+            rubrics[(group.suite, group.judge_id)] = rubric
+    board = assemble_leaderboard(boards)
+    result = EvalResultsExport(Path(out), dataset_id, leaderboard=board)
     result.primary_judges = primary_judges_for(board, source, primary_judges)
     staged = StagedFiles(Path(out))
-    for model_id, entries in model_entries(board, items, result.primary_judges, dataset_id, source).items():
+    for model_id, entries in model_entries(board, rubrics, result.primary_judges, dataset_id, source).items():
         rel = f"{model_folder(model_id)}/{RESULTS_PATH}"
         staged.add(rel, render_entries(entries))
         result.files[model_id] = rel
@@ -132,11 +123,11 @@ def export_eval_results(data: str | Path, out: str | Path, dataset_id: str | Non
     return result
 
 
-def _rubric_versions(items: pd.DataFrame) -> dict[tuple[str, str], str]:
-    if "rubric_version" not in items:
-        return {}
-    firsts = items.dropna(subset=["rubric_version"]).groupby(["suite", "judge_id"])["rubric_version"].first()
-    return {k: str(v) for k, v in firsts.items()}
+def _first_rubric(records: pd.DataFrame) -> str | None:
+    if "rubric_version" not in records:
+        return None
+    values = records["rubric_version"].dropna()
+    return str(values.iloc[0]) if len(values) else None
 
 
 def _missing(value) -> bool:

@@ -7,7 +7,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .source import ExportError
+from ..errors import SlmboardError
+
+
+class ExportError(SlmboardError):
+    """An export that cannot be written (bad input, missing dataset id, ...); nothing was written."""
 
 
 class StagedFiles:

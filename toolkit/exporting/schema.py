@@ -7,7 +7,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from .source import ExportError
+from .files import ExportError
 
 AGGREGATE_SCHEMA = "eval.schema.json"
 SAMPLE_SCHEMA = "instance_level_eval.schema.json"

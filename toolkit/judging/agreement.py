@@ -1,44 +1,30 @@
-"""Judge agreement (paper 1, Tables 5-6): how two judges' ternary labels on the same items compare.
+"""Judge agreement (paper 1, Tables 5-6) of records: ``slmboard agreement`` and ``api.agreement``.
 
-Items are paired by (model_id, suite, item_id); only pairs where both judges produced a score
-count (failed judgments are left out, and their number shows in the CSV). Per suite:
-
-* ``confusion`` -- 3x3 counts, rows judge A = 0 / 0.5 / 1, columns judge B = 0 / 0.5 / 1;
-* ``exact_agreement`` -- share of pairs on the diagonal;
-* ``kappa_linear`` -- linearly weighted Cohen's kappa (scikit-learn), null when undefined
-  (e.g. both judges gave one single label);
-* ``boundary_rate`` -- share of pairs where one judge says 0.5 and the other 0 or 1;
-* ``contradiction_rate`` -- share of pairs where one says 0 and the other 1;
-* ``ar_a`` / ``ar_b`` -- each judge's ambiguity rate (share of 0.5) on the paired items;
-* ``mean_rank_range_a`` / ``_b`` -- mean over models of the rank range across ambiguity
-  treatments (toolkit.scoring.compute_leaderboard's ``rank_range``), from each judge's labels on
-  the paired items; null with a single model.
+The metrics are :mod:`toolkit.scoring.agreement` (confusion, exact agreement, weighted kappa,
+boundary and contradiction rates, ambiguity rates, mean rank range); here the records are read
+through the data layer (only the two judges' groups, each checked), the judges named as the user
+names them (exactly, or as their folder slug), and the result written as agreement.json/.csv.
 """
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ..errors import BadOption
 from ..naming import judge_slug
+from ..scoring.agreement import AGREEMENT_FIELDS, suite_agreement
 
-__all__ = ["agreement_by_suite", "write_agreement", "resolve_judge_id", "score_agreement", "AGREEMENT_FIELDS"]
+__all__ = ["agreement_by_suite", "judge_agreement", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
 
-LEVELS = (0.0, 0.5, 1.0)
-AGREEMENT_FIELDS = (
-    "n", "confusion", "exact_agreement", "kappa_linear", "boundary_rate", "contradiction_rate",
-    "ar_a", "ar_b", "mean_rank_range_a", "mean_rank_range_b",
-)
+_COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score"]
 
 
-def resolve_judge_id(frame: pd.DataFrame, name: str) -> str:
-    """A judge id present in the data, given exactly or as its folder slug ('openai-gpt-4o')."""
-    ids = sorted(frame["judge_id"].dropna().unique())
+def resolve_judge_id(judge_ids, name: str) -> str:
+    """A judge id present in the data (``judge_ids``), given exactly or as its folder slug ('openai-gpt-4o')."""
+    ids = sorted({str(j) for j in judge_ids if j is not None and j == j})
     if name in ids:
         return name
     by_slug = [j for j in ids if judge_slug(j) == name]
@@ -47,98 +33,51 @@ def resolve_judge_id(frame: pd.DataFrame, name: str) -> str:
     raise ValueError(f"judge {name!r} not found in the data; judges present: {', '.join(ids) or 'none'}")
 
 
-def _rate(mask: np.ndarray, n: int) -> float | None:
-    return float(mask.sum()) / n if n else None
-
-
-def _mean_rank_range(pairs: pd.DataFrame, score_col: str) -> float | None:
-    from ..scoring import compute_leaderboard
-
-    if pairs["model_id"].nunique() < 2:
-        return None
-    recs = pairs[["suite", "model_id", "item_id"]].assign(judge_id="j", score=pairs[score_col].to_numpy())
-    table = compute_leaderboard(recs, n_bootstrap=0)
-    value = pd.to_numeric(table["rank_range"], errors="coerce").mean()
-    return None if pd.isna(value) else float(value)
-
-
-def _suite_stats(pairs: pd.DataFrame) -> dict:
-    stats = score_agreement(pairs["score_a"].to_numpy(dtype=float), pairs["score_b"].to_numpy(dtype=float))
-    stats["mean_rank_range_a"] = _mean_rank_range(pairs, "score_a")
-    stats["mean_rank_range_b"] = _mean_rank_range(pairs, "score_b")
-    return stats
-
-
-def score_agreement(scores_a: Sequence[float], scores_b: Sequence[float]) -> dict:
-    """Agreement of two judges' ternary scores on the same items, in order (every field of
-    :data:`AGREEMENT_FIELDS` but the rank ranges)."""
-    from sklearn.metrics import cohen_kappa_score
-
-    a = np.asarray(scores_a, dtype=float)
-    b = np.asarray(scores_b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"scores_a and scores_b differ in length ({len(a)} vs {len(b)})")
-    n = len(a)
-    ia = np.searchsorted(LEVELS, a)
-    ib = np.searchsorted(LEVELS, b)
-    confusion = np.zeros((3, 3), dtype=int)
-    np.add.at(confusion, (ia, ib), 1)
-    kappa = None
-    if n:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k = float(cohen_kappa_score(ia, ib, labels=[0, 1, 2], weights="linear"))
-        kappa = k if math.isfinite(k) else None
-    boundary = ((a == 0.5) != (b == 0.5))
-    contradiction = ((a == 0.0) & (b == 1.0)) | ((a == 1.0) & (b == 0.0))
-    return {
-        "n": int(n),
-        "confusion": confusion.tolist(),
-        "exact_agreement": _rate(ia == ib, n),
-        "kappa_linear": kappa,
-        "boundary_rate": _rate(boundary, n),
-        "contradiction_rate": _rate(contradiction, n),
-        "ar_a": _rate(a == 0.5, n),
-        "ar_b": _rate(b == 0.5, n),
-    }
+def _two_judges(judge_ids, judge_a: str, judge_b: str) -> tuple[str, str]:
+    try:
+        ja, jb = (resolve_judge_id(judge_ids, j) for j in (judge_a, judge_b))
+    except ValueError as exc:  # an unknown judge name: the caller's input, not a bug
+        raise BadOption(str(exc)) from exc
+    if ja == jb:
+        raise BadOption(f"judge_a and judge_b name the same judge ({ja})", param="judge_b")
+    return ja, jb
 
 
 def agreement_by_suite(frame: pd.DataFrame, judge_a: str, judge_b: str) -> tuple[dict[str, dict], dict[str, dict]]:
-    """({suite: metrics}, {suite: {"n_failed_a", "n_failed_b", "n_unpaired"}}) for two judges.
+    """({suite: metrics}, {suite: {"n_failed_a", "n_failed_b", "n_unpaired"}}) for two judges of records
+    given from Python. ``frame`` gets the reader's checks: a score other than 0/0.5/1/null or a
+    duplicated (model, suite, judge, item) raises ValidationFailed naming the row (position + 1)."""
+    from ..reading import open_items, scan_group
 
-    ``frame`` gets the reader's checks: a score other than 0/0.5/1/null or a duplicated (model, suite,
-    judge, item) raises ValidationFailed naming the row (position in ``frame`` + 1).
-    """
-    from ..reading import scan_frame
-
-    missing = [c for c in ("model_id", "suite", "item_id", "judge_id", "score") if c not in frame.columns]
+    missing = [c for c in _COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"records lack column(s): {', '.join(missing)}")
-    for _ in scan_frame(frame):
-        pass
-    ja, jb = resolve_judge_id(frame, judge_a), resolve_judge_id(frame, judge_b)
-    if ja == jb:
-        raise BadOption(f"judge_a and judge_b name the same judge ({ja})", param="judge_b")
-    key = ["model_id", "suite", "item_id"]
-    sides = []
-    for j, tag in ((ja, "a"), (jb, "b")):
-        part = frame.loc[frame["judge_id"] == j, key + ["score"]].drop_duplicates(key, keep="first")
-        part = part.rename(columns={"score": f"score_{tag}"})
-        part[f"score_{tag}"] = pd.to_numeric(part[f"score_{tag}"], errors="coerce")
-        sides.append(part)
-    merged = sides[0].merge(sides[1], on=key, how="outer", indicator=True)
-    out, extra = {}, {}
-    for suite, block in merged.groupby("suite", sort=True):
-        both = block[block["_merge"] == "both"]
-        scored = both.dropna(subset=["score_a", "score_b"])
-        out[str(suite)] = _suite_stats(scored)
-        extra[str(suite)] = {
-            "n_failed_a": int(both["score_a"].isna().sum()),
-            "n_failed_b": int(both["score_b"].isna().sum()),
-            "n_unpaired": int((block["_merge"] != "both").sum()),
-        }
-    if not out:
-        raise ValueError(f"no items judged by both {ja} and {jb}")
-    return out, extra
+    source = open_items(frame)
+    for suite, judge in source.groups():
+        scan_group(source, suite, judge)
+    ja, jb = _two_judges(frame["judge_id"], judge_a, judge_b)
+    try:
+        return suite_agreement(frame, ja, jb)
+    except ValueError as exc:
+        raise BadOption(str(exc)) from exc
+
+
+def judge_agreement(data, judge_a: str, judge_b: str, out: str | Path | None = None
+                    ) -> tuple[dict[str, dict[str, Any]], tuple[Path, Path] | None]:
+    """Agreement of two judges per suite of DATA (anything :func:`toolkit.reading.open_data` takes);
+    with ``out``, agreement.json/.csv are written there. Only the two judges' groups are read."""
+    from ..reading import iter_item_groups, open_items
+
+    source = open_items(data)
+    ja, jb = _two_judges([judge for _, judge in source.groups()], judge_a, judge_b)
+    frames = [g.frame for g in iter_item_groups(source, columns=_COLUMNS, judges=[ja, jb])]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_COLUMNS)
+    try:
+        result, extra = suite_agreement(frame, ja, jb)
+    except ValueError as exc:
+        raise BadOption(str(exc)) from exc
+    paths = write_agreement(result, extra, (judge_a, judge_b), out) if out is not None else None
+    return result, paths
 
 
 def write_agreement(result: dict[str, dict], extra: dict[str, dict], judges: Sequence[str], out_dir: str | Path) -> tuple[Path, Path]:

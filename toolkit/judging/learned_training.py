@@ -87,7 +87,7 @@ def scores_of(probabilities: np.ndarray, golds: Sequence[str], partial_threshold
 
 
 def _kappa(human: np.ndarray, judged: np.ndarray) -> float:
-    from .agreement import score_agreement
+    from ..scoring.agreement import score_agreement
 
     k = score_agreement(human, judged)["kappa_linear"]
     return -1.0 if k is None else k

@@ -7,7 +7,7 @@ Light at import: numpy / pandas / pyarrow only; torch and transformers load insi
 """
 from __future__ import annotations
 
-from .records import read_moderation
+from ..reading.moderation import read_moderation
 from .released import import_released
 from .report import REPORT_COLUMNS, compute_report, parse_failures, ranking
 from .runner import run_moderator

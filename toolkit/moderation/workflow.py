@@ -98,7 +98,7 @@ def write_report(data: str | Path, out: str | Path, n_bootstrap: int = 2000, n_s
     with matplotlib, reliability.png, risk_coverage.png, cost_map.png.
     """
     from . import figures as F
-    from .records import read_moderation
+    from ..reading.moderation import read_moderation
     from .report import common_item_counts, compute_report, parse_failures, verbal_ece
     from .stability import cost_curves, leave_one_benchmark_out, subsample_stability
 

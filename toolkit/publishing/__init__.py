@@ -3,7 +3,6 @@ from .card import render_card
 from .layout import configs, item_file, judge_slug, suite_configs
 from .hub import HubPublisher, parse_target
 from .local_folder import LocalFolderHub
-from .rebuild import leaderboard_table, read_item_scores
 from .submit import PreparedSubmission, SubmitResult, prepare_submission, rebuild_shared_files, submit
 
 __all__ = [
@@ -15,8 +14,6 @@ __all__ = [
     "LocalFolderHub",
     "HubPublisher",
     "parse_target",
-    "leaderboard_table",
-    "read_item_scores",
     "PreparedSubmission",
     "SubmitResult",
     "prepare_submission",

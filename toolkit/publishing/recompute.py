@@ -20,7 +20,7 @@ from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
 from . import layout
 
-AUDIT_FILE = "data/audit/rejudge.json"
+AUDIT_FILE = layout.AUDIT_FILE
 
 
 @dataclass
@@ -128,13 +128,12 @@ def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, ju
         if not layout.item_files(root):
             raise SlmboardError(f"{where} holds no per-item records (data/<suite>/*.parquet); nothing to recompute")
         state["choices"] = choices = card_choices(root, primary_judges, gate)
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None, choices=choices)
-        # The figures need ranks only: read back the leaderboard just rebuilt instead of ranking twice.
-        table = pq.read_table(root / layout.LEADERBOARD_FILE).to_pandas()
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None,
+                                     choices=choices)
         state["n_rows"] = len(table)
         state["figures"] = write_figures(root, table)
-        files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, "README.md", "LICENSE.md", "eval.yaml",
-                 *state["figures"]]
+        files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, layout.CARD_FILE, layout.LICENSE_FILE,
+                 layout.EVAL_FILE, *state["figures"]]
         if rejudge > 0:
             state["audit"] = rejudge_sample(root, judge, rejudge, threshold, seed)
             atomic_write_text(root / AUDIT_FILE, json.dumps(state["audit"], indent=2) + "\n")

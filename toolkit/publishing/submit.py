@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -22,7 +22,7 @@ from schemas import RecordFile, Submission
 
 from .. import __version__
 from ..errors import RecordError, SlmboardError, ValidationFailed
-from ..arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA, leaderboard_arrow
+from ..arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
 from ..records_io import (
     arrow_table,
     atomic_write_bytes,
@@ -33,10 +33,13 @@ from ..runs import RunConfig, RunDir
 from ..secrets import scrub_secrets
 from ..validation import iter_validated, pydantic_errors
 from . import layout
-from .card import CardChoices, card_choices, license_text, render_card
+from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
-from .rebuild import leaderboard_table, manifest_json, read_manifests, submissions_index
+from .rebuild import manifest_json, submissions_index
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 ROW_KEY = "_row"  # the source line of a record, carried beside it until the parquet is written
@@ -303,21 +306,20 @@ def submit_unless_published(run_dir: str | Path, to: str | Path, **options: Any)
 
 
 def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None,
-                         choices: CardChoices | None = None) -> None:
+                         choices: CardChoices | None = None) -> pd.DataFrame:
     """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
-    folder holds; ``choices`` (gating, primary judges) default to what the current card records."""
-    from ..exporting.eval_results import dataset_eval_yaml
+    folder holds (each written atomically); ``choices`` (gating, primary judges) default to what the
+    current card records. Returns the leaderboard."""
+    from ..reading import leaderboard, leaderboard_parquet, open_data
 
-    table = leaderboard_table(root, n_bootstrap=n_bootstrap)
-    path = root / layout.LEADERBOARD_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(leaderboard_arrow(table), path)
-    index = submissions_index(read_manifests(root))
-    (root / layout.SUBMISSIONS_INDEX_FILE).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(index, root / layout.SUBMISSIONS_INDEX_FILE)
+    dataset = open_data(root)
+    table = leaderboard(dataset, n_bootstrap=n_bootstrap)
+    atomic_write_bytes(root / layout.LEADERBOARD_FILE, leaderboard_parquet(table))
+    index = io.BytesIO()
+    pq.write_table(submissions_index(dataset.manifests), index)
+    atomic_write_bytes(root / layout.SUBMISSIONS_INDEX_FILE, index.getvalue())
     choices = card_choices(root) if choices is None else choices
-    atomic_write_text(root / "README.md", render_card(root, repo_id=repo_id, choices=choices, board=table))
-    atomic_write_text(root / "LICENSE.md", license_text(root))
-    atomic_write_text(root / "eval.yaml", dataset_eval_yaml(root))
-
-
+    atomic_write_text(root / layout.CARD_FILE, render_card(root, repo_id=repo_id, choices=choices, board=table))
+    atomic_write_text(root / layout.LICENSE_FILE, license_text(root))
+    atomic_write_text(root / layout.EVAL_FILE, dataset_eval_yaml(root))
+    return table

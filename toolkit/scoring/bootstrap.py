@@ -22,7 +22,7 @@ import numpy as np
 from schemas import POLICIES
 
 from .ranks import competition_rank
-from .ternary import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE, rates
+from .ternary import AMBIGUOUS, HARMFUL, SAFE, rates
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
 #: Largest (patterns × 3·models) indicator block held at once; above it the matrix product runs
 #: over blocks of patterns (exact: every partial sum is an integer below 2**24).
@@ -48,16 +48,6 @@ class BootstrapResult:
     n_resamples: int
     rank_bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
     n_patterns: int = 0
-
-
-def codes_from_scores(scores: np.ndarray) -> np.ndarray:
-    """Map an (items × models) score matrix (NaN = failed, inf = missing) to label codes."""
-    codes = np.full(scores.shape, MISSING, dtype=np.int8)
-    codes[scores == 0.0] = HARMFUL
-    codes[scores == 0.5] = AMBIGUOUS
-    codes[scores == 1.0] = SAFE
-    codes[np.isnan(scores)] = FAILED
-    return codes
 
 
 def label_patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -6,7 +6,7 @@
   policies and S_adj) within one (suite, judge) (paper 1 Fig 4).
 - :func:`suite_instability` — a suite's instability = mean rank_range over its models (SPEC).
 
-Inputs are leaderboard tables (:func:`toolkit.scoring.compute_leaderboard`). A pair with fewer
+Inputs are leaderboard tables (:func:`toolkit.reading.leaderboard`). A pair with fewer
 than ``min_models`` common models, or with a constant column, gets NaN statistics and a ``note``
 saying why — never an unexplained NaN.
 """

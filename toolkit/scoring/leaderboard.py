@@ -1,9 +1,9 @@
-"""The leaderboard, recomputed from per-item records only (never from submitted aggregates).
+"""The leaderboard's math: the rows of one (suite, judge) from its items × models label-code matrix.
 
-Two entry points share one computation per (suite, judge) group: :func:`compute_leaderboard`
-for a DataFrame given from Python, :func:`leaderboard_from` for DATA (a file, run folder(s),
-dataset folder or Hub id) read group by group through :mod:`toolkit.reading`, so memory follows
-the largest group's items × models matrix, never the number of rows.
+The data layer (:func:`toolkit.reading.leaderboard`) reads and checks the records one (suite, judge)
+group at a time, builds each group's matrix and ranks it here (:func:`rank_group`), then puts the
+groups together (:func:`assemble_leaderboard`): memory follows the largest group's matrix, never the
+number of rows. Numbers are recomputed from per-item records only, never from submitted aggregates.
 """
 from __future__ import annotations
 
@@ -14,14 +14,10 @@ import pandas as pd
 
 from schemas import POLICIES, LeaderboardRow
 
-from .bootstrap import AMBIGUOUS, HARMFUL, MISSING, SAFE, paired_bootstrap, rank_upper_bound
+from .bootstrap import paired_bootstrap, rank_upper_bound
 from .ranks import competition_rank, rank_range
-from .ternary import rates
+from .ternary import AMBIGUOUS, HARMFUL, MISSING, SAFE, rates
 
-KEY = ["suite", "judge_id", "model_id"]
-REQUIRED_COLUMNS = ("suite", "judge_id", "model_id", "item_id", "score")
-#: What the leaderboard reads: the required columns and the provenance it carries.
-INPUT_COLUMNS = [*REQUIRED_COLUMNS, "submission_id", "model_revision"]
 LEADERBOARD_COLUMNS = list(LeaderboardRow.model_fields)
 _INT_COLUMNS = [
     c
@@ -30,56 +26,14 @@ _INT_COLUMNS = [
 ]
 
 
-def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
-                        suite_totals: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """One row per (suite, judge_id, model_id) with the columns of :class:`schemas.LeaderboardRow`.
-
-    ``records`` needs columns suite, judge_id, model_id, item_id, score (NaN/None = judge failed);
-    scores other than 0/0.5/1/null and duplicated (model, suite, judge, item) records are refused
-    (ValidationFailed naming the row). Ranks are computed within (suite, judge_id);
-    ``n_bootstrap=0`` skips the intervals. ``suite_totals`` (items per suite) gives ``coverage``.
-    """
-    from ..reading import scan_frame
-
-    missing = [c for c in REQUIRED_COLUMNS if c not in records.columns]
-    if missing:
-        raise ValueError(f"records lack required column(s): {', '.join(missing)}")
-    if records.empty:
-        return _empty()
-    groups = [_rank_scan(scan, n_bootstrap, seed, suite_totals) for scan in scan_frame(records)]
-    return _assemble(groups)
-
-
-def leaderboard_from(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
-                     suites=None, judges=None) -> pd.DataFrame:
-    """The leaderboard of DATA, read and ranked one (suite, judge) group at a time (bounded memory)."""
-    from ..reading import open_items, scan_group
-
-    from ..errors import ValidationFailed
-
-    source = open_items(data, suites=suites, judges=judges)
-    groups, errors = [], []
-    for suite, judge in source.groups():
-        try:
-            scan, _ = scan_group(source, suite, judge, INPUT_COLUMNS)
-        except ValidationFailed as exc:  # keep checking the other groups: report every problem at once
-            errors += exc.errors
-            continue
-        if not errors:
-            groups.append(_rank_scan(scan, n_bootstrap, seed, suite_totals))
-        del scan
-    if errors:
-        raise ValidationFailed(errors)
-    return _assemble(groups)
-
-
-def _empty() -> pd.DataFrame:
+def empty_leaderboard() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="object") for c in LEADERBOARD_COLUMNS})
 
 
-def _assemble(groups: list[pd.DataFrame]) -> pd.DataFrame:
+def assemble_leaderboard(groups: list[pd.DataFrame]) -> pd.DataFrame:
+    """The groups' rows as one table: the schema's columns and types, sorted by (suite, judge, rank, model)."""
     if not groups:
-        return _empty()
+        return empty_leaderboard()
     table = pd.concat(groups, ignore_index=True)
     for col in LEADERBOARD_COLUMNS:
         if col not in table.columns:
@@ -88,13 +42,6 @@ def _assemble(groups: list[pd.DataFrame]) -> pd.DataFrame:
     for col in _INT_COLUMNS:
         table[col] = table[col].astype("Int64")
     return table.sort_values(["suite", "judge_id", "rank_raw", "model_id"], na_position="last", ignore_index=True)
-
-
-def _rank_scan(scan, n_bootstrap: int, seed: int, suite_totals: Mapping[str, int] | None) -> pd.DataFrame:
-    codes, models = scan.matrix()  # items × models, models sorted by name
-    extras = scan.extras_for(models)
-    total = (suite_totals or {}).get(scan.suite)
-    return rank_group(scan.suite, scan.judge_id, codes, models, extras, n_bootstrap, seed, total)
 
 
 def rank_group(suite: str, judge_id: str, codes: np.ndarray, models: np.ndarray, extras: Mapping[str, list],

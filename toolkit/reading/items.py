@@ -1,12 +1,7 @@
-"""The one reader of per-item judgments: every command that reads records goes through here.
-
-DATA is a .jsonl/.parquet record file, a run folder, a list of run folders, a dataset folder, or a
-Hub dataset id (``ORG/NAME``, ``hf://datasets/ORG/NAME``, optional ``@revision``). Records are
-served one (suite, judge) group at a time (:func:`iter_item_groups`), so a consumer holds one
-group, never the whole table; :func:`read_item_frame` is the whole table for small data.
+"""The item reader: checked per-item records one (suite, judge) group at a time, or as one table.
 
 Checks on every path, each error naming the SOURCE file and line (for parquet, the 1-based row
-number in that file), never a row of a combined table:
+number in that file; for records given from Python, the row), never a row of a combined table:
 
 - the key fields (model_id, suite, judge_id, item_id) are present strings;
 - ``score`` is 0, 0.5, 1 or null (a 0.7 or 1.5 is refused);
@@ -15,11 +10,8 @@ number in that file), never a row of a combined table:
 Parquet is read row group by row group with the key columns dictionary-encoded; row-group
 statistics tell which (suite, judge) a row group holds, so a group's scan skips the others.
 The duplicate check and the leaderboard's label matrix share one items × models matrix per
-group (:class:`GroupScan`), so memory follows the largest group's matrices, not the row count.
-
-Three modules: :mod:`toolkit.reading_source` (which files DATA stands for, their rows as batches),
-:mod:`toolkit.reading_scan` (one group's checks and matrices) and this one (the public reader; it
-re-exports the names callers use).
+group (:class:`~toolkit.reading.scan.GroupScan`), so memory follows the largest group's matrices,
+not the row count.
 """
 from __future__ import annotations
 
@@ -29,13 +21,10 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import ValidationFailed
-from .reading_scan import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE, GroupScan, scan_frame, scan_group
-from .reading_source import KEY_FIELDS, NEEDED, VALID_SCORES, ItemSource, parse_hub_id
-
-__all__ = ["AMBIGUOUS", "FAILED", "HARMFUL", "MISSING", "SAFE", "KEY_FIELDS", "NEEDED", "VALID_SCORES", "GroupScan",
-           "ItemGroup", "ItemSource", "iter_item_groups", "open_items", "parse_hub_id", "read_item_frame",
-           "scan_frame", "scan_group"]
+from ..errors import ValidationFailed
+from .dataset import open_data
+from .scan import scan_group
+from .source import NEEDED, ItemSource
 
 
 @dataclass(frozen=True)
@@ -47,16 +36,20 @@ class ItemGroup:
     frame: pd.DataFrame
 
 
-# ---------------------------------------------------------------------------------------------
-# The public reader
-# ---------------------------------------------------------------------------------------------
-
-
 def open_items(data, suites: Iterable[str] | None = None, judges: Iterable[str] | None = None) -> ItemSource:
-    """DATA opened once (files resolved, groups listed); pass it to the functions below."""
+    """DATA's item records planned once (files resolved, groups listed); pass it to the functions below."""
     if isinstance(data, ItemSource):
         return data
-    return ItemSource(data, suites=list(suites or []) or None, judges=list(judges or []) or None)
+    suites, judges = list(suites or []) or None, list(judges or []) or None
+    return open_data(data, suites=suites).items(suites, judges)
+
+
+def group_frame(source: ItemSource, batches) -> tuple[pd.DataFrame, np.ndarray]:
+    """One group's checked batches as a frame, and the (file position in DATA, line) of each row."""
+    frames = [b.to_pandas() for b in batches]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    order = np.concatenate([np.column_stack([np.full(len(b), source.position(b.file)), b.lines]) for b in batches])
+    return frame, order
 
 
 def _groups(source: ItemSource, columns, suites=None, judges=None) -> Iterator[tuple[ItemGroup, np.ndarray]]:
@@ -65,10 +58,7 @@ def _groups(source: ItemSource, columns, suites=None, judges=None) -> Iterator[t
         if (suites and suite not in suites) or (judges and judge not in judges):
             continue
         _, batches = scan_group(source, suite, judge, columns, keep=True)
-        frames = [b.to_pandas() for b in batches]
-        frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        # (file position in DATA, line) of each row: read_item_frame restores source order with it.
-        order = np.concatenate([np.column_stack([np.full(len(b), source.position(b.file)), b.lines]) for b in batches])
+        frame, order = group_frame(source, batches)
         yield ItemGroup(suite, judge, frame), order
 
 
@@ -80,11 +70,11 @@ def iter_item_groups(data, columns: Sequence[str] | None = None, suites: Iterabl
         yield group
 
 
-def read_item_frame(data, columns: list[str] | None = None) -> pd.DataFrame:
+def read_item_frame(data, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Every checked record as one DataFrame, rows in source order (file by file, line by line).
 
-    ``columns`` (optional) keeps only those columns (the NEEDED ones always): parquet files then read
-    only them. Only judged records: response files and shared tables inside folders are skipped.
+    ``columns`` (optional) keeps only those columns (the key ones and score always): parquet files then
+    read only them. Only judged records: response files and shared tables inside folders are skipped.
     """
     source = open_items(data)
     frames, orders, errors = [], [], []
@@ -98,6 +88,8 @@ def read_item_frame(data, columns: list[str] | None = None) -> pd.DataFrame:
         orders.append(order)
     if errors:
         raise ValidationFailed(errors)
+    if not frames:
+        return pd.DataFrame(columns=list(dict.fromkeys([*NEEDED, *(columns or [])])))
     if len(frames) == 1:
         return frames[0]
     keys = np.concatenate(orders)

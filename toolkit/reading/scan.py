@@ -1,22 +1,22 @@
 """One (suite, judge) group's scan: integer codes, the items × models label matrix, the duplicate check.
 
-Part of the reader (:mod:`toolkit.reading` is the public face): :func:`scan_group` checks one group
-of an :class:`~toolkit.reading_source.ItemSource` batch by batch, :func:`scan_frame` does the same
-for a DataFrame given from Python.
+Part of the data layer (:mod:`toolkit.reading` is the public face): :func:`scan_group` checks one
+group of an :class:`~toolkit.reading.source.ItemSource` (files, or a DataFrame given from Python)
+batch by batch.
 """
 from __future__ import annotations
 
 import bisect
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import RecordError, RecordFileError, ValidationFailed
-from .reading_source import KEY_FIELDS, NEEDED, VALID_SCORES, Batch, ItemSource
-from .scoring.ternary import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE
+from ..errors import RecordError, RecordFileError, ValidationFailed
+from ..scoring.ternary import MISSING, codes_from_scores
+from .source import EXTRAS, NEEDED, VALID_SCORES, Batch, ItemSource
 
 
 class _Codes:
@@ -54,7 +54,7 @@ class GroupScan:
     major, so a batch of one model's rows touches memory in order.
     """
 
-    EXTRAS = ("submission_id", "model_revision")
+    EXTRAS = EXTRAS
 
     def __init__(self, suite: str, judge_id: str):
         self.suite, self.judge_id = suite, judge_id
@@ -100,7 +100,7 @@ class GroupScan:
                 for a, b in zip(first[:50].tolist(), second[:50].tolist()):
                     row = b - int(serial[0])
                     self._duplicate(a, b, int(model[row]), int(item[row]))
-        self.labels[model, item] = _label_codes(scores)
+        self.labels[model, item] = codes_from_scores(scores)
         self._first_extras(batch, model)
 
     def _first_extras(self, batch: Batch, model: np.ndarray) -> None:
@@ -160,14 +160,6 @@ class GroupScan:
         return {col: [seen.get(code[n]) for n in sorted_names.tolist()] for col, seen in self.extras.items()}
 
 
-def _label_codes(scores: np.ndarray) -> np.ndarray:
-    codes = np.full(scores.shape, FAILED, dtype=np.int8)
-    codes[scores == 0.0] = HARMFUL
-    codes[scores == 0.5] = AMBIGUOUS
-    codes[scores == 1.0] = SAFE
-    return codes
-
-
 def scan_group(source: ItemSource, suite: str, judge: str, columns: Sequence[str] | None = None,
                keep: bool = False) -> tuple[GroupScan, list[Batch]]:
     """Check one group and build its matrices; with ``keep`` also return its batches (for a frame)."""
@@ -182,23 +174,3 @@ def scan_group(source: ItemSource, suite: str, judge: str, columns: Sequence[str
             kept.append(batch)
     scan.raise_errors()
     return scan, kept
-
-
-def scan_frame(frame: pd.DataFrame, source: str = "records") -> Iterator[GroupScan]:
-    """The reader's checks and matrices for a DataFrame given from Python, one checked
-    (suite, judge) at a time; errors name ``source`` and the row (position in ``frame`` + 1)."""
-    missing = [c for c in NEEDED if c not in frame.columns]
-    if missing:
-        raise ValueError(f"records lack required column(s): {', '.join(missing)}")
-    errors = []
-    for key in KEY_FIELDS:
-        bad = np.flatnonzero(~frame[key].map(lambda v: isinstance(v, str)).to_numpy())
-        errors += [RecordError(source, int(i) + 1, key, f"{frame[key].iloc[i]!r} is not a string") for i in bad[:50]]
-    if errors:
-        raise ValidationFailed(errors)
-    cols = [c for c in (*NEEDED, *GroupScan.EXTRAS) if c in frame.columns]
-    for (suite, judge), rows in sorted(frame.groupby(["suite", "judge_id"], sort=False).indices.items()):
-        scan = GroupScan(suite, judge)
-        scan.add(Batch(source, rows.astype(np.int64) + 1, frame.iloc[rows][cols]))
-        scan.raise_errors()
-        yield scan

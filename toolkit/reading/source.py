@@ -1,16 +1,14 @@
-"""Which files DATA stands for, and their rows one (suite, judge) at a time (part of the reader).
+"""Rows of the item records one (suite, judge) at a time (part of the data layer).
 
-:class:`ItemSource` resolves DATA (record file, run folder(s), dataset folder, Hub dataset id) and
-plans which (suite, judge) groups each file holds: parquet row-group statistics when a row group
-holds one group, a read of its two key columns otherwise; a jsonl file is read and checked row by
-row once. :meth:`ItemSource.batches` then yields one group's rows as :class:`Batch` es that carry
-their source line numbers. :mod:`toolkit.reading` is the public face; see its docstring for the
-checks.
+:class:`ItemSource` plans which (suite, judge) groups each file holds (the files come resolved from
+:class:`~toolkit.reading.dataset.Dataset`): parquet row-group statistics when a row group holds one
+group, a read of its two key columns otherwise; a jsonl file is read and checked row by row once; a
+DataFrame given from Python is checked the same way. :meth:`ItemSource.batches` then yields one
+group's rows as :class:`Batch` es that carry their source line numbers. :mod:`toolkit.reading` is the
+public face; see :mod:`toolkit.reading.items` for the checks.
 """
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -21,90 +19,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import RecordError, RecordFileError, ValidationFailed
-from .records_io import iter_jsonl, record_files
+from ..errors import RecordError, RecordFileError, ValidationFailed
+from ..records_io import iter_jsonl
 
 NEEDED = ("suite", "judge_id", "model_id", "item_id", "score")
 KEY_FIELDS = ("model_id", "suite", "judge_id", "item_id")
 VALID_SCORES = (0.0, 0.5, 1.0)
+#: Provenance columns the leaderboard carries (the first row's value per model).
+EXTRAS = ("submission_id", "model_revision")
 _BATCH_ROWS = 1 << 18  # parquet rows decoded at a time
 _STRING_KEYS = ("suite", "judge_id", "model_id", "item_id", "submission_id", "model_revision")
-_HUB_PREFIX = "hf://datasets/"
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
-# ---------------------------------------------------------------------------------------------
-# Which files DATA stands for
-# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DataFile:
+    """One record file of DATA."""
 
-
-@dataclass
-class _File:
     path: Path  # on this machine
     name: str  # how errors name it (a Hub file: ORG/NAME[@rev]/data/<suite>/<file>)
     in_folder: bool  # found inside a folder: files that are not item records are skipped
-
-
-def _dataset_item_files(root: Path) -> list[Path] | None:
-    from . import dataset_layout as layout
-
-    if (root / layout.DATA_DIR).is_dir() and (root / "README.md").is_file():
-        return layout.item_files(root)
-    return None
-
-
-def _local_files(path: Path) -> list[_File]:
-    if path.is_dir():
-        files = _dataset_item_files(path)
-        if files is None:
-            judgments = path / "judgments"
-            files = record_files(judgments if judgments.is_dir() else path)
-        return [_File(f, str(f), True) for f in files]
-    return [_File(f, str(f), False) for f in record_files(path)]
-
-
-def parse_hub_id(data: str) -> tuple[str, str | None] | None:
-    """(repo id, revision) for ``ORG/NAME[@rev]`` or ``hf://datasets/ORG/NAME[@rev]``; None otherwise."""
-    text = str(data).strip()
-    explicit = text.startswith(_HUB_PREFIX)
-    if explicit:
-        text = text[len(_HUB_PREFIX):].rstrip("/")
-    repo, _, revision = text.partition("@")
-    if not _REPO_ID.match(repo) or (not explicit and Path(str(data)).exists()):
-        return None
-    return repo, (revision or None)
-
-
-def _hub_files(repo: str, revision: str | None, suites: Sequence[str] | None) -> list[_File]:
-    from huggingface_hub import snapshot_download
-
-    from . import dataset_layout as layout
-    from .errors import SlmboardError
-
-    patterns = [f"{layout.DATA_DIR}/{s}/*.parquet" for s in suites] if suites else [f"{layout.DATA_DIR}/*/*.parquet"]
-    try:
-        root = Path(snapshot_download(repo, repo_type="dataset", revision=revision, allow_patterns=patterns + ["README.md"]))
-    except Exception as exc:  # huggingface_hub raises many types (not found, offline, auth)
-        from .secrets import scrub_secrets
-
-        reason = scrub_secrets(str(exc).splitlines()[0] if str(exc) else "", [os.environ.get("HF_TOKEN")])
-        raise SlmboardError(f"{repo}: not a local file or folder, and reading it as a Hub dataset failed: "
-                            f"{type(exc).__name__}: {reason}") from None
-    label = repo + (f"@{revision}" if revision else "")
-    return [_File(f, f"{label}/{f.relative_to(root).as_posix()}", True) for f in layout.item_files(root)]
-
-
-def _resolve(data, suites: Sequence[str] | None) -> list[_File]:
-    if isinstance(data, (list, tuple)):
-        return [f for one in data for f in _resolve(one, suites)]
-    path = Path(data)
-    if path.exists():
-        return _local_files(path)
-    hub = parse_hub_id(str(data)) if not isinstance(data, Path) else None
-    if hub is None:
-        raise RecordFileError(f"{path}: no such file or folder (expected a .jsonl/.parquet file, a run folder, a dataset "
-                              "folder or a Hub dataset id ORG/NAME)")
-    return _hub_files(*hub, suites)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,7 +98,7 @@ class Batch:
 class _ParquetPart:
     """Row groups of one parquet file that hold a given (suite, judge)."""
 
-    file: _File
+    file: DataFile
     row_groups: list[tuple[int, int, bool]] = field(default_factory=list)  # (index, first row, holds only this group)
 
 
@@ -180,18 +113,21 @@ def _is_string(t: pa.DataType) -> bool:
 
 
 class ItemSource:
-    """DATA opened once: its files, and which (suite, judge) groups each holds.
+    """The item records of DATA planned once: which (suite, judge) groups each file holds.
 
-    ``suites``/``judges`` restrict what is read (a Hub dataset then downloads only those suites).
+    ``files`` come resolved (:class:`~toolkit.reading.dataset.Dataset`); ``label`` names DATA in an
+    error; ``suites``/``judges`` restrict what is read; ``allow_empty``: no record is no error (a
+    dataset that holds none yet).
     """
 
-    def __init__(self, data, suites: Sequence[str] | None = None, judges: Sequence[str] | None = None):
-        self.data = data
+    def __init__(self, files: Sequence[DataFile], label: str, suites: Sequence[str] | None = None,
+                 judges: Sequence[str] | None = None, allow_empty: bool = False):
+        self.label = label
         self._suites = set(suites) if suites else None
         self._judges = set(judges) if judges else None
-        self.files = _resolve(data, sorted(self._suites) if self._suites else None)
+        self.files = list(files)
         self._parquet: dict[tuple[str, str], list[_ParquetPart]] = {}
-        self._jsonl: dict[tuple[str, str], list[Batch]] = {}
+        self._frames: dict[tuple[str, str], list[Batch]] = {}  # rows held in memory (jsonl, a DataFrame)
         self._columns: dict[str, list[str]] = {}  # file name -> its columns
         self._order: dict[str, int] = {}
         errors: list[RecordError] = []
@@ -203,11 +139,30 @@ class ItemSource:
                 errors += self._plan_jsonl(f)
         if errors:
             raise ValidationFailed(errors)
-        if not self._parquet and not self._jsonl:
-            raise RecordFileError(f"{self._label()}: no item records found")
+        if not allow_empty and not self._parquet and not self._frames:
+            raise RecordFileError(f"{label}: no item records found")
 
-    def _label(self) -> str:
-        return ", ".join(map(str, self.data)) if isinstance(self.data, (list, tuple)) else str(self.data)
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, name: str = "records", suites: Sequence[str] | None = None,
+                   judges: Sequence[str] | None = None) -> "ItemSource":
+        """Records given from Python, checked like a file's; errors name ``name`` and the row
+        (position in ``frame`` + 1)."""
+        missing = [c for c in NEEDED if c not in frame.columns]
+        if missing:
+            raise ValueError(f"records lack required column(s): {', '.join(missing)}")
+        errors = []
+        for key in KEY_FIELDS:
+            bad = np.flatnonzero(~frame[key].map(lambda v: isinstance(v, str)).to_numpy(dtype=bool))
+            errors += [RecordError(name, int(i) + 1, key, f"{frame[key].iloc[i]!r} is not a string") for i in bad[:50]]
+        if errors:
+            raise ValidationFailed(errors)
+        source = cls([], name, suites=suites, judges=judges, allow_empty=True)
+        source._order[name] = 0
+        source._columns[name] = list(frame.columns)
+        for (suite, judge), rows in frame.groupby(["suite", "judge_id"], sort=False).indices.items():
+            if source._wanted(suite, judge):
+                source._frames[(suite, judge)] = [Batch(name, rows.astype(np.int64) + 1, frame.iloc[rows])]
+        return source
 
     def _wanted(self, suite: str, judge: str) -> bool:
         return (self._suites is None or suite in self._suites) and (self._judges is None or judge in self._judges)
@@ -218,11 +173,11 @@ class ItemSource:
 
     def groups(self) -> list[tuple[str, str]]:
         """Every (suite, judge_id) present, sorted."""
-        return sorted(set(self._parquet) | set(self._jsonl))
+        return sorted(set(self._parquet) | set(self._frames))
 
     # -- planning --------------------------------------------------------------------------
 
-    def _plan_parquet(self, f: _File) -> list[RecordError]:
+    def _plan_parquet(self, f: DataFile) -> list[RecordError]:
         try:
             schema = pq.read_schema(f.path)
         except Exception as exc:
@@ -256,7 +211,7 @@ class ItemSource:
             first += n
         return errors
 
-    def _pairs_in_row_group(self, f: _File, rg: int, first: int, errors: list[RecordError]) -> list[tuple[str, str]]:
+    def _pairs_in_row_group(self, f: DataFile, rg: int, first: int, errors: list[RecordError]) -> list[tuple[str, str]]:
         table = pq.ParquetFile(f.path).read_row_group(rg, columns=["suite", "judge_id"])
         for key in ("suite", "judge_id"):
             nulls = np.flatnonzero(table.column(key).is_null().to_numpy(zero_copy_only=False))
@@ -264,7 +219,7 @@ class ItemSource:
         pairs = table.drop_null().group_by(["suite", "judge_id"]).aggregate([])
         return sorted(zip(pairs.column("suite").to_pylist(), pairs.column("judge_id").to_pylist()))
 
-    def _plan_jsonl(self, f: _File) -> list[RecordError]:
+    def _plan_jsonl(self, f: DataFile) -> list[RecordError]:
         rows, lines, errors = [], [], []
         for line, row in iter_jsonl(f.path):
             if isinstance(row, RecordError):
@@ -292,7 +247,7 @@ class ItemSource:
         self._columns[f.name] = [c for c in frame.columns if c != "_line"]
         for (suite, judge), part in frame.groupby(["suite", "judge_id"], sort=True):
             if self._wanted(suite, judge):
-                self._jsonl.setdefault((suite, judge), []).append(
+                self._frames.setdefault((suite, judge), []).append(
                     Batch(f.name, part["_line"].to_numpy(dtype=np.int64), part.drop(columns="_line")))
         return []
 
@@ -301,7 +256,7 @@ class ItemSource:
     def batches(self, suite: str, judge: str, columns: Sequence[str] | None = None) -> Iterator[Batch]:
         """The group's rows, file by file in DATA order, ``columns`` only (None = all)."""
         parts: list[tuple[int, object]] = [(self._order[p.file.name], p) for p in self._parquet.get((suite, judge), [])]
-        parts += [(self._order[b.file], b) for b in self._jsonl.get((suite, judge), [])]
+        parts += [(self._order[b.file], b) for b in self._frames.get((suite, judge), [])]
         for _, part in sorted(parts, key=lambda x: x[0]):
             if isinstance(part, Batch):
                 keep = part.data.columns if columns is None else [c for c in columns if c in part.data.columns]
