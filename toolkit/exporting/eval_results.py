@@ -58,6 +58,21 @@ class EvalResultsExport:
     notes: list[str] = field(default_factory=list)
     pushed: list[PushOutcome] = field(default_factory=list)
 
+    @property
+    def ok(self) -> bool:
+        """False when a model repo asked for got no pull request."""
+        return all(o.ok for o in self.pushed)
+
+    def report_lines(self) -> list[str]:
+        lines = [f"wrote eval results of {len(self.files)} model(s) to {self.out}"]
+        for o in self.pushed:
+            lines.append(f"  {o.status:<12} {o.model_id}" + (f"  {o.url}" if o.url else "")
+                         + (f"  ({o.message})" if o.message else ""))
+        failed = [o for o in self.pushed if not o.ok]
+        if failed:
+            lines.append(f"{len(failed)} of {len(self.pushed)} model repo(s) got no pull request")
+        return lines
+
 
 def dataset_eval_yaml(root: Path, title: str = "slmboard: SLM safety judgments") -> str:
     """The dataset's ``eval.yaml``: one task per suite config (split ``test``)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SlmboardError
+from ..scoring.bootstrap import N_BOOTSTRAP
 
 _HUB_ID = re.compile(r"^(?:hf://datasets/)?([A-Za-z0-9][\w.-]*/[\w.-]+?)(?:@([\w./-]+))?/?$")
 
@@ -67,7 +68,7 @@ def read_records(source: ExportSource) -> pd.DataFrame:
     return read_item_frame(source.root)
 
 
-def leaderboard(items: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+def leaderboard(items: pd.DataFrame, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
     """The leaderboard recomputed from ``items`` exactly as ``slmboard rank`` computes it."""
     from ..scoring import compute_leaderboard
     from ..scoring.leaderboard import REQUIRED_COLUMNS

@@ -14,27 +14,22 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ..registry import Registry
+from ..registry import Options
 from ..runs import RunDir
 from ..suites import load_items
+from .components import FORMATS
 from .base import ImportFailed, ImportRefused, ParsedSource, sha256_file
-from .matching import IdMap, MatchReport, match_rows, refuse_unmatched
+from .matching import IdMap, MatchReport, describe, match_rows, refuse_unmatched
 from .records import Identity, build_records, check_judges_read
 from .writer import WriteOutcome, new_config, write_into_run, write_new_run
 
 __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRefused", "parser_for"]
 
-#: Import formats: name -> parse function, imported on first use (the engine's typed registry).
-FORMATS: Registry[Callable[..., ParsedSource]] = Registry("import format", callable, "a parse function")
-for _name, _module in (("table", "table"), ("eee", "eee"), ("lm-eval", "lm_eval"), ("inspect", "inspect_log"), ("helm", "helm")):
-    FORMATS.register_lazy(_name, f"{__name__}.{_module}:parse")
-
-
 def parser_for(fmt: str) -> Callable[..., ParsedSource]:
     """The parser of ``fmt``; UnknownComponent listing the valid formats otherwise."""
-    return FORMATS.get(fmt)
+    return FORMATS.get(fmt).load()
 
 
 @dataclass
@@ -44,6 +39,20 @@ class ImportResult:
     report: MatchReport
     outcome: WriteOutcome
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> ok / parse_error counts
+
+    def report_lines(self) -> list[str]:
+        """What was matched, left out and judged, for people (the first rows of each kind)."""
+        rep = self.report
+        lines = [rep.summary()]
+        lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:20]]
+        lines += [f"  duplicate {row.where} (same as {first}; left out)" for row, first in rep.duplicates[:5]]
+        for suite, ids in rep.missing.items():
+            if ids:
+                lines.append(f"  {suite}: {len(ids)} of {rep.totals[suite]} item(s) not in the source: "
+                             + ", ".join(ids[:8]) + (" …" if len(ids) > 8 else ""))
+        for judge, counts in sorted(self.status.items()):
+            lines.append(f"judge {judge}: {counts.get('ok', 0)} scored, {counts.get('parse_error', 0)} parse_error")
+        return lines
 
 
 def _default_submission_id(model_id: str, revision: str) -> str:
@@ -98,12 +107,17 @@ def _load_suite(name: str, parsed: ParsedSource, data_dir) -> list:
 def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suite: Optional[str] = None,
                   model_id: Optional[str] = None, model_revision: Optional[str] = None, data_dir=None,
                   id_map: Optional[str] = None, skip_unmatched: bool = False, accept_reworded: bool = False,
-                  submission_id: Optional[str] = None, **options: Any) -> ImportResult:
-    """Read ``sources`` in ``fmt`` and write (or add to) the run folder ``out``; nothing is written on error."""
-    parsed = parser_for(fmt)(list(sources), **options)
+                  submission_id: Optional[str] = None, options: Options | Mapping[str, Any] | None = None) -> ImportResult:
+    """Read ``sources`` in ``fmt`` and write (or add to) the run folder ``out``; nothing is written on error.
+
+    ``options`` are the format's own (:mod:`.components`); one it does not take is refused by name. Only
+    the options given reach the parser and the run's provenance (its defaults are its own)."""
+    component = FORMATS.get(fmt)
+    checked = component.parse_options(options)
+    given = checked.given_kwargs()
+    parsed = component.load()(list(sources), **given)
     default_suite, items = _suite_items(parsed, suite, data_dir)
-    use_ids = id_map is None and any(r.source_id for r in parsed.rows) and options.get("match_by") == "id"
-    report = match_rows(parsed.rows, items, default_suite, IdMap(id_map) if id_map else None, use_ids, accept_reworded)
+    report = match_rows(parsed.rows, items, default_suite, IdMap(id_map) if id_map else None, accept_reworded)
     if not skip_unmatched:
         refuse_unmatched(report)
     if not report.matched:
@@ -114,7 +128,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     built = build_records(parsed, report.matched, ident)
     check_judges_read(parsed, built)
     entry = _provenance(parsed, digests, report, dict(suite=suite, id_map=id_map, skip_unmatched=skip_unmatched,
-                                                      accept_reworded=accept_reworded, **options))
+                                                      accept_reworded=accept_reworded, **given))
     if run.exists():
         from .writer import check_same_responses, read_run_responses
 

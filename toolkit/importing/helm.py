@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from schemas import TERNARY_SCORES
+
 from .base import ParsedSource, SourceRow, Verdict, fail, require_files
 
 SCENARIO_SUITES = {"harm_bench": "harmbench", "simple_safety_tests": "sst", "xstest": "xstest",
@@ -88,7 +90,7 @@ def score_verdict(annotation: dict, short: str) -> Verdict:
     value = annotation.get(f"{short}_score")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return Verdict(None, raw, f"{short}_score is {value!r}, not a number (the judge's reply did not parse)")
-    if float(value) not in (0.0, 0.5, 1.0):
+    if float(value) not in TERNARY_SCORES:
         return Verdict(None, raw, f"{short}_score {value!r} is not 0, 0.5 or 1")
     return Verdict(float(value), raw)
 
@@ -144,7 +146,7 @@ def _rows(folder: Path, suite: Optional[str], version: str) -> tuple[list[Source
     return rows, run_spec["adapter_spec"]
 
 
-def parse(paths: list[str | Path], helm_version: Optional[str] = None, **_: Any) -> ParsedSource:
+def parse(paths: list[str | Path], helm_version: Optional[str] = None) -> ParsedSource:
     version = version_table(helm_version or DEFAULT_VERSION)
     if version is None:
         raise fail(paths[0] if paths else "(no source)", None, "helm_version",

@@ -80,11 +80,10 @@ def _short(text: str, n: int = 80) -> str:
 
 
 def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]], default_suite: str,
-               id_map: Optional[IdMap] = None, use_source_ids: bool = False, accept_reworded: bool = False) -> MatchReport:
+               id_map: Optional[IdMap] = None, accept_reworded: bool = False) -> MatchReport:
     """Match every row to an item of its suite (``row.suite`` or ``default_suite``).
 
-    With ``id_map`` (or ``use_source_ids``: ids are the suite's own), rows match by id; otherwise by
-    the sha256 of the exact prompt text.
+    With ``id_map``, rows match by id; otherwise by the sha256 of the exact prompt text.
     """
     report = MatchReport()
     by_sha = {s: {sha256_text(i.prompt): i for i in items} for s, items in items_by_suite.items()}
@@ -93,11 +92,11 @@ def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]]
     for row in rows:
         suite = row.suite or default_suite
         item, why, reworded = None, "", False
-        if id_map is not None or use_source_ids:
+        if id_map is not None:
             if row.source_id is None:
                 why = "no id to map"
             else:
-                target = id_map(row.source_id) if id_map is not None else row.source_id
+                target = id_map(row.source_id)
                 item = by_id[suite].get(target) if target else None
                 if target is None:
                     why = f"id {row.source_id!r} does not fit id_map {id_map.spec!r}"
