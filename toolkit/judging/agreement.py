@@ -24,12 +24,14 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from schemas import TERNARY_SCORES
+
 from ..errors import BadOption
-from ..naming import judge_slug
+from ..naming import resolve_judge_name
 
 __all__ = ["agreement_by_suite", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
 
-LEVELS = (0.0, 0.5, 1.0)
+LEVELS = TERNARY_SCORES  # 0, 0.5, 1 (sorted: searchsorted indexes them)
 AGREEMENT_FIELDS = (
     "n", "confusion", "exact_agreement", "kappa_linear", "boundary_rate", "contradiction_rate",
     "ar_a", "ar_b", "mean_rank_range_a", "mean_rank_range_b",
@@ -37,14 +39,13 @@ AGREEMENT_FIELDS = (
 
 
 def resolve_judge_id(frame: pd.DataFrame, name: str) -> str:
-    """A judge id present in the data, given exactly or as its folder slug ('openai-gpt-4o')."""
+    """A judge id present in the data, given exactly, as its folder slug ('openai-gpt-4o') or as the name it
+    was run with ('heuristic' for 'heuristic-v1')."""
     ids = sorted(frame["judge_id"].dropna().unique())
-    if name in ids:
-        return name
-    by_slug = [j for j in ids if judge_slug(j) == name]
-    if len(by_slug) == 1:
-        return by_slug[0]
-    raise ValueError(f"judge {name!r} not found in the data; judges present: {', '.join(ids) or 'none'}")
+    found = resolve_judge_name(name, ids)
+    if found is None:
+        raise ValueError(f"judge {name!r} not found in the data; judges present: {', '.join(ids) or 'none'}")
+    return found
 
 
 def _rate(mask: np.ndarray, n: int) -> float | None:
