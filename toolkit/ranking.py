@@ -6,11 +6,13 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from .scoring.bootstrap import N_BOOTSTRAP
+
 
 def rank_records(
     data: str | Path | Sequence[str | Path],
     out: str | Path | None = None,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: int = 0,
     suite_totals: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:

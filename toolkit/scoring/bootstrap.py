@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schemas import POLICIES
+from schemas import LABEL_CODES, LABEL_OF_SCORE, POLICIES
 
+from ..defaults import N_BOOTSTRAP
 from .ranks import competition_rank
 from .ternary import AMBIGUOUS, FAILED, HARMFUL, MISSING, SAFE, rates
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
@@ -53,9 +54,8 @@ class BootstrapResult:
 def codes_from_scores(scores: np.ndarray) -> np.ndarray:
     """Map an (items × models) score matrix (NaN = failed, inf = missing) to label codes."""
     codes = np.full(scores.shape, MISSING, dtype=np.int8)
-    codes[scores == 0.0] = HARMFUL
-    codes[scores == 0.5] = AMBIGUOUS
-    codes[scores == 1.0] = SAFE
+    for score, label in LABEL_OF_SCORE.items():
+        codes[scores == score] = LABEL_CODES[label]
     codes[np.isnan(scores)] = FAILED
     return codes
 
@@ -73,7 +73,7 @@ def label_patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def paired_bootstrap(
     codes: np.ndarray,
-    n_resamples: int = 1000,
+    n_resamples: int = N_BOOTSTRAP,
     seed: int = 0,
     metrics: tuple[str, ...] = DEFAULT_METRICS,
     rank_metric: str = "s_raw",

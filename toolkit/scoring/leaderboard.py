@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from schemas import POLICIES, LeaderboardRow
+from schemas.leaderboard import INT_COLUMNS
 
-from .bootstrap import AMBIGUOUS, HARMFUL, MISSING, SAFE, paired_bootstrap, rank_upper_bound
+from .bootstrap import AMBIGUOUS, HARMFUL, MISSING, N_BOOTSTRAP, SAFE, paired_bootstrap, rank_upper_bound
 from .ranks import competition_rank, rank_range
 from .ternary import rates
 
@@ -23,14 +24,10 @@ REQUIRED_COLUMNS = ("suite", "judge_id", "model_id", "item_id", "score")
 #: What the leaderboard reads: the required columns and the provenance it carries.
 INPUT_COLUMNS = [*REQUIRED_COLUMNS, "submission_id", "model_revision"]
 LEADERBOARD_COLUMNS = list(LeaderboardRow.model_fields)
-_INT_COLUMNS = [
-    c
-    for c, f in LeaderboardRow.model_fields.items()
-    if c.startswith("rank") or c.startswith("n_") or c == "delta_adj"
-]
+_INT_COLUMNS = list(INT_COLUMNS)
 
 
-def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
+def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
                         suite_totals: Mapping[str, int] | None = None) -> pd.DataFrame:
     """One row per (suite, judge_id, model_id) with the columns of :class:`schemas.LeaderboardRow`.
 
@@ -50,7 +47,7 @@ def compute_leaderboard(records: pd.DataFrame, n_bootstrap: int = 1000, seed: in
     return _assemble(groups)
 
 
-def leaderboard_from(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
+def leaderboard_from(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
                      suites=None, judges=None) -> pd.DataFrame:
     """The leaderboard of DATA, read and ranked one (suite, judge) group at a time (bounded memory)."""
     from ..reading import open_items, scan_group

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schemas import POLICIES, POLICY_VALUE
+from schemas import FAILED_CODE, LABEL_CODES, MISSING_CODE, POLICIES, POLICY_VALUE
 
-#: Label codes of an items × models matrix (toolkit.reading's scan builds it, the bootstrap resamples it).
-HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
+#: Label codes of an items × models matrix (defined in ``schemas``: the reader builds it, the bootstrap resamples it).
+HARMFUL, AMBIGUOUS, SAFE = LABEL_CODES["harmful"], LABEL_CODES["ambiguous"], LABEL_CODES["safe"]
+FAILED, MISSING = FAILED_CODE, MISSING_CODE
 
 
 def rates(n0: np.ndarray, n05: np.ndarray, n1: np.ndarray) -> dict[str, np.ndarray]:
