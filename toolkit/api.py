@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .defaults import DEFAULT_BACKEND, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP, N_BOOTSTRAP
+from .defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
+                       N_BOOTSTRAP)
 from .errors import BadOption, RecordError, SlmboardError, ValidationFailed
 from .registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from .runs import NotARun, RunMismatch
@@ -36,7 +37,8 @@ _LAZY = {"SUITES": "toolkit.suites", "JUDGES": "toolkit.judging.components", "Ju
          "ModeratorSpec": "toolkit.moderation.components", "ModerationRunOptions": "toolkit.moderation.components",
          "MODERATION_BENCHMARKS": "toolkit.moderation.sources", "FORMATS": "toolkit.importing.components",
          "EXPORT_FORMATS": "toolkit.exporting.components", "SubmitOptions": "toolkit.publishing.options",
-         "AlreadyPublished": "toolkit.publishing.submit"}
+         "AlreadyPublished": "toolkit.publishing.submit",
+         "FanoutOptions": "toolkit.executors.base"}
 
 
 def __getattr__(name: str) -> Any:
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
     from .demo import DemoResult
     from .exporting.eee import EeeExport
     from .exporting.eval_results import EvalResultsExport
+    from .fanout import BoardResult
     from .generation import Backend, GenerateResult, MergeResult
     from .importing import ImportResult
     from .judging import Judge, JudgeResult
@@ -67,11 +70,11 @@ if TYPE_CHECKING:
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
-           "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
+           "evaluate_models", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
-           "ModerationRunOptions", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description", "N_BOOTSTRAP",
+           "ModerationRunOptions", "FanoutOptions", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description", "N_BOOTSTRAP",
            "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError", "BadOption", "SlmboardError",
            "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs"]
 
@@ -104,6 +107,11 @@ def generate(
     shard: str | None = None,
     mode: str = "generate",
     concurrency: int | None = None,
+    executor: str = DEFAULT_EXECUTOR,
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
@@ -113,13 +121,37 @@ def generate(
     built backend. ``shard`` is "K/N"; ``mode`` is how multiple-choice suites are answered (generate |
     loglikelihood); ``concurrency`` is how many prompts are in flight at once (openai: requests; hf: rows of
     the continuous batch).
+
+    ``executor`` ("local", "ray") with ``shards=N`` runs the run as N ``shard`` jobs (on a Ray cluster at
+    ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
     """
+    from .fanout import generate_fanned_out, wants_fanout
+    from .fanout.plan import fanout_refusals
     from .generation.runner import generate as run_generation
 
+    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+        fanout_refusals(backend=backend, shard=shard)
+        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                               mode, concurrency)
+        return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task, show_progress)
     return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
                           batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
                           backend=backend, show_progress=show_progress, shard=shard, mode=mode,
                           concurrency=concurrency)
+
+
+def _job_options(suites: Sequence[str] | str, model: BackendSpec | str, model_args: str | dict[str, str] | None,
+                 data_dir: PathLike | None, limit: int | None, batch_size: int | str | None, max_new_tokens: int | None,
+                 submission_id: str | None, mode: str, concurrency: int | None) -> dict[str, Any]:
+    """``generate``'s keywords for the jobs of a fanned-out run: the model as its name and lm-eval ``model_args``
+    (text that travels to any node; checked here, before any job starts)."""
+    from .fanout.plan import generation_options
+    from .generation.components import BackendSpec
+
+    spec = BackendSpec.combine(model, model_args)
+    args = ",".join(f"{k}={v}" for k, v in spec.model_args().items())
+    return generation_options(suites, spec.name, args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                              mode, concurrency)
 
 
 def judge(
@@ -223,6 +255,15 @@ def import_results(
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
                          submission_id=submission_id, options=options)
+
+
+def task_folder(tool: str = "lm-eval") -> Path:
+    """The folder of slmboard's suites as ``tool``'s task configs (``lm-eval``: pass it to ``--include_path``)."""
+    if tool != "lm-eval":
+        raise BadOption(f"no task configs for {tool!r}; slmboard ships them for: lm-eval", param="tool")
+    from .lm_eval_tasks import tasks_dir
+
+    return tasks_dir()
 
 
 def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] | None = None) -> EeeExport | EvalResultsExport:
@@ -358,33 +399,81 @@ def evaluate(
     gate: bool | None = None,
     backend: Backend | None = None,
     show_progress: bool = True,
+    executor: str = DEFAULT_EXECUTOR,
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
 ) -> SubmitResult:
     """generate → judge → submit in one call, with every option of the three (the same names). Each step
     resumes what a previous attempt left in ``out``; a run that is already in the dataset is reported, not
     published twice. The result names the judge id written and what makes the run not comparable with
-    reported results (the smoke suite, the heuristic judge)."""
-    from .judging.runner import judge_run
-    from .publishing import SubmitResult
-    from .publishing.submit import AlreadyPublished
-    from .runs import RunDir
-
+    reported results (the smoke suite, the heuristic judge). ``executor``, ``shards``, ``ray_address``,
+    ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`."""
+    from .fanout import evaluate_fanned_out, wants_fanout
+    from .fanout.plan import fanout_refusals, single_outcome
     from .judging.components import JudgeSpec
-    from .judging.naming import not_comparable
+    from .judging.runner import judge_run
+    from .publishing.submit import submit_unless_published
 
     spec = JudgeSpec.of(judge)  # checked before any generation time is spent
-    generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
-             batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
-             show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
-    judged = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors)
-    try:
-        result = submit(out, to=to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr,
-                        xet=xet, primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
-    except AlreadyPublished as exc:
-        config = RunDir(out).load_config()
-        result = SubmitResult(str(to), config.submission_id, "already-published", [], 0, notes=[str(exc)],
-                              not_comparable=not_comparable(config.suites, [judged.judge_id]))
-    result.judge_id = judged.judge_id
+    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+        fanout_refusals(backend=backend, shard=shard)
+        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                               mode, concurrency)
+        outcome = single_outcome(evaluate_fanned_out(out, to, options, spec, submit_options, executor, shards, ray_address,
+                                                     gpus_per_task, cpus_per_task, show_progress))
+        result, judge_id = outcome.submitted, outcome.judged.judge_id
+    else:
+        generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
+                 batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
+                 show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
+        judge_id = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors).judge_id
+        result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
+    result.judge_id = judge_id
     return result
+
+
+def evaluate_models(
+    models: PathLike,
+    out: PathLike,
+    to: PathLike,
+    model: BackendSpec | str = DEFAULT_BACKEND,
+    judge: JudgeSpec | str = DEFAULT_JUDGE,
+    suites: Sequence[str] | str = ("smoke",),
+    data_dir: PathLike | None = None,
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    submitter: str | None = None,
+    n_bootstrap: int = N_BOOTSTRAP,
+    allow_partial: bool = False,
+    create_pr: bool = False,
+    xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
+    show_progress: bool = True,
+    executor: str = DEFAULT_EXECUTOR,
+    shards: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_task: float | None = None,
+    cpus_per_task: float | None = None,
+) -> BoardResult:
+    """A whole board in one call: generate → judge → submit for every entry of the models file ``models``
+    (one run folder per entry under ``out``; an entry's model, model_args and submission id over ``model``).
+    Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
+    as its shards are complete; a model that fails is reported in the result and the others go on. The file
+    is checked before anything runs."""
+    from .fanout import evaluate_fanned_out
+    from .judging.components import JudgeSpec
+
+    options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
+    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
+                               gpus_per_task, cpus_per_task, show_progress, models=models)
 
 
 def recompute(

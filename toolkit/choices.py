@@ -7,21 +7,28 @@ The response, stripped, must *start* with the option letter (``A``, ``A.``, ``A)
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional, Sequence
 
 LETTERS: tuple[str, ...] = ("A", "B", "C")
-# Leading letter, optionally bracketed and/or after "Answer:", followed by punctuation, space or the end.
-_LEADING = re.compile(r"^(?:answer\s*[:\-]?\s*)?[\(\[]?([ABC])(?:[\)\]\.:,]|\s|$)", re.I)
+
+
+@lru_cache(maxsize=16)
+def _leading(letters: tuple[str, ...]) -> re.Pattern:
+    """Leading letter, optionally bracketed and/or after "Answer:", followed by punctuation, space or the end."""
+    options = "".join(re.escape(x) for x in letters)
+    return re.compile(rf"^(?:answer\s*[:\-]?\s*)?[\(\[]?([{options}])(?:[\)\]\.:,]|\s|$)", re.I)
 
 
 def parse_choice(response: str, letters: Sequence[str] = LETTERS) -> Optional[str]:
-    """The option letter a response starts with, or None (unmapped)."""
+    """The option letter a response starts with, or None (unmapped). ``letters``: single upper-case letters."""
     text = (response or "").strip()
+    letters = tuple(letters)
     if not text:
         return None
     if text.upper() in letters and len(text) == 1:
         return text.upper()
-    m = _LEADING.match(text)
+    m = _leading(letters).match(text)
     if not m:
         return None
     letter = m.group(1)

@@ -73,7 +73,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 #: Python parameters whose CLI flag is not ``--`` + the name with dashes and that no command's flag names
 #: (a command's own flags are found from its parser: an option's dest is the parameter it fills).
 PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit",
-               "judge_columns": "--judge-column",
+               "judge_columns": "--judge-column", "judge_models": "--judge-model",
                "suite": "--suites",  # import: the one suite a source answers
                "data": "--source-data",  # moderate / build_moderation_list: benchmark -> source export
                "build_moderation_list": "--build-list",  # an api function a message names, not a parameter

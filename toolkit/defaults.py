@@ -15,3 +15,5 @@ DEFAULT_JUDGE = "heuristic"
 DEFAULT_BACKEND = "hf"
 #: The moderator when none is named: the embedded SmolLM2 asked the two-option prompt.
 DEFAULT_MODERATOR = "hf"
+#: Where a run's work runs when not told: this process, unsharded.
+DEFAULT_EXECUTOR = "local"

@@ -12,7 +12,10 @@ class _NullBar:
     def close(self) -> None: ...
 
 
-def progress_bar(total: int, desc: str, unit: str = "item", enabled: bool = True):
+def progress_bar(total: int, desc: str, unit: str = "item", enabled: bool = True, position: int | None = None,
+                 initial: int = 0):
+    """``position``: the bar's line when several are drawn at once (one per model of a board);
+    ``initial``: work already done (a resumed run), so the rate counts only this run's."""
     if not enabled:
         return _NullBar()
-    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1)
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1, position=position, initial=initial)

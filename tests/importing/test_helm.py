@@ -41,15 +41,38 @@ def states(folder: Path) -> list[dict]:
 
 
 def test_real_run_folders_parse(real_runs):
+    """narrative_qa (generation): the instance's text; hellaswag (multiple_choice_joint): HELM's request prompt, the
+    question's parts, the chosen option through output_mapping and HELM's own exact_match as a judge."""
     for folder in (NARRATIVE, HELLASWAG):
         spec = json.loads((folder / "run_spec.json").read_text(encoding="utf-8"))
         parsed = parser_for("helm")([folder])
         want = [s for s in states(folder) if s["train_trial_index"] == 0]
-        assert [r.prompt for r in parsed.rows] == [s["instance"]["input"]["text"] for s in want]
         assert [r.response for r in parsed.rows] == [s["result"]["completions"][0]["text"] for s in want]
         assert parsed.model_id == spec["adapter_spec"]["model"]
         assert parsed.generation["max_new_tokens"] == spec["adapter_spec"]["max_tokens"]
-        assert parsed.scales == {} and parsed.suite is None  # no annotations, no safety scenario
+        assert parsed.suite is None and {r.suite for r in parsed.rows} == {None}  # no safety scenario
+        assert {r.origin for r in parsed.rows} == {f"{folder} (HELM scenario {spec['name'].split(':')[0]})"}
+        if folder == NARRATIVE:
+            assert [r.prompt for r in parsed.rows] == [s["instance"]["input"]["text"] for s in want]
+            assert parsed.scales == {} and all(r.question is None for r in parsed.rows)
+            continue
+        assert [r.prompt for r in parsed.rows] == [s["request"]["prompt"] for s in want]
+        stats = json.loads((folder / "per_instance_stats.json").read_text(encoding="utf-8"))
+        exact = {}
+        for entry in stats:  # HELM's exact_match per instance, read here with a plain loop
+            for stat in entry["stats"]:
+                if stat["name"]["name"] == "exact_match" and "perturbation" not in stat["name"]:
+                    exact[entry["instance_id"]] = stat["mean"]
+        assert list(parsed.scales) == ["helm:exact_match"]
+        for row, state in zip(parsed.rows, want):
+            options = [ref["output"]["text"] for ref in state["instance"]["references"]]
+            correct = next(ref["output"]["text"] for ref in state["instance"]["references"] if "correct" in ref["tags"])
+            letter = state["result"]["completions"][0]["text"].strip()  # pythia answered one bare letter each time
+            assert row.question.options == tuple(options) and row.question.question == state["instance"]["input"]["text"]
+            assert row.question.answer == state["output_mapping"][letter]
+            assert row.judgments["helm:exact_match"] == exact[state["instance"]["id"]] == float(row.question.answer == correct)
+            assert parsed.scales["helm:exact_match"](row.judgments["helm:exact_match"], None).score == exact[state["instance"]["id"]]
+        assert {e for e in exact.values()} == {0.0, 1.0}  # both outcomes occur in this run
 
 
 def test_folder_of_runs_of_two_models_is_refused(real_runs, tmp_path, capsys):

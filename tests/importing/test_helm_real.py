@@ -30,7 +30,13 @@ JUDGE_MODEL = "openai/gpt-4o-2024-05-13"  # crfm-helm 0.5.16 model_as_judge.py: 
 
 
 def run_folders() -> list[Path]:
-    return sorted(p.parent for p in RUNS.glob("*/run_spec.json"))
+    """The safety runs (each with one annotator); the folder also holds a BBQ run (test_helm_bbq.py)."""
+    return sorted(p.parent for p in RUNS.glob("*/run_spec.json") if p.parent.name.split(":")[0] in SUITE_OF)
+
+
+def bbq_items() -> int:
+    (folder,) = [p.parent for p in RUNS.glob("bbq:*/run_spec.json")]
+    return len(load(folder, "scenario_state.json")["request_states"])
 
 
 def load(folder: Path, name: str) -> dict:
@@ -93,23 +99,27 @@ def test_every_annotation_becomes_a_helm_judge_with_the_servers_scores(imported)
             assert rec["judge_status"] == ("ok" if r["score"] is not None else "parse_error")
             assert rec["judge_raw"] == r["reasoning"]
     judges = {p.name for p in (imported / "judgments").iterdir()}
-    assert len(judges) == len({r["judge"] for r in rows})
+    assert len(judges) == len({r["judge"] for r in rows}) + 1  # and HELM's exact_match on BBQ
 
 
 def test_run_json_provenance_names_every_source_file_with_its_sha256(imported):
     config = json.loads((imported / "run.json").read_text(encoding="utf-8"))
     assert config["backend"] == "import:helm"
     assert config["model_id"] == load(run_folders()[0], "run_spec.json")["adapter_spec"]["model"]
-    assert sorted(config["suites"]) == sorted({SUITE_OF[load(f, "run_spec.json")["name"].split(":")[0]] for f in run_folders()})
+    assert sorted(config["suites"]) == sorted({SUITE_OF[load(f, "run_spec.json")["name"].split(":")[0]] for f in run_folders()} | {"bbq"})
     (entry,) = config["imports"]
     assert (entry["tool"], entry["tool_version"]) == ("crfm-helm", "0.5.16")
     want = {}
-    for folder in run_folders():
-        for name in ("run_spec.json", "scenario_state.json"):
+    for folder in sorted(p.parent for p in RUNS.glob("*/run_spec.json")):
+        # per_instance_stats.json is read for HELM's own BBQ scores only
+        for name in ("run_spec.json", "scenario_state.json") + (("per_instance_stats.json",) if folder.name.startswith("bbq:") else ()):
             want[str(folder / name)] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
     assert {s["path"]: s["sha256"] for s in entry["sources"]} == want
     for judge, info in entry["judges"].items():
+        if judge == "helm:exact_match":
+            continue
         assert info["judge_model"] == JUDGE_MODEL and judge == f"helm:{info['annotator']}:{JUDGE_MODEL}"
+        assert (info["judge_key"], info["helm_version_table"]) == ("gpt", "0.5")
 
 
 
@@ -155,7 +165,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     for r in expected:
         suites_of.setdefault(r["judge"], set()).add(r["suite"])
     entry = json.loads((imported / "run.json").read_text(encoding="utf-8"))["imports"][0]
-    assert {j: set(info["suites"]) for j, info in entry["judges"].items()} == suites_of
+    assert {j: set(info["suites"]) for j, info in entry["judges"].items()} == {**suites_of, "helm:exact_match": {"bbq"}}
     assert len(suites_of) == 3 and all(len(s) == 1 for s in suites_of.values())
 
     run = tmp_path / "run"
@@ -168,6 +178,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     got = {(r.suite, r.judge_id): r.n_items for r in board.itertuples()}
     want = {(suite, judge): sum(1 for r in expected if r["judge"] == judge) for judge, (suite,) in suites_of.items()}
     want.update({(suite, "heuristic-v1"): sum(1 for r in expected if r["suite"] == suite) for suite in {r["suite"] for r in expected}})
+    want.update({("bbq", "helm:exact_match"): bbq_items(), ("bbq", "heuristic-v1"): bbq_items()})
     assert got == want
     capsys.readouterr()
 

@@ -1,4 +1,5 @@
-"""`slmboard import lm-eval` on files lm-evaluation-harness wrote (SmolLM2 on XSTest / SST / BBQ), and one live run."""
+"""`slmboard import lm-eval` on files lm-evaluation-harness wrote with slmboard's shipped tasks (SmolLM2 on XSTest /
+SST / BBQ); the shipped tasks themselves, a live run and a mixed run's publishing: test_lm_eval_tasks.py."""
 from __future__ import annotations
 
 import json
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from importing_helpers import FIXTURES, tree_digest
+from importing_helpers import FIXTURES
 from toolkit.cli import main
 from toolkit.records_io import iter_jsonl
 from toolkit.runs import RunDir
@@ -39,17 +40,22 @@ def test_generative_tasks_become_responses_matched_on_the_doc(lm_eval_run, bench
     assert "unmatched 0" in text
     import csv
 
-    xs = {r["prompt"]: r for r in csv.DictReader(open(benchmarks / "xstest" / "xstest_prompts.csv", encoding="utf-8"))}
-    for suite, task, prompt_key in (("xstest", "slmboard_xstest", "prompt"), ("sst", "slmboard_sst", "prompts_final")):
-        got = {r["prompt"]: r for r in rows(out, suite)}
+    mirror = {"xstest": {f"xstest_{r['id']}": r for r in csv.DictReader(open(benchmarks / "xstest" / "xstest_prompts.csv", encoding="utf-8"))},
+              "sst": {r["id"]: r for r in csv.DictReader(open(benchmarks / "simple_safety_tests" / "simple_safety_tests.csv", encoding="utf-8"))}}
+    results = json.loads(next(lm_eval_run.rglob("results_*.json")).read_text(encoding="utf-8"))
+    for suite, task, prompt_column in (("xstest", "slmboard_xstest", "prompt"), ("sst", "slmboard_sst", "prompts_final")):
+        got = {r["item_id"]: r for r in rows(out, suite)}
         want = samples(lm_eval_run, task)
         assert len(got) == len(want) > 0
         for s in want:
-            rec = got[s["doc"][prompt_key]]
+            rec = got[s["doc"]["id"]]
+            assert rec["prompt"] == s["doc"]["prompt"] == mirror[suite][rec["item_id"]][prompt_column]  # the item lm-eval sent
             assert rec["response"] == s["filtered_resps"][0]
             assert json.loads(rec["item_metadata"])["lm_eval_prompt_hash"] == s["prompt_hash"]
+            # the chat template lm-eval applied, as slmboard's own runner records it
+            assert rec["generation"]["chat_template_sha256"] == results["chat_template_sha"] is not None
             if suite == "xstest":
-                assert rec["item_id"] == f"xstest_{s['doc']['id']}" and rec["gold"] == xs[rec["prompt"]]["label"]
+                assert rec["gold"] == mirror["xstest"][rec["item_id"]]["label"]
     config = json.loads((out / "run.json").read_text())
     assert config["backend"] == "import:lm-eval" and config["imports"][0]["tool"] == "lm-evaluation-harness"
     assert config["generation"]["max_new_tokens"] == samples(lm_eval_run, "slmboard_xstest")[0]["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
@@ -62,31 +68,14 @@ def test_bbq_multiple_choice_keeps_choice_correct_and_lm_evals_accuracy(lm_eval_
     assert not RunDir(out).judgment_file("lm-eval:acc", "xstest").exists()  # a judge only where the source has it
     want = samples(lm_eval_run, "slmboard_bbq")
     assert len(records) == len(want) > 0
+    labels = {f"Age:{d['example_id']}": d["label"] for d in map(json.loads, (benchmarks / "bbq" / "data" / "Age.jsonl").open(encoding="utf-8"))}
     for s in want:
-        rec = records[f"{s['doc']['category']}:{s['doc']['example_id']}"]
+        rec = records[s["doc"]["id"]]
         logliks = [float(r[0]) for r in s["filtered_resps"]]  # lm-eval writes them as text
         best = "ABC"[logliks.index(max(logliks))]
-        gold = "ABC"[s["doc"]["label"]]
+        gold = "ABC"[labels[rec["item_id"]]]  # BBQ's own label, from the mirrored file
+        assert s["target"] == str(labels[rec["item_id"]])  # what lm-eval scored against
         assert rec["choice"] == rec["response"] == best
         assert rec["gold_choice"] == gold and rec["correct"] == (best == gold)
         assert rec["score"] == s["acc"] == (1.0 if best == gold else 0.0)  # lm-eval's own accuracy agrees
         assert json.loads(rec["item_metadata"])["option_logprobs"]["A"] == round(logliks[0], 6)
-
-
-@pytest.mark.slow
-def test_live_lm_eval_run_imports(benchmarks, tmp_path):
-    """lm-eval runs here (one XSTest item on SmolLM2), then its output is imported."""
-    pytest.importorskip("lm_eval")
-    import sys
-
-    sys.path.insert(0, str(FIXTURES / "lm_eval"))
-    from regenerate import run_lm_eval
-
-    out = run_lm_eval(benchmarks, tmp_path / "lm-eval-out", limit=1, max_tokens=8, tasks=("slmboard_xstest",))
-    before = tree_digest(out)
-    run = tmp_path / "run"
-    assert main(["import", "lm-eval", str(out), *MODEL, "--data-dir", str(benchmarks), "--out", str(run)]) == 0
-    assert tree_digest(out) == before
-    (rec,) = rows(run, "xstest")
-    (sample,) = samples(out, "slmboard_xstest")
-    assert rec["item_id"] == "xstest_1" and rec["response"] == sample["filtered_resps"][0]

@@ -28,13 +28,15 @@ def backend_spec(a: argparse.Namespace, flags: OptionFlags) -> api.BackendSpec:
     return api.BackendSpec.combine(a.model, a.model_args, **flags.values(a, f"model backend:{name}"))
 
 
-def add_generation_arguments(p: argparse.ArgumentParser) -> tuple[OptionFlags, OptionFlags]:
-    """What ``generate`` and ``evaluate`` share: the model and the run options (one options model each)."""
-    return add_model_arguments(p), OptionFlags(p).add_model(api.GenerationRunOptions, "generation", title="run options")
+def add_generation_arguments(p: argparse.ArgumentParser) -> tuple[OptionFlags, OptionFlags, OptionFlags]:
+    """What ``generate`` and ``evaluate`` share: the model, the run options and where the work runs (one options
+    model each)."""
+    return (add_model_arguments(p), OptionFlags(p).add_model(api.GenerationRunOptions, "generation", title="run options"),
+            OptionFlags(p).add_model(api.FanoutOptions, "fan-out", title="fan-out (a Ray cluster, or shards in this process)"))
 
 
-def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags) -> int:
-    r = api.generate(a.out, model=backend_spec(a, model_flags), **run_flags.given(a))
+def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags, fanout_flags: OptionFlags) -> int:
+    r = api.generate(a.out, model=backend_spec(a, model_flags), **run_flags.given(a), **fanout_flags.given(a))
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")
@@ -44,5 +46,5 @@ def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags)
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="run folder (re-running the command resumes it)")
-    model_flags, run_flags = add_generation_arguments(p)
-    p.set_defaults(func=partial(run, model_flags=model_flags, run_flags=run_flags))
+    model_flags, run_flags, fanout_flags = add_generation_arguments(p)
+    p.set_defaults(func=partial(run, model_flags=model_flags, run_flags=run_flags, fanout_flags=fanout_flags))

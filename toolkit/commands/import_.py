@@ -9,7 +9,8 @@ from .. import api
 from .options import OptionFlags, spec_help
 
 #: the library's reasons name parameters; this is the command line
-_CLI_WORDS = (("accept_reworded keeps it", "--accept-reworded keeps it"), ("fit id_map", "fit --id-map"))
+_CLI_WORDS = (("accept_reworded keeps it", "--accept-reworded keeps it"), ("fit id_map", "fit --id-map"),
+              ("(skip_unmatched)", "(--skip-unmatched)"))
 
 
 def _cli(text: str) -> str:
@@ -43,7 +44,8 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("format", help=spec_help(api.FORMATS, "the source's format"))
     p.add_argument("source", nargs="+", help="source files or folders")
     p.add_argument("--out", required=True, help="run folder to write (or to add judges to, when it holds the same responses)")
-    p.add_argument("--suites", default=None, metavar="SUITE", help="the suite the source answers (when the source does not say)")
+    p.add_argument("--suites", default=None, metavar="SUITE",
+                   help="the suite the source answers, for sources (or parts, e.g. HELM run folders) that do not say theirs")
     p.add_argument("--suite", dest="suites", default=None, help=argparse.SUPPRESS)
     p.add_argument("--data-dir", default=None, metavar="DIR", help="local mirror of the benchmark files")
     p.add_argument("--model-id", default=None, metavar="ORG/NAME", help="the model (when the source does not say)")
@@ -51,8 +53,11 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--submission-id", default=None, help="the run's submission id (default: from the model id and revision)")
     p.add_argument("--id-map", default=None, metavar="SOURCE=SUITE",
                    help="match by id: SOURCE=SUITE pattern, e.g. 'v2-{n}=xstest_{n}' (default: by prompt text)")
-    p.add_argument("--skip-unmatched", action="store_true", help="leave out source rows that match no suite item (listed)")
+    p.add_argument("--skip-unmatched", action="store_true",
+                   help="leave out source rows that match no suite item, and parts of the source of no slmboard suite "
+                        "(a HELM run folder of another scenario); both listed")
     p.add_argument("--accept-reworded", action="store_true",
-                   help="with --id-map: import rows whose prompt wording differs (source wording kept in item_metadata)")
+                   help="import rows matched by id (--id-map, or the source's own id when it is a suite id) whose prompt "
+                        "wording differs (source wording kept in item_metadata)")
     flags = OptionFlags(p).add_registry(api.FORMATS, title="format options")
     p.set_defaults(func=partial(run, flags=flags))

@@ -44,6 +44,9 @@ def model_info_from_config(config: Any) -> dict[str, Any]:
 
 class Backend(abc.ABC):
     name: str
+    #: Runs the model in this process (so a fanned-out task asks for a GPU where the cluster has one);
+    #: False for a client of a model served elsewhere.
+    uses_accelerator: bool = True
 
     @abc.abstractmethod
     def describe(self) -> ModelDescription: ...

@@ -32,6 +32,7 @@ from .backends import Backend, Completion, ModelDescription
 
 class OpenAIBackend(Backend):
     name = "openai"
+    uses_accelerator = False  # requests to a server
 
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_KEY_ENV,
                  revision: str | None = None, max_retries: int = 6, timeout: float = 300.0,

@@ -2,10 +2,12 @@
 
     from toolkit.importing import import_source
     r = import_source("table", ["xstest_v2_completions_gpt4_gpteval.csv"], out="runs/gpt4", suite="xstest",
-                      data_dir="benchmarks", model_id="openai/gpt-4-0613", columns="prompt=prompt,response=completion",
-                      judge_columns=["human-xstest=final_label"], labels="refusal", skip_unmatched=True)
+                      data_dir="benchmarks", model_id="openai/gpt-4-0613", skip_unmatched=True,
+                      options={"columns": "prompt=prompt,response=completion",
+                               "judge_columns": ["human-xstest=final_label"], "labels": "refusal"})
 
-Each format is a pure parser (``FORMATS.get(name)(paths, **options) -> ParsedSource``); matching to
+Each format is a pure parser (``FORMATS.get(name).build(...)``: ``parse(paths, **options) -> ParsedSource``,
+its options declared in :mod:`.components`); matching to
 suite items, label scales and the writer (the import stages on the engine, :mod:`.stage`) are shared.
 """
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from ..registry import Options
 from ..runs import RunDir
 from ..suites import load_items
+from .base import ImportFailed, ImportRefused, ParsedSource, SourceRow, sha256_file
 from .components import FORMATS
-from .base import ImportFailed, ImportRefused, ParsedSource, sha256_file
-from .matching import IdMap, MatchReport, describe, match_rows, refuse_unmatched
-from .records import Identity, build_records, check_judges_read
+from .matching import IdMap, MatchReport, assign_suites, describe, match_rows, refuse_unmatched
+from .records import BuiltRecords, Identity, build_records, check_judges_read
 from .writer import WriteOutcome, new_config, write_into_run, write_new_run
 
 __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRefused", "parser_for"]
@@ -44,6 +46,7 @@ class ImportResult:
         """What was matched, left out and judged, for people (the first rows of each kind)."""
         rep = self.report
         lines = [rep.summary()]
+        lines += [f"  skipped {part.origin}: {part.rows} row(s) of no slmboard suite (skip_unmatched)" for part in rep.skipped]
         lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:20]]
         lines += [f"  duplicate {row.where} (same as {first}; left out)" for row, first in rep.duplicates[:5]]
         for suite, ids in rep.missing.items():
@@ -79,16 +82,9 @@ def _identity(parsed: ParsedSource, run: RunDir, model_id: Optional[str], model_
     return Identity(submission_id or _default_submission_id(mid, rev), mid, rev)
 
 
-def _suite_items(parsed: ParsedSource, suite: Optional[str], data_dir) -> tuple[str, dict[str, list]]:
-    default = suite or parsed.suite
-    names = {r.suite for r in parsed.rows if r.suite} | ({default} if default else set())
-    if any(r.suite is None for r in parsed.rows) and not default:
-        raise ImportRefused(f"the {parsed.format} source does not say which suite it is; pass suite=NAME", param="suite")
-    return default or "", {name: _load_suite(name, parsed, data_dir) for name in sorted(names)}
-
-
-def _load_suite(name: str, parsed: ParsedSource, data_dir) -> list:
-    """The suite's items; BBQ from the categories the source answers when the mirror lacks the others."""
+def _load_suite(name: str, rows: list[SourceRow], data_dir) -> list:
+    """The suite's items; BBQ, when the mirror lacks some categories, from those the source's ids name (lm-eval),
+    else from those the mirror has (HELM's instance ids name no category)."""
     from ..suites import SuiteDataError
 
     try:
@@ -98,7 +94,12 @@ def _load_suite(name: str, parsed: ParsedSource, data_dir) -> list:
             raise
         from ..suites import BBQ
 
-        categories = sorted({r.source_id.split(":")[0] for r in parsed.rows if r.suite == "bbq" and r.source_id and ":" in r.source_id})
+        from ..suites._bbq import CATEGORIES
+
+        categories = sorted({r.source_id.split(":")[0] for r in rows if r.suite == "bbq" and r.source_id and ":" in r.source_id}
+                            & set(CATEGORIES))
+        if not categories and data_dir is not None:
+            categories = [c for c in CATEGORIES if BBQ(categories=[c]).locate(c, data_dir).is_file()]
         if not categories:
             raise
         return BBQ(categories=categories).load(data_dir)
@@ -116,10 +117,12 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     checked = component.parse_options(options)
     given = checked.given_kwargs()
     parsed = component.load()(list(sources), **given)
-    default_suite, items = _suite_items(parsed, suite, data_dir)
-    report = match_rows(parsed.rows, items, default_suite, IdMap(id_map) if id_map else None, accept_reworded)
+    rows, skipped = assign_suites(parsed, suite, skip_unmatched)
+    items = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
+    report = match_rows(rows, items, IdMap(id_map) if id_map else None, accept_reworded)
+    report.skipped = skipped
     if not skip_unmatched:
-        refuse_unmatched(report)
+        refuse_unmatched(report, by_id=id_map is not None)
     if not report.matched:
         raise ImportRefused(f"no source row matches a suite item ({report.summary()})")
     digests = [sha256_file(p) for p in _all_files(parsed.files)]
@@ -128,7 +131,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     built = build_records(parsed, report.matched, ident)
     check_judges_read(parsed, built)
     entry = _provenance(parsed, digests, report, dict(suite=suite, id_map=id_map, skip_unmatched=skip_unmatched,
-                                                      accept_reworded=accept_reworded, **given))
+                                                      accept_reworded=accept_reworded, **given), built)
     if run.exists():
         from .writer import check_same_responses, read_run_responses
 
@@ -148,7 +151,16 @@ def _all_files(paths: list[Path]) -> list[Path]:
     return out
 
 
-def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, options: dict) -> dict:
+def judges_of_records(parsed: ParsedSource, built: BuiltRecords) -> dict[str, dict[str, Any]]:
+    """What the source says of each judge that has records, with the suites it covers: ``submit`` holds an
+    imported judge to those suites only (lm-eval's acc judges BBQ alone, each HELM annotator its scenario)."""
+    covered: dict[str, set[str]] = {}
+    for judge, suite in built.judgments:
+        covered.setdefault(judge, set()).add(suite)
+    return {j: {**parsed.judge_info.get(j, {}), "suites": sorted(suites)} for j, suites in sorted(covered.items())}
+
+
+def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, options: dict, built: BuiltRecords) -> dict:
     files = _all_files(parsed.files)
     return {
         "format": parsed.format,
@@ -156,10 +168,11 @@ def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, o
         "tool_version": parsed.tool_version,
         "sources": [{"path": str(p), "sha256": d} for p, d in zip(files, digests)],
         "options": {k: v for k, v in options.items() if v not in (None, False, [], "")},
-        "judges": parsed.judge_info,
+        "judges": judges_of_records(parsed, built),
         "counts": {"matched": len(report.matched), "unmatched": len(report.unmatched),
                    "duplicate": len(report.duplicates), "reworded": sum(m.reworded for m in report.matched)},
         "unmatched": [{"where": r.where, "why": why} for r, why in report.unmatched],
         "suite_totals": report.totals,
         "missing_items": report.missing,
+        "skipped": [{"origin": s.origin, "rows": s.rows, "why": "says no suite slmboard has"} for s in report.skipped],
     }

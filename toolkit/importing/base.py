@@ -41,6 +41,20 @@ class Verdict:
 LabelScale = Callable[[Any, Optional[str]], Verdict]
 
 
+@dataclass(frozen=True)
+class ChoiceQuestion:
+    """A multiple-choice question as the source posed it (HELM's instance), and the option the model chose.
+
+    ``options`` in the source's order; ``answer`` the text of the chosen option (None: the answer maps to
+    no option). A suite that words its items from these parts (BBQ) matches the row by them when the
+    source's own prompt is worded otherwise (:meth:`toolkit.suites.Suite.multiple_choice_prompt`)."""
+
+    passage: str
+    question: str
+    options: tuple[str, ...]
+    answer: Optional[str]
+
+
 @dataclass
 class SourceRow:
     """One (prompt, response) of the source with every judgment it carries."""
@@ -56,6 +70,9 @@ class SourceRow:
     metadata: dict[str, Any] = field(default_factory=dict)  # source item fields kept in item_metadata
     finish_reason: Optional[str] = None
     n_output_tokens: Optional[int] = None
+    question: Optional[ChoiceQuestion] = None  # multiple-choice rows that set choice through the option text
+    origin: Optional[str] = None  # the part of the source it is from (a HELM run folder, an lm-eval task), for notes
+    generation: Optional[dict[str, Any]] = None  # its own decoding settings, in a source of several runs (HELM)
 
 
 @dataclass

@@ -30,6 +30,11 @@ class HelmOptions(Options):
     helm_version: Optional[str] = option(None, help="the crfm-helm version that wrote the runs, e.g. 0.5.16: picks the "
                                                     "judge models behind 'gpt'/'llama' (HELM records only those short "
                                                     "names) and is recorded as the tool version; default 0.5")
+    judge_models: Optional[list[str]] = option(None, help="the judge model behind a HELM annotation key (KEY_score), "
+                                                         "e.g. claude=anthropic/claude-3-5-sonnet-20240620; repeatable; "
+                                                         "overrides the helm_version table; recorded in run.json. A key "
+                                                         "neither names is refused", flag="--judge-model",
+                                               metavar="KEY=MODEL")
 
 
 FORMATS: Registry = Registry("import format")

@@ -5,41 +5,39 @@ All runs must be of one model.
 
 - Scenario → suite: the run name's scenario (``harm_bench:model=...`` → ``harm_bench``) through
   SCENARIO_SUITES (harm_bench → harmbench, simple_safety_tests → sst, xstest, air_bench_2024 →
-  airbench, bbq); any other scenario needs ``--suite``.
-- Each request state of the first train trial is one row: ``instance.input.text`` (the scenario's
-  prompt, before HELM's adapter adds prefixes) and ``result.completions[0].text``; ``instance.id``
-  is kept as ``source_id``. Items match on the prompt text.
-- Every model-as-judge result in ``annotations`` is a judge ``helm:<annotator>:<judge model>``: an
-  annotator's ``<short>_score`` / ``<short>_reasoning`` pairs (crfm-helm 0.5.x writes ``gpt_*`` and
-  ``llama_*``; 0.5.16 only ``gpt_*``), the judge model read from JUDGE_MODELS (HELM does not record it;
-  ``--helm-version`` picks the table by its longest prefix, e.g. ``0.5.16`` → ``0.5``; default the newest).
-  0 / 0.5 / 1 kept, the reasoning in ``judge_raw``; a missing or unparseable score is a ``parse_error``, never
-  0.5, and so is a number off that scale (HELM keeps any float its regex finds, e.g. 7.0 from a judge that
-  answered on a 1-10 scale). An annotation without ``*_score`` keys is refused.
-- HELM writes no version into a run folder: the provenance's tool version is ``--helm-version`` when given.
+  airbench, bbq). A run folder of any other scenario (a HELM Safety folder's ``anthropic_red_team``)
+  says no suite: the import refuses it naming the folder, skips it with a note (``skip_unmatched``),
+  or files it under ``suite`` when that is given.
+- Generation runs: each request state of the first train trial is one row, ``instance.input.text``
+  (the scenario's prompt, before HELM's adapter adds prefixes) and the completion HELM scores;
+  ``instance.id`` is kept as ``source_id`` (HarmBench's BehaviorID). Items match on the prompt text.
+- Multiple-choice runs (BBQ): matched on HELM's request prompt or the instance's passage, question and
+  options; ``choice`` through ``output_mapping``; HELM's ``exact_match`` → judge ``helm:exact_match``
+  (:mod:`.helm_choice`).
+- Every model-as-judge result in ``annotations`` is a judge ``helm:<annotator>:<judge model>``, the
+  model never guessed (:mod:`.helm_judges`: ``helm_version`` picks the release table, ``judge_models``
+  names a key the table lacks). 0 / 0.5 / 1 kept, the reasoning in ``judge_raw``; a missing or
+  unparseable score is a ``parse_error``, never 0.5, and so is a number off that scale (HELM keeps any
+  float its regex finds, e.g. 7.0 from a judge that answered on a 1-10 scale). An annotation without
+  ``*_score`` keys is refused.
+- HELM writes no version into a run folder: the provenance's tool version is ``helm_version`` when given.
 """
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
-from schemas import TERNARY_SCORES
+from .base import ParsedSource, SourceRow, fail, require_files
+from .helm_choice import EXACT_MATCH_JUDGE, best_completion, choice_question, exact_match_by_instance, request_prompt
+from .helm_judges import DEFAULT_VERSION, JUDGE_MODELS, JudgeModels, annotation_judgments, annotation_scale, \
+    parse_judge_models, version_table
+from .labels import ternary
 
-from .base import ParsedSource, SourceRow, Verdict, fail, require_files
+__all__ = ["parse", "SCENARIO_SUITES", "JUDGE_MODELS", "scenario_of", "version_table"]
 
 SCENARIO_SUITES = {"harm_bench": "harmbench", "simple_safety_tests": "sst", "xstest": "xstest",
                    "air_bench_2024": "airbench", "bbq": "bbq"}
-#: HELM version (prefix) → the judge model behind each short name of its safety annotators (HELM's own
-#: model names; HELM writes only the short name into the annotation). crfm-helm 0.5.x:
-#: helm/benchmark/annotation/model_as_judge.py, SHORT_NAME_TO_MODEL_INFO (read in 0.5.16, which has dropped
-#: "llama"; older 0.5.x runs have both).
-JUDGE_MODELS = {
-    "0.5": {"gpt": "openai/gpt-4o-2024-05-13", "llama": "meta/llama-3.1-405b-instruct-turbo"},
-}
-DEFAULT_VERSION = "0.5"
-_SCORE_KEY = re.compile(r"^(?P<short>[a-z0-9]+)_score$")
 
 
 def _run_folders(paths: list[Path]) -> list[Path]:
@@ -72,113 +70,100 @@ def scenario_of(run_spec: dict) -> str:
     return str(run_spec.get("name", "")).split(":", 1)[0]
 
 
-def version_table(version: str) -> Optional[str]:
-    """The JUDGE_MODELS key for a HELM version: the longest key that is the version or a dotted prefix of it."""
-    keys = [k for k in JUDGE_MODELS if version == k or version.startswith(k + ".")]
-    return max(keys, key=len) if keys else None
+def _generation(adapter: dict) -> dict[str, Any]:
+    temperature = adapter.get("temperature")
+    return {"temperature": temperature, "max_new_tokens": adapter.get("max_tokens"),
+            "do_sample": None if temperature is None else temperature > 0}
 
 
-def judge_model(short: str, version: str) -> str:
-    return JUDGE_MODELS.get(version, {}).get(short, f"{short}-unknown-model")
+def _row(rs: dict, n: int, state_path: Path, run_name: str, suite: Optional[str], origin: str) -> SourceRow:
+    """Request state ``n`` (1-based) as a row: its prompt, the completion HELM scores, a multiple-choice question."""
+    at = f"request_states[{n - 1}]"
+    text = ((rs.get("instance") or {}).get("input") or {}).get("text")
+    if not isinstance(text, str):
+        raise fail(state_path, n, f"{at}.instance.input.text", "missing or not text")
+    completions = (rs.get("result") or {}).get("completions")
+    if not completions or not all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in completions):
+        raise fail(state_path, n, f"{at}.result.completions", "no completion text (did the request fail?)")
+    best = best_completion(completions)
+    question = choice_question(rs, best["text"], state_path, n)
+    row = SourceRow(where=f"{state_path}:{n}", prompt=request_prompt(rs, state_path, n) if question else text,
+                    response=best["text"], suite=suite, source_id=rs["instance"].get("id"), question=question,
+                    metadata={"helm_run": run_name}, origin=origin)
+    if question is not None:
+        row.metadata.update(mc_mode="generate", helm_output_mapping=rs["output_mapping"])
+    if best.get("finish_reason"):
+        reason = best["finish_reason"]
+        row.finish_reason = str(reason.get("reason") if isinstance(reason, dict) else reason)
+    return row
 
 
-def score_verdict(annotation: dict, short: str) -> Verdict:
-    """``<short>_score`` 0 / 0.5 / 1 kept; anything else (missing, None, text, 0.7) is a parse_error."""
-    # A reply HELM could not parse keeps its text in <short>_response_text (reasoning and score None).
-    texts = [annotation.get(f"{short}_reasoning"), annotation.get(f"{short}_response_text")]
-    raw = next((t for t in texts if isinstance(t, str)), None)
-    value = annotation.get(f"{short}_score")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return Verdict(None, raw, f"{short}_score is {value!r}, not a number (the judge's reply did not parse)")
-    if float(value) not in TERNARY_SCORES:
-        return Verdict(None, raw, f"{short}_score {value!r} is not 0, 0.5 or 1")
-    return Verdict(float(value), raw)
-
-
-def _judgments(annotations: Any, path: Path, n: int, version: str) -> dict[str, tuple[dict, str]]:
-    out: dict[str, tuple[dict, str]] = {}
-    if annotations is None:
-        return out
-    if not isinstance(annotations, dict):
-        raise fail(path, n, f"request_states[{n - 1}].annotations", "expected an object of annotator → result")
-    for annotator, result in annotations.items():
-        if not isinstance(result, dict):
-            raise fail(path, n, f"request_states[{n - 1}].annotations.{annotator}", "expected an object")
-        shorts = sorted({m.group("short") for k in result if (m := _SCORE_KEY.match(k))}
-                        | {k[: -len("_reasoning")] for k in result if k.endswith("_reasoning")})
-        if not shorts:
-            raise fail(path, n, f"request_states[{n - 1}].annotations.{annotator}",
-                       f"no <judge>_score keys (keys: {', '.join(result) or 'none'}); not a model-as-judge annotation")
-        for short in shorts:
-            out[f"helm:{annotator}:{judge_model(short, version)}"] = (result, short)
-    return out
-
-
-def _rows(folder: Path, suite: Optional[str], version: str) -> tuple[list[SourceRow], dict]:
-    run_spec = _load(folder / "run_spec.json")
-    state_path = folder / "scenario_state.json"
-    state = _load(state_path)
+def _rows(folder: Path, models: JudgeModels) -> tuple[list[SourceRow], dict, list[Path]]:
+    """The rows of one run folder, its adapter spec and the files read."""
+    spec_path, state_path = folder / "run_spec.json", folder / "scenario_state.json"
+    run_spec, state = _load(spec_path), _load(state_path)
     if not isinstance(run_spec, dict) or "adapter_spec" not in run_spec:
-        raise fail(folder / "run_spec.json", None, "adapter_spec", "not a HELM run_spec.json")
+        raise fail(spec_path, None, "adapter_spec", "not a HELM run_spec.json")
     if not isinstance(state, dict) or not isinstance(state.get("request_states"), list):
         raise fail(state_path, None, "request_states", "not a HELM scenario_state.json")
-    rows = []
+    scenario = scenario_of(run_spec)
+    suite, origin = SCENARIO_SUITES.get(scenario), f"{folder} (HELM scenario {scenario})"
+    rows, files = [], [spec_path, state_path]
+    exact: Optional[dict[str, float]] = None
     for n, rs in enumerate(state["request_states"], start=1):
         if rs.get("train_trial_index", 0) != 0:
             continue
-        at = f"request_states[{n - 1}]"
-        text = ((rs.get("instance") or {}).get("input") or {}).get("text")
-        if not isinstance(text, str):
-            raise fail(state_path, n, f"{at}.instance.input.text", "missing or not text")
-        completions = (rs.get("result") or {}).get("completions")
-        if not completions or not isinstance(completions[0].get("text"), str):
-            raise fail(state_path, n, f"{at}.result.completions", "no completion text (did the request fail?)")
-        row = SourceRow(where=f"{state_path}:{n}", prompt=text, response=completions[0]["text"], suite=suite,
-                        source_id=rs["instance"].get("id"), metadata={"helm_run": run_spec.get("name")})
-        if completions[0].get("finish_reason"):
-            reason = completions[0]["finish_reason"]
-            row.finish_reason = str(reason.get("reason") if isinstance(reason, dict) else reason)
-        for judge, value in _judgments(rs.get("annotations"), state_path, n, version).items():
-            row.judgments[judge] = value
+        row = _row(rs, n, state_path, str(run_spec.get("name")), suite, origin)
+        row.generation = _generation(run_spec["adapter_spec"])  # each run its own (BBQ asks for 5 new tokens)
+        if row.question is not None:
+            if exact is None:  # HELM's own scores of a multiple-choice run
+                exact = exact_match_by_instance(folder)
+                files += [folder / "per_instance_stats.json"] if exact else []
+            if str(row.source_id) in exact:
+                row.judgments[EXACT_MATCH_JUDGE] = exact[str(row.source_id)]
+        row.judgments.update(annotation_judgments(rs.get("annotations"), state_path, n, models))
         rows.append(row)
     if not rows:
         raise fail(state_path, None, "request_states", "no request states")
-    return rows, run_spec["adapter_spec"]
+    return rows, run_spec["adapter_spec"], files
 
 
-def parse(paths: list[str | Path], helm_version: Optional[str] = None) -> ParsedSource:
+def _judge_info(judge: str, rows: list[SourceRow], models: JudgeModels) -> dict[str, Any]:
+    if judge == EXACT_MATCH_JUDGE:
+        return {"metric": "exact_match", "note": "HELM's own per-instance exact_match (per_instance_stats.json): 1 right, 0 wrong"}
+    _, key = next(r.judgments[judge] for r in rows if judge in r.judgments)
+    return {"annotator": judge.split(":")[1], "judge_key": key, "judge_model": judge.split(":", 2)[2],
+            "judge_model_from": models.origin(key), "helm_version_table": models.version}
+
+
+def parse(paths: list[str | Path], helm_version: Optional[str] = None,
+          judge_models: Optional[Sequence[str]] = None) -> ParsedSource:
     version = version_table(helm_version or DEFAULT_VERSION)
     if version is None:
         raise fail(paths[0] if paths else "(no source)", None, "helm_version",
                    f"unknown HELM version {helm_version!r}; known: {', '.join(JUDGE_MODELS)} (and their x.y.z releases)",
                    param="helm_version")
+    models = JudgeModels(version, parse_judge_models(judge_models))
     folders = _run_folders(require_files(paths, (), "a HELM run folder"))
     rows: list[SourceRow] = []
-    specs = []
+    adapters, files = [], []
     for folder in folders:
-        spec = _load(folder / "run_spec.json")
-        folder_rows, adapter = _rows(folder, SCENARIO_SUITES.get(scenario_of(spec if isinstance(spec, dict) else {})), version)
+        folder_rows, adapter, read = _rows(folder, models)
         rows.extend(folder_rows)
-        specs.append((folder, adapter))
-    models = {a.get("model") for _, a in specs}
-    if len(models) > 1:
-        raise fail(folders[0], None, "adapter_spec.model", f"runs of {len(models)} models ({', '.join(sorted(map(str, models)))}); import one model at a time")
-    adapter = specs[0][1]
+        adapters.append(adapter)
+        files.extend(read)
+    models.check_all_used(Path(paths[0]))
+    models_seen = {a.get("model") for a in adapters}
+    if len(models_seen) > 1:
+        raise fail(folders[0], None, "adapter_spec.model", f"runs of {len(models_seen)} models ({', '.join(sorted(map(str, models_seen)))}); "
+                                                           "import one model at a time")
+    adapter = adapters[0]
     judges = sorted({j for r in rows for j in r.judgments})
-    # Each annotator judges its own scenario only: "suites" tells submit not to expect this judge elsewhere.
-    info = {j: {"annotator": j.split(":")[1], "judge_model": j.split(":", 2)[2], "helm_version_table": version,
-                "suites": sorted({r.suite for r in rows if j in r.judgments and r.suite}),
-                "note": "judge model from slmboard's table of HELM versions (HELM records only the short name)"} for j in judges}
     model = adapter.get("model")
     return ParsedSource(
-        format="helm", rows=rows, scales={j: _scale for j in judges}, tool="crfm-helm", tool_version=helm_version,
+        format="helm", rows=rows, scales={j: ternary if j == EXACT_MATCH_JUDGE else annotation_scale for j in judges},
+        tool="crfm-helm", tool_version=helm_version,
         model_id=model if isinstance(model, str) and model.count("/") == 1 else None,
-        generation={"temperature": adapter.get("temperature"), "max_new_tokens": adapter.get("max_tokens"),
-                    "do_sample": None if adapter.get("temperature") is None else adapter.get("temperature") > 0},
-        files=[f for folder, _ in specs for f in (folder / "run_spec.json", folder / "scenario_state.json")], judge_info=info,
+        generation=_generation(adapter),
+        files=files, judge_info={j: _judge_info(j, rows, models) for j in judges},
     )
-
-
-def _scale(value: Any, gold: Optional[str] = None) -> Verdict:
-    annotation, short = value
-    return score_verdict(annotation, short)

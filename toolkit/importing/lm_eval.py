@@ -3,7 +3,9 @@
 SOURCE is the output folder (or the files). One lm-eval run per import (one results file).
 
 - Task → suite: the task name, without a ``slmboard_`` prefix, when it names a suite (``xstest``,
-  ``sst`` / ``simple_safety_tests``, ``bbq``, ...); otherwise ``--suite``.
+  ``sst`` / ``simple_safety_tests``, ``bbq``, ...); a task of no suite is refused naming its samples file,
+  skipped with ``skip_unmatched``, or filed under ``suite`` when given. ``slmboard tasks lm-eval`` prints the
+  folder of the tasks slmboard ships (one per suite, :mod:`toolkit.lm_eval_tasks`).
 - Items match on the ``doc`` (``doc_id`` is only a position, ``prompt_hash`` covers the formatted
   prompt, chat template included): generative tasks take the prompt from the doc field named by
   ``--prompt-field`` or the first of PROMPT_FIELDS; BBQ-style docs (context, question, ans0-2) are
@@ -12,7 +14,8 @@ SOURCE is the output folder (or the files). One lm-eval run per import (one resu
   safety judgments; add judges with ``slmboard judge``). Multiple-choice tasks → ``choice`` = the
   option with the highest log-likelihood (letters A, B, C ... in option order), every option's
   log-likelihood in ``item_metadata``, and lm-eval's per-sample ``acc`` as judge ``lm-eval:acc``
-  (1 right, 0 wrong, the same scale as slmboard's BBQ judge).
+  (1 right, 0 wrong, the same scale as slmboard's BBQ judge), held to the suites it covers only (a mixed
+  run of xstest + sst + bbq publishes with it on BBQ).
 """
 from __future__ import annotations
 
@@ -121,8 +124,9 @@ def _rows(path: Path, task: str, config: dict, prompt_field: Optional[str]) -> l
             raise fail(path, line, "doc", "missing (is this an lm-eval samples file?)")
         prompt = _prompt(doc, path, line, prompt_field)
         source_id = f"{doc['category']}:{doc['example_id']}" if multiple_choice and "example_id" in doc else str(doc.get("id", sample.get("doc_id")))
+        meta = {"lm_eval_task": task, "lm_eval_doc_id": sample.get("doc_id"), "lm_eval_prompt_hash": sample.get("prompt_hash")}
         row = SourceRow(where=f"{path}:{line}", prompt=prompt, response="", source_id=source_id, suite=suite,
-                        metadata={"lm_eval_task": task, "lm_eval_doc_id": sample.get("doc_id"), "lm_eval_prompt_hash": sample.get("prompt_hash")})
+                        origin=f"{path} (lm-eval task {task})", metadata=meta)
         if multiple_choice:
             row.choice, extra = _choice(sample, choices, path, line)
             row.response = row.choice
@@ -154,7 +158,9 @@ def parse(paths: list[str | Path], prompt_field: Optional[str] = None) -> Parsed
         gen = config.get("generation_kwargs") or {}
         if config.get("output_type") == "generate_until" and not generation:
             generation = {"temperature": gen.get("temperature"), "max_new_tokens": gen.get("max_gen_toks"),
-                          "do_sample": gen.get("do_sample"), "seed": (results.get("config") or {}).get("random_seed")}
+                          "do_sample": gen.get("do_sample"), "seed": (results.get("config") or {}).get("random_seed"),
+                          # sha256 of the template text, as slmboard's own runner records it; None: raw prompts
+                          "chat_template_sha256": results.get("chat_template_sha")}
     cfg = results.get("config") or {}
     name = str(results.get("model_name") or "")
     model_id = name if re.fullmatch(r"[A-Za-z0-9][\w.+-]*/[A-Za-z0-9][\w.+-]*", name) else None

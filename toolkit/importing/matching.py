@@ -7,18 +7,49 @@ when they carry the same response and judgments, an error when they differ.
 """
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from schemas import sha256_text
 
-from ..suites import SuiteItem
-from .base import ImportRefused, SourceRow
+from ..suites import SuiteItem, get_suite
+from .base import ImportRefused, ParsedSource, SourceRow
 
 
 #: the reason of a row matched by id whose prompt is worded otherwise
 REWORDED = "but the wording differs (accept_reworded keeps it)"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A part of the source left out because it says no suite (a HELM run folder of another scenario)."""
+
+    origin: str
+    rows: int
+
+
+def assign_suites(parsed: ParsedSource, suite: Optional[str], skip_unmatched: bool) -> tuple[list[SourceRow], list[Skipped]]:
+    """Every row with its suite: the one the source says, else ``suite``; parts saying none are skipped
+    (``skip_unmatched``) or refused, naming the part. ``suite`` never overrides a suite the source says."""
+    said = {r.suite or parsed.suite for r in parsed.rows} - {None}
+    unsaid = [r for r in parsed.rows if not (r.suite or parsed.suite)]
+    if suite and not unsaid and suite not in said:
+        raise ImportRefused(f"suite {suite!r} applies to sources that do not say their suite; this {parsed.format} source "
+                            f"says {', '.join(sorted(said))}", param="suite")
+    if not unsaid or suite:
+        return [r if r.suite else replace(r, suite=parsed.suite or suite) for r in parsed.rows], []
+    if any(r.origin is None for r in unsaid):
+        raise ImportRefused(f"the {parsed.format} source does not say which suite it is; pass suite=NAME", param="suite")
+    parts = Counter(r.origin for r in unsaid)
+    if not skip_unmatched:
+        named = "; ".join(f"{origin}: {n} row(s)" for origin, n in list(parts.items())[:5])
+        more = f"; and {len(parts) - 5} more" if len(parts) > 5 else ""
+        raise ImportRefused(f"{len(parts)} part(s) of the {parsed.format} source say no suite slmboard has ({named}{more}); "
+                            "set skip_unmatched to leave them out, or pass suite=NAME if they are one", param=("skip_unmatched", "suite"))
+    return [r for r in parsed.rows if r.suite], [Skipped(origin, n) for origin, n in parts.items()]
 
 
 class IdMap:
@@ -57,11 +88,13 @@ class MatchReport:
     duplicates: list[tuple[SourceRow, str]] = field(default_factory=list)  # (row, where the first one is)
     missing: dict[str, list[str]] = field(default_factory=dict)  # suite -> canonical ids the source lacks
     totals: dict[str, int] = field(default_factory=dict)  # suite -> number of canonical items
+    skipped: list[Skipped] = field(default_factory=list)  # parts of the source that say no suite (skip_unmatched)
 
     def summary(self) -> str:
         lacking = sum(len(v) for v in self.missing.values())
+        skipped = f", skipped {sum(s.rows for s in self.skipped)} (no suite)" if self.skipped else ""
         return (f"matched {len(self.matched)}, unmatched {len(self.unmatched)}, duplicate {len(self.duplicates)}, "
-                f"reworded {sum(m.reworded for m in self.matched)}; suite items the source lacks: {lacking}")
+                f"reworded {sum(m.reworded for m in self.matched)}{skipped}; suite items the source lacks: {lacking}")
 
 
 def _same_content(a: SourceRow, b: SourceRow) -> bool:
@@ -79,38 +112,58 @@ def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]], default_suite: str,
-               id_map: Optional[IdMap] = None, accept_reworded: bool = False) -> MatchReport:
-    """Match every row to an item of its suite (``row.suite`` or ``default_suite``).
+def _by_prompt(row: SourceRow, suite: str, by_sha: dict[str, SuiteItem]) -> Optional[SuiteItem]:
+    """The item whose prompt is the row's, or (a multiple-choice row) the one the suite words from its question,
+    its options in the source's order or, when the source shuffled them, in another (at most 4! orders)."""
+    item = by_sha.get(sha256_text(row.prompt))
+    q = row.question
+    if item is not None or q is None or len(q.options) > 4:
+        return item
+    for options in itertools.permutations(q.options):
+        worded = get_suite(suite).multiple_choice_prompt(q.passage, q.question, options)
+        if worded is None:
+            return None
+        if (item := by_sha.get(sha256_text(worded))) is not None:
+            return item
+    return None
 
-    With ``id_map``, rows match by id; otherwise by the sha256 of the exact prompt text.
+
+def _by_id(row: SourceRow, suite: str, by_id: dict[str, SuiteItem], id_map: Optional[IdMap],
+           accept_reworded: bool) -> tuple[Optional[SuiteItem], str, bool]:
+    """(item, why unmatched, reworded) of a row matched by its id, mapped through ``id_map`` when given."""
+    if row.source_id is None:
+        return None, "no id to map", False
+    target = id_map(row.source_id) if id_map is not None else row.source_id
+    item = by_id.get(target) if target else None
+    if target is None:
+        return None, f"id {row.source_id!r} does not fit id_map {id_map.spec!r}", False
+    if item is None:
+        return None, f"id {row.source_id!r} → {target!r} is not a {suite} item", False
+    if item.prompt != row.prompt and not accept_reworded:
+        return None, f"id {row.source_id!r} → {target!r} {REWORDED}", True
+    return item, "", item.prompt != row.prompt
+
+
+def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]], id_map: Optional[IdMap] = None,
+               accept_reworded: bool = False) -> MatchReport:
+    """Match every row (its suite set, :func:`assign_suites`) to an item of its suite.
+
+    With ``id_map``, rows match by id; otherwise by the sha256 of the exact prompt text. A row whose prompt is no item but whose own id is one (HELM's
+    HarmBench BehaviorID) is that item reworded: imported with ``accept_reworded``, else unmatched with why.
     """
     report = MatchReport()
     by_sha = {s: {sha256_text(i.prompt): i for i in items} for s, items in items_by_suite.items()}
     by_id = {s: {i.item_id: i for i in items} for s, items in items_by_suite.items()}
     first: dict[tuple[str, str], SourceRow] = {}
     for row in rows:
-        suite = row.suite or default_suite
-        item, why, reworded = None, "", False
+        suite = row.suite
         if id_map is not None:
-            if row.source_id is None:
-                why = "no id to map"
-            else:
-                target = id_map(row.source_id)
-                item = by_id[suite].get(target) if target else None
-                if target is None:
-                    why = f"id {row.source_id!r} does not fit id_map {id_map.spec!r}"
-                elif item is None:
-                    why = f"id {row.source_id!r} → {target!r} is not a {suite} item"
-                elif item.prompt != row.prompt:
-                    reworded = True
-                    if not accept_reworded:
-                        why = f"id {row.source_id!r} → {target!r} {REWORDED}"
-                        item = None
+            item, why, reworded = _by_id(row, suite, by_id[suite], id_map, accept_reworded)
         else:
-            item = by_sha[suite].get(sha256_text(row.prompt))
-            if item is None:
-                why = f"prompt is not a {suite} item"
+            item, why, reworded = _by_prompt(row, suite, by_sha[suite]), f"prompt is not a {suite} item", False
+            if item is None and row.source_id is not None and row.source_id in by_id[suite]:
+                item, _, reworded = _by_id(row, suite, by_id[suite], None, accept_reworded)
+                why = f"prompt is not a {suite} item; its id {row.source_id!r} is one {REWORDED}"
         if item is None:
             report.unmatched.append((row, why))
             continue
@@ -130,12 +183,19 @@ def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]]
     return report
 
 
-def refuse_unmatched(report: MatchReport, limit: int = 20) -> None:
-    """ImportRefused naming each unmatched row (file:line, why, text)."""
+def refuse_unmatched(report: MatchReport, by_id: bool = False, limit: int = 20) -> None:
+    """ImportRefused naming each unmatched row (file:line, why, text), and the way out for reworded ones
+    (``by_id``: the rows were matched by id already)."""
     if not report.unmatched:
         return
     lines = [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
     more = f"\n  ... and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
-    reworded = any(why.endswith(REWORDED) for _, why in report.unmatched)
+    reworded = sum(why.endswith(REWORDED) for _, why in report.unmatched)
+    if not reworded:
+        raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (set skip_unmatched to leave them out):\n"
+                            + "\n".join(lines) + more, param="skip_unmatched")
+    by_id_too = "" if by_id else ", or match every row by id with id_map (e.g. '{id}={id}')"
     raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (set skip_unmatched to leave them out):\n"
-                        + "\n".join(lines) + more, param=("skip_unmatched", "accept_reworded") if reworded else "skip_unmatched")
+                        + "\n".join(lines) + more + f"\n{reworded} of them match a suite item by id but are worded otherwise: "
+                        f"keep the source wording with accept_reworded{by_id_too}",
+                        param=("skip_unmatched", "accept_reworded") if by_id else ("skip_unmatched", "accept_reworded", "id_map"))

@@ -14,7 +14,7 @@ from .. import __version__
 from ..errors import RecordError
 from ..suites import get_suite
 from ..validation import pydantic_errors
-from .base import ImportFailed, ParsedSource, Verdict
+from .base import ImportFailed, ParsedSource, SourceRow, Verdict
 from .matching import Match
 
 
@@ -33,10 +33,12 @@ class BuiltRecords:
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> Counter of ok/parse_error
 
 
-def generation_config(parsed: ParsedSource) -> GenerationConfig:
-    g = parsed.generation
+def generation_config(parsed: ParsedSource, row: Optional[SourceRow] = None) -> GenerationConfig:
+    """The decoding settings of ``row`` (its own, in a source of several runs), else the source's."""
+    g = row.generation if row is not None and row.generation is not None else parsed.generation
     return GenerationConfig(temperature=g.get("temperature"), max_new_tokens=g.get("max_new_tokens"), seed=g.get("seed"),
-                            backend=f"import:{parsed.format}", do_sample=g.get("do_sample"))
+                            backend=f"import:{parsed.format}", do_sample=g.get("do_sample"),
+                            chat_template_sha256=g.get("chat_template_sha256"))
 
 
 def _metadata(m: Match) -> Optional[str]:
@@ -44,7 +46,7 @@ def _metadata(m: Match) -> Optional[str]:
     meta.update(m.row.metadata)
     if m.row.source_id is not None:
         meta["source_id"] = m.row.source_id
-    if m.reworded:
+    if m.row.prompt != m.item.prompt:
         meta["source_prompt"] = m.row.prompt  # the wording the model saw; the record keeps the suite's prompt
     return json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None
 
@@ -57,19 +59,34 @@ def _validated(model, data: dict, where: str) -> dict:
         raise ImportFailed(pydantic_errors(exc, file, int(line) if line.isdigit() else None)) from exc
 
 
+def _choice(m: Match) -> Optional[str]:
+    """The row's choice, or the suite's letter of the option text a multiple-choice row chose."""
+    question = m.row.question
+    if m.row.choice is not None or question is None or question.answer is None:
+        return m.row.choice
+    letters = [letter for letter, text in get_suite(m.item.suite).option_letters(m.item).items() if text == question.answer]
+    if len(letters) != 1:
+        file, _, line = m.row.where.rpartition(":")
+        raise ImportFailed([RecordError(file, int(line) if line.isdigit() else None, "output_mapping",
+                                        f"the chosen option {question.answer!r} is {'none' if not letters else 'more than one'} "
+                                        f"of item {m.item.item_id!r}'s options")])
+    return letters[0]
+
+
 def response_record(m: Match, ident: Identity, gen: GenerationConfig) -> dict:
     item, row = m.item, m.row
     gold_choice = item.metadata.get("gold_choice") or None
+    choice = _choice(m)
     correct = row.correct
-    if correct is None and row.choice is not None and gold_choice is not None:
-        correct = row.choice == gold_choice  # as slmboard's own runner sets it
+    if correct is None and gold_choice is not None and (choice is not None or row.question is not None):
+        correct = choice == gold_choice  # as slmboard's own runner sets it: an unmapped answer is not correct
     return _validated(ResponseRecord, dict(
         submission_id=ident.submission_id, model_id=ident.model_id, model_revision=ident.model_revision,
         suite=item.suite, item_id=item.item_id, category=item.category, prompt=item.prompt,
         prompt_sha256=sha256_text(item.prompt), response=row.response, response_sha256=sha256_text(row.response),
         generation=gen.model_dump(), gold=item.gold, suite_revision=get_suite(item.suite).revision,
         toolkit_version=__version__, finish_reason=row.finish_reason, n_output_tokens=row.n_output_tokens,
-        choice=row.choice, gold_choice=gold_choice, correct=correct,
+        choice=choice, gold_choice=gold_choice, correct=correct,
         item_metadata=_metadata(m),
     ), row.where)
 
@@ -87,12 +104,11 @@ def build_records(parsed: ParsedSource, matches: list[Match], ident: Identity,
                   existing_responses: dict[str, dict[str, dict]] | None = None) -> BuiltRecords:
     """Records for every match; ``existing_responses`` (suite -> item_id -> row) are reused as they are,
     so judges added to a run carry the run's own response fields."""
-    gen = generation_config(parsed)
     built = BuiltRecords()
     for m in matches:
         suite = m.item.suite
         old = (existing_responses or {}).get(suite, {}).get(m.item.item_id)
-        response = old if old is not None else response_record(m, ident, gen)
+        response = old if old is not None else response_record(m, ident, generation_config(parsed, m.row))
         built.responses.setdefault(suite, []).append(response)
         built.where[(suite, m.item.item_id)] = m.row.where
         for judge_id, scale in parsed.scales.items():

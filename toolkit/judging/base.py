@@ -66,6 +66,7 @@ class JudgeInput:
     gold: str | None = None
     category: str | None = None
     gold_choice: str | None = None  # multiple-choice suites (BBQ): the right option letter
+    choice: str | None = None  # the option the response's producer read (an import maps another tool's letters)
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,15 @@ class JudgeCapabilities:
     ``whole_run``: every pending item of the run in one call (e.g. one Batch API job).
     ``preferred_batch_size``: the smallest batch that keeps the judge's own request pool full
     (the stage uses the larger of this and the user's batch size). ``batch_api``: the judge keeps
-    a resumable job id in the state folder given to :meth:`Judge.prepare`.
+    a resumable job id in the state folder given to :meth:`Judge.prepare`. ``local_model``: the judge
+    runs a model in its own process (MD-Judge), so a fanned-out run places it on a node with an
+    accelerator; API judges (requests to a server) run in the driver.
     """
 
     whole_run: bool = False
     preferred_batch_size: int = 0
     batch_api: bool = False
+    local_model: bool = False
 
 
 class Judge(abc.ABC):

@@ -156,7 +156,7 @@ class MDJudge(Judge):
     rubric_version = RUBRIC_VERSION
     # One call for every pending item (one threshold fit per suite per call); finalize_group then
     # refits on all of a (model, suite)'s items, so a resumed or widened run still has one pair.
-    capabilities = JudgeCapabilities(whole_run=True)
+    capabilities = JudgeCapabilities(whole_run=True, local_model=True)
 
     def __init__(
         self,

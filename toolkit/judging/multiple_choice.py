@@ -9,6 +9,9 @@ suites.
 Parsing (:func:`parse_choice`): the response, stripped, must *start* with the option letter —
 ``A``, ``A.``, ``A)``, ``(A)``, ``A: ...``, ``Answer: A`` — or be the lone letter in lower case.
 Anything else is **unmapped** (``choice`` null), e.g. DeepSeek-R1-Qwen's "Okay" (paper 1 §4.1).
+A response whose record already carries a ``choice`` is read through it: the generation runner sets
+it with the same parser, and an import sets it where the letters are another tool's (HELM may order
+the options otherwise; its ``output_mapping`` gives the option text, and from it the suite's letter).
 No search inside the text: a first-match regex over free text lets an incidental "a" decide
 (helm#4344-style planted answers), so free text stays unmapped and is counted.
 
@@ -56,7 +59,7 @@ class MultipleChoiceJudge(Judge):
             if gold not in LETTERS:
                 out.append(Judgment(None, "error", None, f"no gold_choice on this response (suite {item.suite!r} is not multiple choice)"))
                 continue
-            choice = parse_choice(item.response)
+            choice = item.choice if item.choice is not None else parse_choice(item.response)
             if choice is None:
                 out.append(Judgment(0.0, "ok", f"choice=null gold={gold}", "unmapped answer (no A/B/C option): counted as incorrect"))
             elif choice == gold:

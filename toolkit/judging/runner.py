@@ -104,7 +104,7 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
 
     def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
         inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
-                             category=r.category, gold_choice=r.gold_choice) for r in batch]
+                             category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
         judgments = self.judge.judge_with_progress(inputs, progress)
         if len(judgments) != len(inputs):
             raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")

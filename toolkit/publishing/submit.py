@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -304,6 +304,18 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     info: CommitInfo = local.commit(message, write)
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes,
                         not_comparable=prepared.not_comparable)
+
+
+def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:
+    """:func:`submit`, with a run the dataset already holds reported (revision "already-published", the
+    reason in ``notes``) instead of refused: a re-run of ``evaluate`` resumes to the end without failing.
+    ``judge_ids``: the judges just run, for what makes the run not comparable with reported results."""
+    try:
+        return submit(run_dir, to, **options)
+    except AlreadyPublished as exc:
+        config = RunDir(run_dir).load_config()
+        return SubmitResult(str(to), config.submission_id, "already-published", [], 0, notes=[str(exc)],
+                            not_comparable=not_comparable(config.suites, judge_ids))
 
 
 def rebuild_shared_files(root: Path, n_bootstrap: int = N_BOOTSTRAP, repo_id: str | None = None,

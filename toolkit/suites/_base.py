@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Mapping, Optional
+from typing import ClassVar, Mapping, Optional, Sequence
 
 from ..errors import SlmboardError
 from ..registry import NoOptions, Options
@@ -45,6 +45,15 @@ class Suite:
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         raise NotImplementedError
+
+    def multiple_choice_prompt(self, passage: str, question: str, options: Sequence[str]) -> Optional[str]:
+        """The prompt this suite words from a multiple-choice question's parts (importers match other tools'
+        questions by it); None for suites that are not multiple choice."""
+        return None
+
+    def option_letters(self, item: SuiteItem) -> dict[str, str]:
+        """Option letter -> option text of a multiple-choice item; empty for other suites."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"

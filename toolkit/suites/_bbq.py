@@ -108,6 +108,12 @@ class BBQ(Suite):
             raise SuiteDataError(f"unknown BBQ categories {unknown}; valid: {', '.join(CATEGORIES)}")
         self.categories = tuple(categories)
 
+    def multiple_choice_prompt(self, passage: str, question: str, options: Sequence[str]) -> Optional[str]:
+        return format_prompt(passage, question, options) if len(options) == len(LETTERS) else None
+
+    def option_letters(self, item: SuiteItem) -> dict[str, str]:
+        return json.loads(item.metadata["answers"])
+
     def locate(self, category: str, data_dir: Optional[Path]) -> Path:
         url = RAW.format(category=category)
         mirror_path = f"{MIRROR_DIR}/{category}.jsonl"
