@@ -109,7 +109,7 @@ ALLOWED: dict[str, set[str]] = {
     "toolkit.judging": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.naming",
                         "toolkit.reading", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.scoring",
                         "toolkit.secrets", "toolkit.stage", "toolkit.suites"},
-    "toolkit.importing": {"schemas", "toolkit", "toolkit.errors", "toolkit.generation", "toolkit.records_io",
+    "toolkit.importing": {"schemas", "toolkit", "toolkit.choices", "toolkit.errors", "toolkit.generation", "toolkit.records_io",
                           "toolkit.registry", "toolkit.runs", "toolkit.stage", "toolkit.suites", "toolkit.validation"},
     "toolkit.moderation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.endpoints", "toolkit.errors", "toolkit.generation",
                            "toolkit.judging", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.stage",
@@ -126,6 +126,11 @@ ALLOWED: dict[str, set[str]] = {
     "toolkit.space_deploy": {"toolkit.errors"},
     "toolkit.space_launcher": {"toolkit.errors", "space"},
     "space": {"schemas", "toolkit", "toolkit.errors", "toolkit.scoring", "toolkit.reading"},
+    "toolkit.lm_eval_tasks": {"toolkit.suites"},
+    "toolkit.executors": {"toolkit.defaults", "toolkit.errors", "toolkit.registry"},
+    # the board driver: shard jobs (generation), judging, submitting
+    "toolkit.fanout": {"toolkit.errors", "toolkit.executors", "toolkit.generation", "toolkit.judging", "toolkit.progress",
+                       "toolkit.publishing", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.suites"},
     "toolkit.demo": {"toolkit.generation", "toolkit.judging", "toolkit.publishing", "toolkit.reading", "toolkit.runs",
                      "toolkit.scoring", "toolkit.space_launcher", "toolkit.terminal", "toolkit.validation"},
     # the one door: every command goes through toolkit.api (terminal: how a table is printed)
