@@ -147,7 +147,7 @@ def raw_all_in_flight(base_url: str, served: str, prompts: list[str], max_new: i
 def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]) -> dict:
     os.environ["SLMBOARD_VLLM_VENV"] = venv
     import slmboard_servers
-    from toolkit.generation import make_backend
+    from toolkit.generation import BackendSpec
     from toolkit.generation.embedded import dense_model_dir
 
     slmboard_servers.VLLM_VENV = Path(venv)
@@ -155,13 +155,13 @@ def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]
     server = slmboard_servers.start_vllm_server(dense_model_dir()[0], served, max_model_len=2048)
     results = {}
     try:
-        args = {"model": served, "base_url": server.base_url}
+        spec = BackendSpec(f"openai:{served}", base_url=server.base_url)
         raw_all_in_flight(server.base_url, served, prompts[:2], 4)  # warm-up
         for path in paths:
             if path == "raw":
                 results["raw"] = timed(lambda: raw_all_in_flight(server.base_url, served, prompts, max_new))
             elif path == "c":
-                client = make_backend("openai", args, OLD_BATCH)
+                client = spec.build(OLD_BATCH)
                 client.set_concurrency(len(prompts))
 
                 def stream():
@@ -170,7 +170,7 @@ def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]
 
                 results["c"] = timed(stream)
             elif path == "lockstep":
-                client = make_backend("openai", args, OLD_BATCH)
+                client = spec.build(OLD_BATCH)
                 results["lockstep"] = timed(lambda: [c.text for k in range(0, len(prompts), OLD_BATCH)
                                                      for c in client.generate(prompts[k : k + OLD_BATCH], max_new, 0)])
             print(f"  {path}: {results[path][1]}", flush=True)

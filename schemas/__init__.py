@@ -1,8 +1,11 @@
 """slmboard's record contracts (pydantic v2 only; imports nothing else of the project)."""
-from ._common import SCHEMA_VERSION, sha256_text
+from ._common import SCHEMA_VERSION, check_judge_id, sha256_text
 from .leaderboard import POLICIES, POLICY_VALUE, LeaderboardRow
 from .records import (
+    FAILED_CODE,
+    LABEL_CODES,
     LABEL_OF_SCORE,
+    MISSING_CODE,
     JUDGMENT_STATUSES,
     SCORE_OF_LABEL,
     TERNARY_SCORES,
@@ -11,7 +14,7 @@ from .records import (
     ModerationRecord,
     ResponseRecord,
 )
-from .submission import Architecture, RecordFile, Submission
+from .submission import INDEX_FIELDS, Architecture, RecordFile, Submission, SubmissionIndexRow
 
 #: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
 EXPORTED_MODELS = {
@@ -27,6 +30,9 @@ __all__ = [
     "POLICIES",
     "POLICY_VALUE",
     "LABEL_OF_SCORE",
+    "LABEL_CODES",
+    "FAILED_CODE",
+    "MISSING_CODE",
     "SCORE_OF_LABEL",
     "TERNARY_SCORES",
     "JUDGMENT_STATUSES",
@@ -38,6 +44,9 @@ __all__ = [
     "RecordFile",
     "ResponseRecord",
     "Submission",
+    "SubmissionIndexRow",
+    "INDEX_FIELDS",
     "EXPORTED_MODELS",
     "sha256_text",
+    "check_judge_id",
 ]

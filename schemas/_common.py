@@ -15,6 +15,9 @@ SchemaVersion = Literal["1.0"]
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._+-]{0,95})?$")
 _SUITE = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
+# Judge ids name a judge and its model ("heuristic-v1", "openai:gpt-4o-2024-05-13", "guard:org/name",
+# "mdjudge:/models/md-judge", "human-xstest"): no whitespace, quotes or markup characters.
+_JUDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+=-]{0,255}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -36,6 +39,16 @@ def _check(pattern: re.Pattern[str], what: str):
 SafeId = Annotated[str, AfterValidator(_check(_SAFE_ID, "identifier"))]
 ModelId = Annotated[str, AfterValidator(_check(_MODEL_ID, "model id"))]
 SuiteName = Annotated[str, AfterValidator(_check(_SUITE, "suite name"))]
+
+
+def check_judge_id(value: str) -> str:
+    """``value`` if it is a valid judge id; ValueError naming the pattern otherwise."""
+    if not isinstance(value, str) or not _JUDGE_ID.match(value):
+        raise ValueError(f"judge id {str(value)[:80]!r} must match {_JUDGE_ID.pattern}")
+    return value
+
+
+JudgeId = Annotated[str, AfterValidator(check_judge_id)]
 Sha256 = Annotated[str, AfterValidator(_check(_SHA256, "sha256 hex digest"))]
 
 

@@ -1,7 +1,7 @@
 """One leaderboard row per (suite, judge_id, model_id), recomputed from per-item records."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, get_args
 
 from pydantic import Field
 
@@ -74,3 +74,21 @@ class LeaderboardRow(Record):
     model_revision: Optional[str] = None
     # n_items / the suite's total number of items; null where that total is unknown.
     coverage: Optional[float] = Field(default=None, ge=0)
+
+
+def _columns(kind: type) -> tuple[str, ...]:
+    """LeaderboardRow fields of one scalar type (Optional unwrapped), in column order."""
+    out = []
+    for name, f in LeaderboardRow.model_fields.items():
+        members = [a for a in (get_args(f.annotation) or (f.annotation,)) if a is not type(None)]
+        if members == [kind]:
+            out.append(name)
+    return tuple(out)
+
+
+#: The leaderboard's columns by kind, read off the model: what every reader of the leaderboard (the
+#: Space, exports) requires and how it types each column.
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(n for n, f in LeaderboardRow.model_fields.items() if f.is_required())
+INT_COLUMNS: tuple[str, ...] = _columns(int)
+FLOAT_COLUMNS: tuple[str, ...] = _columns(float)
+TEXT_COLUMNS: tuple[str, ...] = _columns(str)

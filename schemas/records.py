@@ -7,6 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, ValidationInfo, field_validator
 
 from ._common import (
+    JudgeId,
     ModelId,
     NonEmptyStr,
     Record,
@@ -25,8 +26,12 @@ Label = Literal["harmful", "ambiguous", "safe"]
 #: The ternary rubric: higher is safer. The one definition of valid scores, labels and statuses.
 LABEL_OF_SCORE: dict[float, str] = {0.0: "harmful", 0.5: "ambiguous", 1.0: "safe"}
 SCORE_OF_LABEL: dict[str, float] = {v: k for k, v in LABEL_OF_SCORE.items()}
-#: The only scores a judge may emit (besides None on failure).
-TERNARY_SCORES: frozenset[float] = frozenset(LABEL_OF_SCORE)
+#: The only scores a judge may emit (besides None on failure), in rubric order.
+TERNARY_SCORES: tuple[float, ...] = tuple(LABEL_OF_SCORE)
+#: Label codes of an items × models matrix (the reader's scan builds it, the bootstrap resamples it):
+#: a scored item's code is ``LABEL_CODES[LABEL_OF_SCORE[score]]``; failed and missing items have their own.
+LABEL_CODES: dict[str, int] = {label: code for code, label in enumerate(LABEL_OF_SCORE.values())}
+FAILED_CODE, MISSING_CODE = len(LABEL_CODES), len(LABEL_CODES) + 1
 JUDGMENT_STATUSES: tuple[str, ...] = get_args(JudgeStatus)
 
 
@@ -66,7 +71,9 @@ class _ItemBase(Record):
     response_sha256: Optional[Sha256] = None
     finish_reason: Optional[str] = None
     n_output_tokens: Optional[int] = Field(None, ge=0)
-    # Multiple-choice suites (BBQ): the option the model chose (null = unmapped answer) and the right one.
+    # Multiple-choice suites (BBQ): whether the answer is right, the option the model chose (null =
+    # unmapped answer) and the right one. Declaration order is the published column order.
+    correct: Optional[bool] = None
     choice: Optional[str] = Field(None, description="multiple-choice answer parsed from the response (e.g. 'A'); null when unmapped")
     gold_choice: Optional[str] = None
     item_metadata: Optional[str] = Field(
@@ -102,20 +109,16 @@ class _ItemBase(Record):
 class ResponseRecord(_ItemBase):
     """One model's answer to one suite item, before judging."""
 
-    # For multiple-choice suites (BBQ): the parsed answer and whether it is right.
-    correct: Optional[bool] = None
-
 
 class ItemRecord(_ItemBase):
     """One model x suite item x judge: the unit of the published dataset."""
 
-    judge_id: NonEmptyStr
+    judge_id: JudgeId
     judge_status: JudgeStatus
     score: Optional[float] = Field(description="0 harmful, 0.5 ambiguous, 1 safe; null when the judge failed")
     label: Optional[Label]
     judge_raw: Optional[str] = Field(description="the judge's raw output (or the heuristic's rule trace)")
     unsafe_prob: Optional[float] = Field(None, ge=0, le=1)
-    correct: Optional[bool] = None
     judge_reason: Optional[str] = Field(None, description="why the judge decided, or why it failed")
     rubric_version: Optional[str] = None
     # Judges that map a continuous score to ternary with per-model thresholds (MD-Judge + Otsu, paper 1 §3.2).

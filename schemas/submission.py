@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, create_model
 
-from ._common import ModelId, NonEmptyStr, Record, SafeId, SchemaVersion, Sha256
+from ._common import JudgeId, ModelId, NonEmptyStr, Record, SafeId, SchemaVersion, Sha256
 
 
 class RecordFile(Record):
@@ -13,7 +13,7 @@ class RecordFile(Record):
     sha256: Sha256
     n_rows: int = Field(ge=0)
     suite: Optional[str] = None
-    judge_id: Optional[str] = None
+    judge_id: Optional[JudgeId] = None
 
 
 class Architecture(Record):
@@ -68,3 +68,21 @@ class Submission(Record):
     metadata_source: Optional[str] = Field(
         None, description="where the model metadata comes from (e.g. 'paper 1 Table A2'); a manifest without record_files is metadata only"
     )
+
+
+#: The manifest fields the submissions index (``data/submissions/submissions.parquet``) flattens, in column order.
+INDEX_FIELDS: tuple[str, ...] = ("submission_id", "model_id", "model_revision", "family", "vendor", "params",
+                                 "context_length", "tuning", "instruction_tuned", "chat_tuned", "license", "submitter",
+                                 "toolkit_version", "created_at")
+
+#: One row of the submissions index: the manifest fields above (their types are the manifest's) and what
+#: the record files hold, flattened (comma-joined suites and judge ids, the number of records).
+SubmissionIndexRow = create_model(
+    "SubmissionIndexRow",
+    __base__=Record,
+    __doc__="One submission, flattened for the submissions index config.",
+    **{name: (Submission.model_fields[name].annotation, Submission.model_fields[name]) for name in INDEX_FIELDS},
+    suites=(str, Field(description="the suites of its record files, comma-separated")),
+    judge_ids=(str, Field(description="the judges of its record files, comma-separated")),
+    n_records=(int, Field(ge=0)),
+)

@@ -15,7 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from schemas import POLICIES  # shipped with the Space (`slmboard space deploy`)
+# schemas is shipped with the Space (`slmboard space deploy`)
+from schemas.leaderboard import FLOAT_COLUMNS, INT_COLUMNS
+from schemas.leaderboard import REQUIRED_COLUMNS as LEADERBOARD_REQUIRED
 from toolkit.dataset_layout import LEADERBOARD_FILE, SUBMISSIONS_INDEX_FILE
 from toolkit.reading import Dataset, open_data, parse_hub_id, published_leaderboard
 
@@ -26,11 +28,8 @@ ENV_VAR = "SLMBOARD_DATA"
 
 LEADERBOARD_PATH = Path(LEADERBOARD_FILE)
 
-REQUIRED_COLUMNS: tuple[str, ...] = (
-    "suite", "judge_id", "model_id", "n_items", "n_scored", "n_failed",
-    "hcr", "ar", "srr", "s_raw", "s_adj", "rank_raw", "rank_adj", "delta_adj", "rank_range",
-    *(f"{kind}_{p}" for p in POLICIES for kind in ("score", "rank")),
-)
+#: The columns every leaderboard has (LeaderboardRow's required fields).
+REQUIRED_COLUMNS: tuple[str, ...] = LEADERBOARD_REQUIRED
 #: Bootstrap bounds etc.: shown when present, never required (older or CI-less rank runs).
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi", "rank_lo", "rank_hi", "rank_ub",
@@ -119,10 +118,10 @@ def _normalise(lb: pd.DataFrame) -> pd.DataFrame:
             lb[col] = None
     for col in ("suite", "judge_id", "model_id"):
         lb[col] = lb[col].astype(str)
-    # Nullable ints arrive as float (NaN) or Int64 depending on the writer; float + NaN is
-    # the one representation every formatting path below handles.
-    for col in lb.columns:
-        if col.startswith(("rank_", "n_", "score_", "s_")) or col in ("hcr", "ar", "srr", "delta_adj"):
+    # Column types as LeaderboardRow declares them. Nullable ints arrive as float (NaN) or Int64 depending
+    # on the writer; float + NaN is the one representation every formatting path below handles.
+    for col in (*INT_COLUMNS, *FLOAT_COLUMNS):
+        if col in lb.columns:
             lb[col] = pd.to_numeric(lb[col], errors="coerce").astype("float64")
     return lb
 

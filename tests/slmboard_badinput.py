@@ -178,11 +178,25 @@ CLI_CASES: list[CliCase] = [
     CliCase("judge_not_a_run", "judge <a folder that is not a run>", ["judge", "{tmp}"], "not a run folder"),
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
     CliCase("learned_judge_argument", "judge --judge learned:big", ["judge", "{run}", "--judge", "learned:big"],
-            "the learned judge takes no ':<argument>'"),
+            "judge 'learned' takes no ':<argument>'"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
     CliCase("rank_bad_manifest", "rank <a dataset folder whose manifest lacks model_revision>", ["rank", "{tmp}/ds"],
             "submissions/s.json:model_revision: required field is missing", _dataset_with_a_bad_manifest),
+    CliCase("judge_option_not_taken", "judge --judge heuristic --base-url URL",
+            ["judge", "{run}", "--judge", "heuristic", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url does not apply to judge:heuristic; it applies to: openai, guard"),
+    CliCase("backend_option_not_taken", "generate --model hf --base-url URL",
+            ["generate", "--out", "{tmp}/run", "--base-url", "http://127.0.0.1:9/v1"],
+            "--base-url does not apply to model backend:hf; it applies to: openai"),
+    CliCase("model_arg_not_for_backend", "generate --model openai:m --model-args pretrained=x",
+            ["generate", "--out", "{tmp}/run", "--model", "openai:m", "--model-args", "pretrained=x"],
+            "unknown model argument 'pretrained' for the openai backend"),
+    CliCase("openai_without_model", "generate --model openai (no served model)",
+            ["generate", "--out", "{tmp}/run", "--model", "openai", "--base-url", "http://127.0.0.1:9/v1"],
+            "needs its model: openai:<model> (model is --model on the command line)"),
+    CliCase("unknown_moderation_benchmark", "moderate --suites nope", ["moderate", "--out", "{tmp}/run", "--suites", "nope"],
+            "valid moderation benchmarks:"),
     CliCase("shard_and_shards", "generate --shard 0/2 --shards 2", ["generate", "--out", "{tmp}/run", "--shard", "0/2", "--shards", "2"],
             "shards fans the whole run out: give one of the two"),
     CliCase("ray_address_local", "generate --executor local --ray-address ADDR",
@@ -278,7 +292,7 @@ def _good_csv(d: Path, extra_col: str = "label", values=("safe", "harmful")) -> 
 
 
 def _table(src: Path, *extra: str) -> list[str]:
-    return ["table", str(src), "--suite", "smoke", "--model-id", "org/m", "--out", str(src.parent / "run"), *extra]
+    return ["table", str(src), "--suites", "smoke", "--model-id", "org/m", "--out", str(src.parent / "run"), *extra]
 
 
 IMPORT_CASES: list[ImportCase] = [
@@ -299,6 +313,9 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "maybe")),
     ImportCase("import_label_map_score", "import table --labels 'a=0.7'", "score '0.7' of 'a' must be 0, 0.5 or 1",
                lambda d: _table(_good_csv(d), "--judge-column", "j=label", "--labels", "a=0.7")),
+    ImportCase("import_judge_id_markup", "import table --judge-column 'human<b>x</b>=label'",
+               "judge id 'human<b>x</b>' must match",
+               lambda d: _table(_good_csv(d), "--judge-column", "human<b>x</b>=label")),
     ImportCase("import_unreadable_labels", "import table --judge-column on a column of unknown labels", "{src}:label: judge j",
                lambda d: _table(_good_csv(d, values=("yes", "no")), "--judge-column", "j=label", "--labels", "ternary")),
     ImportCase("import_truncated_jsonl", "import table on a JSONL file with a truncated line", "{src}:2: invalid JSON",
@@ -308,20 +325,20 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _table(_csv_source(d, '{"prompt": 42, "response": "x"}\n', "src.jsonl"))),
     ImportCase("import_bad_id_map", "import table --id-map v2-{n}", "expected SOURCE_PATTERN=SUITE_PATTERN, e.g. 'v2-{n}=xstest_{n}' (id_map is --id-map on the command line)",
                lambda d: _table(_good_csv(d), "--id-map", "v2-{n}")),
-    ImportCase("import_no_suite", "import table without --suite", "pass suite=NAME (suite is --suite on the command line)",
+    ImportCase("import_no_suite", "import table without --suites", "pass suite=NAME (suite is --suites on the command line)",
                lambda d: ["table", str(_good_csv(d)), "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_no_model", "import table without --model-id", "pass model_id='ORG/NAME' (model_id is --model-id on the command line)",
-               lambda d: ["table", str(_good_csv(d)), "--suite", "smoke", "--out", str(d / "run")]),
+               lambda d: ["table", str(_good_csv(d)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_unmatched", "import table with a row that is no suite item", "{src}:3: 'not a smoke prompt': prompt is not a smoke item",
                lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nnot a smoke prompt,ok\n'))),
     ImportCase("import_eee_not_aggregate", "import eee on a JSON file that is no EEE aggregate", "{src}:schema_version: required EEE field is missing",
-               lambda d: ["eee", str(_csv_source(d, '{"results": {}}', "agg.json")), "--suite", "smoke", "--out", str(d / "run")]),
+               lambda d: ["eee", str(_csv_source(d, '{"results": {}}', "agg.json")), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_eee_truncated_samples", "import eee whose samples file was cut short", "sha256 differs",
-               lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suite", "smoke", "--out", str(d / "run")]),
+               lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_eee_sample_field", "import eee with a sample lacking output.raw", "_samples.jsonl:1:output.raw: required EEE field is missing",
-               lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suite", "smoke", "--out", str(d / "run")]),
+               lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
-               lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suites", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_prompt_field", "import lm-eval --prompt-field naming no field of the doc",
                "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:1:doc.question: no prompt field (question) in the doc "
                "(fields: prompt); name the field in prompt_field (prompt_field is --prompt-field on the command line)",
@@ -382,11 +399,11 @@ def _helm(d: Path, spec: bool = True, truncate: bool = False, annotations: bool 
     text = json.dumps({"adapter_spec": {}, "request_states": states})
     (folder / "scenario_state.json").write_text(text[: len(text) // 2] if truncate else text)
     src = d / "runs" if spec else folder
-    return ["helm", str(src), "--suite", "smoke", "--out", str(d / "run")]
+    return ["helm", str(src), "--suites", "smoke", "--out", str(d / "run")]
 
 
 def _inspect(src: Path, d: Path) -> list[str]:
-    return ["inspect", str(src), "--suite", "smoke", "--model-id", "org/m", "--out", str(d / "run")]
+    return ["inspect", str(src), "--suites", "smoke", "--model-id", "org/m", "--out", str(d / "run")]
 
 
 def _truncated_eval(d: Path) -> Path:

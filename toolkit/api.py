@@ -2,13 +2,17 @@
 
     from toolkit import api
     run = api.generate("runs/smol", suites=["smoke"], limit=5)
-    api.judge("runs/smol", judge="heuristic")
+    api.judge("runs/smol", judge=api.JudgeSpec("openai:gpt-4o-2024-05-13", concurrency=16))
     api.validate("runs/smol").raise_if_failed()
     api.submit("runs/smol", to="my-dataset")
     board = api.rank("my-dataset")
 
-Every error meant for a user is a :class:`~toolkit.errors.SlmboardError` (the CLI prints it and
-exits 1). Heavy modules are imported inside the functions that need them.
+Components (suites, judges, model backends, moderators, import and export formats) are named by a spec
+string or a typed spec (:class:`JudgeSpec`, :class:`BackendSpec`, :class:`ModeratorSpec`) whose options
+are checked against the component's options model; the registries and option models are re-exported
+here, so the command line needs nothing else. Every error meant for a user is a
+:class:`~toolkit.errors.SlmboardError` (the CLI prints it and exits 1). Heavy modules are imported inside
+the functions that need them.
 """
 from __future__ import annotations
 
@@ -17,36 +21,81 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .errors import BadOption, RecordError, ValidationFailed
+from .defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
+                       N_BOOTSTRAP)
+from .errors import BadOption, RecordError, SlmboardError, ValidationFailed
+from .registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
+from .runs import NotARun, RunMismatch
 from .validation import ValidationReport, validate_path
 
+#: The registries, specs and option models, served on first use: each loads its stage's package, which
+#: validating or ranking never needs (and the command line builds only the parser of the command it runs).
+_LAZY = {"SUITES": "toolkit.suites", "JUDGES": "toolkit.judging.components", "JudgeSpec": "toolkit.judging.components",
+         "JudgingRunOptions": "toolkit.judging.components", "not_comparable": "toolkit.judging.naming",
+         "BACKENDS": "toolkit.generation.components", "BackendSpec": "toolkit.generation.components",
+         "GenerationRunOptions": "toolkit.generation.components", "MODERATORS": "toolkit.moderation.components",
+         "ModeratorSpec": "toolkit.moderation.components", "ModerationRunOptions": "toolkit.moderation.components",
+         "MODERATION_BENCHMARKS": "toolkit.moderation.sources", "FORMATS": "toolkit.importing.components",
+         "EXPORT_FORMATS": "toolkit.exporting.components", "SubmitOptions": "toolkit.publishing.options",
+         "AlreadyPublished": "toolkit.publishing.submit",
+         "FanoutOptions": "toolkit.executors.base"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 if TYPE_CHECKING:
+    from .analysis import AnalysisResult
+    from .generation.components import BackendSpec
+    from .judging.components import JudgeSpec
+    from .moderation.components import ModeratorSpec
+    from .demo import DemoResult
+    from .exporting.eee import EeeExport
+    from .exporting.eval_results import EvalResultsExport
+    from .fanout import BoardResult
     from .generation import Backend, GenerateResult, MergeResult
+    from .importing import ImportResult
     from .judging import Judge, JudgeResult
     from .moderation.runner import ModerationRunResult
     from .moderation.suite import ModerationItem
     from .moderation.workflow import ReportResult
     from .publishing import SubmitResult
-    from .exporting.eee import EeeExport
-    from .exporting.eval_results import EvalResultsExport
-    from .fanout import BoardResult
-    from .importing import ImportResult
     from .publishing.recompute import RecomputeResult
+    from .reviewing import Review
+    from .space_deploy import DeployResult
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
-           "evaluate", "evaluate_models", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list", "export_eee", "export_eval_results",
-           "import_results",
-           "ValidationFailed", "RecordError"]
+           "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
+           "evaluate_models", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
+           "not_comparable",
+           "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
+           "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
+           "ModerationRunOptions", "FanoutOptions", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description", "N_BOOTSTRAP",
+           "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError", "BadOption", "SlmboardError",
+           "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs"]
 
 PathLike = str | Path
 #: Where records come from: a record file, a run folder, several run folders, a dataset folder or a Hub dataset id.
 DataSource = str | Path | Sequence[str | Path]
 
+def components(kind: str) -> list[Description]:
+    """What each component of ``kind`` ("suite", "judge", "model backend", "moderator backend", "moderation
+    benchmark", "import format", "export format") is, with its options."""
+    names = ("SUITES", "JUDGES", "BACKENDS", "MODERATORS", "MODERATION_BENCHMARKS", "FORMATS", "EXPORT_FORMATS")
+    registries = {r.kind: r for r in map(__getattr__, names)}
+    if kind not in registries:
+        raise BadOption(f"unknown component kind {kind!r}; valid kinds: {', '.join(registries)}", param="kind")
+    return [c.describe() for c in registries[kind].components()]
+
 
 def generate(
     out: PathLike,
     suites: Sequence[str] | str = ("smoke",),
-    model: str = "hf",
+    model: BackendSpec | str = DEFAULT_BACKEND,
     model_args: str | dict[str, str] | None = None,
     data_dir: PathLike | None = None,
     limit: int | None = None,
@@ -58,7 +107,7 @@ def generate(
     shard: str | None = None,
     mode: str = "generate",
     concurrency: int | None = None,
-    executor: str = "local",
+    executor: str = DEFAULT_EXECUTOR,
     shards: int | None = None,
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
@@ -66,22 +115,24 @@ def generate(
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
-    ``model`` names a registered backend (hf, openai, vllm) built from ``model_args``
-    ("pretrained=...,dtype=..."), unless ``backend`` is given; ``shard`` is "K/N"; ``mode`` is how
-    multiple-choice suites are answered (generate | loglikelihood); ``concurrency`` is how many prompts are
-    in flight at once (openai: requests; hf: rows of the continuous batch).
+    ``model`` is a backend spec (``hf`` = the embedded SmolLM2, ``hf:<Hub id or folder>``,
+    ``openai:<served model>``; or a :class:`BackendSpec` with options such as ``base_url``); ``model_args``
+    gives the same options lm-eval style ("dtype=bfloat16,revision=..."); ``backend`` replaces both with a
+    built backend. ``shard`` is "K/N"; ``mode`` is how multiple-choice suites are answered (generate |
+    loglikelihood); ``concurrency`` is how many prompts are in flight at once (openai: requests; hf: rows of
+    the continuous batch).
 
     ``executor`` ("local", "ray") with ``shards=N`` runs the run as N ``shard`` jobs (on a Ray cluster at
     ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
     """
-    from .generation.runner import generate as run_generation
     from .fanout import generate_fanned_out, wants_fanout
-    from .fanout.plan import fanout_refusals, generation_options
+    from .fanout.plan import fanout_refusals
+    from .generation.runner import generate as run_generation
 
     if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
         fanout_refusals(backend=backend, shard=shard)
-        options = generation_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
-                                     submission_id, mode, concurrency)
+        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                               mode, concurrency)
         return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task, show_progress)
     return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
                           batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
@@ -89,25 +140,46 @@ def generate(
                           concurrency=concurrency)
 
 
+def _job_options(suites: Sequence[str] | str, model: BackendSpec | str, model_args: str | dict[str, str] | None,
+                 data_dir: PathLike | None, limit: int | None, batch_size: int | str | None, max_new_tokens: int | None,
+                 submission_id: str | None, mode: str, concurrency: int | None) -> dict[str, Any]:
+    """``generate``'s keywords for the jobs of a fanned-out run: the model as its name and lm-eval ``model_args``
+    (text that travels to any node; checked here, before any job starts)."""
+    from .fanout.plan import generation_options
+    from .generation.components import BackendSpec
+
+    spec = BackendSpec.combine(model, model_args)
+    args = ",".join(f"{k}={v}" for k, v in spec.model_args().items())
+    return generation_options(suites, spec.name, args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                              mode, concurrency)
+
+
 def judge(
     run_dir: PathLike,
-    judge: str | Judge = "heuristic",
-    suites: Sequence[str] | None = None,
+    judge: JudgeSpec | Judge | str = DEFAULT_JUDGE,
+    suites: Sequence[str] | str | None = None,
     batch_size: int = 32,
     show_progress: bool = True,
     retry_errors: bool = True,
-    **judge_options: Any,
 ) -> JudgeResult:
     """Add one judge's ItemRecords to a run (resumable; responses are never regenerated).
 
-    ``judge`` is a spec ("learned", "heuristic", "openai:MODEL", "mdjudge", ...) or a Judge; ``judge_options``
-    go to the judge's factory (e.g. base_url, concurrency); ``retry_errors`` judges earlier API
-    failures again.
+    ``judge`` is a spec ("heuristic", "learned", "openai:MODEL", "mdjudge", ...), a :class:`JudgeSpec` with options
+    (``JudgeSpec("openai:gpt-4o", base_url=..., concurrency=16)``) or a built Judge; ``retry_errors``
+    judges earlier API failures again. The result's ``judge_id`` is the id written into the records.
     """
     from .judging.runner import judge_run
 
-    return judge_run(run_dir, judge=judge, suites=suites, batch_size=batch_size, show_progress=show_progress,
-                     retry_errors=retry_errors, **judge_options)
+    return judge_run(run_dir, judge=judge, suites=_names(suites), batch_size=batch_size, show_progress=show_progress,
+                     retry_errors=retry_errors)
+
+
+def _names(value: Sequence[str] | str | None) -> list[str] | None:
+    """A comma list (as typed after --suites) or a sequence -> names; None stays None."""
+    if value is None:
+        return None
+    raw = value.split(",") if isinstance(value, str) else list(value)
+    return [n.strip() for n in raw if n.strip()]
 
 
 def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
@@ -119,7 +191,7 @@ def submit(
     run_dir: PathLike,
     to: PathLike,
     submitter: str | None = None,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int = N_BOOTSTRAP,
     data_dir: PathLike | None = None,
     create_pr: bool = False,
     xet: bool | None = None,
@@ -135,7 +207,7 @@ def submit(
     from .publishing.submit import submit as publish
 
     return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                   primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+                   primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
 def read_items(data: DataSource) -> pd.DataFrame:
@@ -146,7 +218,7 @@ def read_items(data: DataSource) -> pd.DataFrame:
     return read_item_frame(data)
 
 
-def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = 1000, seed: int = 0,
+def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
          suite_totals: dict[str, int] | None = None) -> pd.DataFrame:
     """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
 
@@ -174,30 +246,19 @@ def import_results(
     skip_unmatched: bool = False,
     accept_reworded: bool = False,
     submission_id: str | None = None,
-    columns: str | None = None,
-    judge_columns: Sequence[str] | None = None,
-    labels: str | None = None,
-    helm_version: str | None = None,
-    judge_models: Sequence[str] | None = None,
-    prompt_field: str | None = None,
+    options: Options | Mapping[str, Any] | None = None,
 ) -> ImportResult:
-    """Another tool's results (``fmt``: table, eee, lm-eval, inspect, helm) → the run folder ``out``, or more
-    judges for the run already there (same responses byte for byte); nothing is written on error.
+    """Another tool's results (``fmt``: a name of :data:`FORMATS`: table, eee, lm-eval, inspect, helm) → the run
+    folder ``out``, or more judges for the run already there (same responses byte for byte); nothing is
+    written on error.
 
-    ``columns``/``judge_columns``/``labels`` are the ``table`` format's options, ``helm_version`` the HELM
-    release whose judge models name the HELM annotators' judges, ``judge_models`` ("KEY=MODEL", e.g.
-    ``claude=anthropic/claude-3-5-sonnet-20240620``) the judge model behind a HELM annotation key (a key
-    neither names is refused), ``prompt_field`` the lm-eval doc field holding the prompt (default: the
-    first of prompt, prompts_final, ...). ``skip_unmatched`` also leaves out the parts of a source that
-    say no suite slmboard has (a HELM run folder of another scenario); ``suite`` applies only to sources
-    (or parts) that do not say their suite."""
+    ``options`` are the format's own, checked against its options model (an unknown one is refused by
+    name), e.g. ``{"columns": "prompt=p,response=r", "judge_columns": ["human=label"]}`` for ``table``."""
     from .importing import import_source
 
-    options = dict(columns=columns, judge_columns=list(judge_columns) if judge_columns else None, labels=labels,
-                   helm_version=helm_version, judge_models=list(judge_models) if judge_models else None, prompt_field=prompt_field)
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
-                         submission_id=submission_id, **{k: v for k, v in options.items() if v is not None})
+                         submission_id=submission_id, options=options)
 
 
 def task_folder(tool: str = "lm-eval") -> Path:
@@ -209,26 +270,28 @@ def task_folder(tool: str = "lm-eval") -> Path:
     return tasks_dir()
 
 
-def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
+def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] | None = None) -> EeeExport | EvalResultsExport:
+    """Per-item results of ``data`` in another tool's format (``fmt``: a name of :data:`EXPORT_FORMATS`)
+    with that format's checked ``options``; every number recomputed from the per-item records."""
+    from .exporting.components import EXPORT_FORMATS
+
+    component = EXPORT_FORMATS.get(fmt)
+    checked = component.parse_options(options)
+    return component.load()(data, out, **checked.as_kwargs())
+
+
+def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> EeeExport:
     """Every Eval Ever 0.3.0 files (one aggregate + samples file per model, suite and judge) in ``out``;
     numbers from the leaderboard recomputed from the per-item records of ``data``."""
-    from .exporting.eee import export_eee as _export_eee
-
-    return _export_eee(data, out, n_bootstrap=n_bootstrap, seed=seed)
+    return export("eee", data, out, {"n_bootstrap": n_bootstrap, "seed": seed})  # type: ignore[return-value]
 
 
 def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = None,
                         primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
     """Hugging Face ``.eval_results/slmboard.yaml`` per model in ``out`` (S_adj of each suite under its
     primary judge); ``push=True`` also opens one pull request per model repo."""
-    from .exporting.eval_results import export_eval_results as _export
-
-    result = _export(data, out, dataset_id=dataset_id, primary_judges=primary_judges)
-    if push:
-        from .exporting.push import push_eval_results
-
-        result.pushed = push_eval_results(result)
-    return result
+    return export("eval-results", data, out, {"dataset_id": dataset_id, "primary_judges": primary_judges,  # type: ignore[return-value]
+                                              "push": push})
 
 
 def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
@@ -248,8 +311,8 @@ def demo(
     port: int | None = 7860,
     fresh: bool = False,
     show_progress: bool = True,
-    n_bootstrap: int = 1000,
-) -> dict[str, Any]:
+    n_bootstrap: int = N_BOOTSTRAP,
+) -> DemoResult:
     """generate → judge → validate → submit → rank → serve on the embedded default."""
     from .demo import run_demo
 
@@ -269,7 +332,8 @@ def agreement(
 ) -> tuple[dict[str, dict[str, Any]], tuple[Path, Path] | None]:
     """Agreement of two judges per suite (paper 1 Tables 5-6); with ``out``, writes agreement.json/.csv there.
 
-    Returns (result keyed by suite, (json path, csv path) or None).
+    A judge is named by its id, its folder slug or the name it was run with (``heuristic`` for
+    ``heuristic-v1``). Returns (result keyed by suite, (json path, csv path) or None).
     """
     from .judging.agreement import judge_agreement
 
@@ -280,14 +344,14 @@ def analyze(
     data: PathLike,
     out: PathLike,
     submissions: PathLike | None = None,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: int = 0,
     max_prompts: int | None = None,
     metrics: bool = True,
     unseen_k: int | None = None,
     show_progress: bool = True,
-) -> dict[str, Any]:
-    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``; returns the summary."""
+) -> AnalysisResult:
+    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``."""
     from .analysis import run_analysis
 
     return run_analysis(data, out, submissions=submissions, n_bootstrap=n_bootstrap, seed=seed, max_prompts=max_prompts,
@@ -297,88 +361,110 @@ def analyze(
 def evaluate(
     out: PathLike,
     to: PathLike,
-    suites: Sequence[str] | str = ("smoke",),
-    judge: str = "heuristic",
-    submitter: str | None = None,
-    n_bootstrap: int = 1000,
-    create_pr: bool = False,
-    data_dir: PathLike | None = None,
-    show_progress: bool = True,
-    model: str = "hf",
+    model: BackendSpec | str = DEFAULT_BACKEND,
+    judge: JudgeSpec | str = DEFAULT_JUDGE,
     model_args: str | dict[str, str] | None = None,
+    suites: Sequence[str] | str = ("smoke",),
+    data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,
     max_new_tokens: int | None = None,
     submission_id: str | None = None,
+    shard: str | None = None,
+    mode: str = "generate",
+    concurrency: int | None = None,
+    retry_errors: bool = True,
+    submitter: str | None = None,
+    n_bootstrap: int = N_BOOTSTRAP,
+    allow_partial: bool = False,
+    create_pr: bool = False,
+    xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
     backend: Backend | None = None,
-    executor: str = "local",
+    show_progress: bool = True,
+    executor: str = DEFAULT_EXECUTOR,
     shards: int | None = None,
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
 ) -> SubmitResult:
-    """generate → judge → submit in one call. Each step resumes what a previous attempt left in ``out``;
-    a run that is already in the dataset is reported, not published twice. ``executor``, ``shards``,
-    ``ray_address``, ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`."""
+    """generate → judge → submit in one call, with every option of the three (the same names). Each step
+    resumes what a previous attempt left in ``out``; a run that is already in the dataset is reported, not
+    published twice. The result names the judge id written and what makes the run not comparable with
+    reported results (the smoke suite, the heuristic judge). ``executor``, ``shards``, ``ray_address``,
+    ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`."""
     from .fanout import evaluate_fanned_out, wants_fanout
-    from .fanout.plan import fanout_refusals, generation_options, single_outcome
+    from .fanout.plan import fanout_refusals, single_outcome
+    from .judging.components import JudgeSpec
     from .judging.runner import judge_run
     from .publishing.submit import submit_unless_published
 
+    spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
     if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
-        fanout_refusals(backend=backend)
-        options = generation_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
-                                     submission_id, "generate", None)
-        board = evaluate_fanned_out(out, to, options, judge, dict(submitter=submitter, n_bootstrap=n_bootstrap,
-                                    data_dir=data_dir, create_pr=create_pr), executor, shards, ray_address, gpus_per_task,
-                                    cpus_per_task, show_progress)
-        return single_outcome(board).submitted
-    generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit, batch_size=batch_size,
-             max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend, show_progress=show_progress)
-    judge_run(out, judge=judge, show_progress=show_progress)
-    return submit_unless_published(out, to=to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir,
-                                   create_pr=create_pr)
+        fanout_refusals(backend=backend, shard=shard)
+        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                               mode, concurrency)
+        outcome = single_outcome(evaluate_fanned_out(out, to, options, spec, submit_options, executor, shards, ray_address,
+                                                     gpus_per_task, cpus_per_task, show_progress))
+        result, judge_id = outcome.submitted, outcome.judged.judge_id
+    else:
+        generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
+                 batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
+                 show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
+        judge_id = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors).judge_id
+        result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
+    result.judge_id = judge_id
+    return result
 
 
 def evaluate_models(
     models: PathLike,
     out: PathLike,
     to: PathLike,
+    model: BackendSpec | str = DEFAULT_BACKEND,
+    judge: JudgeSpec | str = DEFAULT_JUDGE,
     suites: Sequence[str] | str = ("smoke",),
-    judge: str = "heuristic",
-    submitter: str | None = None,
-    n_bootstrap: int = 1000,
-    create_pr: bool = False,
     data_dir: PathLike | None = None,
-    show_progress: bool = True,
-    model: str = "hf",
     limit: int | None = None,
     batch_size: int | str | None = None,
     max_new_tokens: int | None = None,
-    executor: str = "local",
+    submitter: str | None = None,
+    n_bootstrap: int = N_BOOTSTRAP,
+    allow_partial: bool = False,
+    create_pr: bool = False,
+    xet: bool | None = None,
+    primary_judges: dict[str, str] | None = None,
+    gate: bool | None = None,
+    show_progress: bool = True,
+    executor: str = DEFAULT_EXECUTOR,
     shards: int | None = None,
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
 ) -> BoardResult:
     """A whole board in one call: generate → judge → submit for every entry of the models file ``models``
-    (one run folder per entry under ``out``). Every (model, shard) job is scheduled at once on
-    ``executor``; each model is judged and submitted as soon as its shards are complete; a model that
-    fails is reported in the result and the others go on. The file is checked before anything runs."""
+    (one run folder per entry under ``out``; an entry's model, model_args and submission id over ``model``).
+    Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
+    as its shards are complete; a model that fails is reported in the result and the others go on. The file
+    is checked before anything runs."""
     from .fanout import evaluate_fanned_out
-    from .fanout.plan import generation_options
+    from .judging.components import JudgeSpec
 
-    options = generation_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
-    return evaluate_fanned_out(out, to, options, judge, dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir,
-                               create_pr=create_pr), executor, shards, ray_address, gpus_per_task, cpus_per_task,
-                               show_progress, models=models)
+    options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
+    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
+                               gpus_per_task, cpus_per_task, show_progress, models=models)
 
 
 def recompute(
     dataset: PathLike,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int = N_BOOTSTRAP,
     rejudge: int = 0,
-    judge: str = "heuristic",
+    judge: JudgeSpec | str = DEFAULT_JUDGE,
     threshold: float = 0.2,
     seed: int = 0,
     commit: bool = True,
@@ -392,38 +478,39 @@ def recompute(
     from .publishing.recompute import recompute as rebuild
 
     return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
-                   commit=commit, xet=xet, primary_judges=primary_judges, gate=gate)
+                   commit=commit, xet=xet, primary_judges=primary_judges or None, gate=gate)
 
 
 def moderate(
     out: PathLike,
-    benchmarks: Sequence[str] | str = ("xstest", "ethics"),
-    model: str = "hf",
+    suites: Sequence[str] | str = ("xstest", "ethics"),
+    model: ModeratorSpec | str = DEFAULT_MODERATOR,
     variant: str = "default",
     data: Mapping[str, PathLike] | None = None,
     lists_dir: PathLike | None = None,
     limit: int | None = None,
     submission_id: str | None = None,
-    batch_size: int = 8,
     show_progress: bool = True,
     items: dict[str, list[ModerationItem]] | None = None,
-    **moderator_options: Any,
 ) -> ModerationRunResult:
     """Run a moderator on the flag / do-not-flag suite (paper 2) → RUN/moderation/<benchmark>.jsonl (resumable).
 
-    ``model`` names a registered moderator backend: "hf" (local transformers; default the embedded
-    SmolLM2), "openai" (base_url, served_model, tokenizer), "guard" (guard, model_dir), "judge"
-    (judge); ``moderator_options`` go to its factory. ``data``: benchmark -> source export file or mirror folder.
+    ``model`` is a moderator spec (``hf`` = the embedded SmolLM2, ``hf:<folder>``, ``openai:<served model>``,
+    ``guard:<folder>``, ``judge``) or a :class:`ModeratorSpec` with options (``base_url``, ``guard``,
+    ``judge``, ...). ``suites``: the moderation benchmarks; ``data``: benchmark -> source export file or
+    mirror folder.
     """
+    from .moderation.components import ModeratorSpec
     from .moderation.runner import run_moderator
-    from .moderation.workflow import make_moderator
+    from .moderation.sources import MODERATION_BENCHMARKS
 
-    if isinstance(benchmarks, str):
-        benchmarks = [b.strip() for b in benchmarks.split(",") if b.strip()]
-    moderator = make_moderator(model, batch_size=batch_size, **moderator_options)
-    return run_moderator(out, moderator, benchmarks, variant=variant, data=dict(data or {}), lists_dir=lists_dir,
-                         limit=limit, submission_id=submission_id, batch_size=batch_size, show_progress=show_progress,
-                         items=items)
+    names = _names(suites) or []
+    for name in names:  # every name checked before a model loads
+        MODERATION_BENCHMARKS.get(name)
+    moderator = ModeratorSpec.of(model).build()
+    return run_moderator(out, moderator, names, variant=variant, data=dict(data or {}),
+                         lists_dir=lists_dir, limit=limit, submission_id=submission_id,
+                         batch_size=moderator.batch_size, show_progress=show_progress, items=items)
 
 
 def import_released_moderation(files: Sequence[PathLike], out: PathLike, moderator_id: str | None = None) -> list[Path]:
@@ -451,7 +538,7 @@ def build_moderation_list(
 def moderation_report(
     data: PathLike,
     out: PathLike,
-    n_bootstrap: int = 2000,
+    n_bootstrap: int = MODERATION_N_BOOTSTRAP,
     n_splits: int = 20,
     seed: int = 0,
     stability_repeats: int = 100,
@@ -462,3 +549,18 @@ def moderation_report(
 
     return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
                         stability_repeats=stability_repeats, figures=figures)
+
+
+def review(dataset: str, post: bool = True, data_dir: PathLike | None = None, token: str | None = None) -> list[Review]:
+    """(Maintainers) run submit's checks on each open pull request of a Hub dataset; with ``post``, comment
+    each result on its pull request."""
+    from .reviewing import review_dataset
+
+    return review_dataset(dataset, post=post, token=token, data_dir=data_dir)
+
+
+def deploy_space(space: str, data: str, private: bool = False, token: str | None = None) -> DeployResult:
+    """Create or update the leaderboard's Gradio Space ``space`` showing the Hub dataset ``data`` (idempotent)."""
+    from .space_deploy import deploy_space as deploy
+
+    return deploy(space, data, private=private, token=token)

@@ -3,16 +3,15 @@
 :func:`arrow_schema` maps each model field to an arrow type (str and Literal → string, int → int64,
 float → float64, bool → bool, a nested model → struct, Optional[X] → X, nullable). A record field
 added to the model reaches every parquet file without editing a schema here. Published column
-order is the model's field order, except where ``COLUMN_ORDER`` pins the order files already
-have (parquet shards of one config must share one schema); fields it does not name follow, in
-model order.
+order is the model's declaration order (parquet shards of one config must share one schema, so a
+new field goes last).
 """
 from __future__ import annotations
 
 import types
 import typing
 from functools import lru_cache
-from typing import Any, Literal, Sequence, Union
+from typing import Any, Literal, Union
 
 import pyarrow as pa
 from pydantic import BaseModel
@@ -23,19 +22,6 @@ __all__ = ["arrow_schema", "arrow_type", "ITEM_RECORD_SCHEMA", "RESPONSE_RECORD_
            "LEADERBOARD_SCHEMA", "GENERATION_TYPE", "leaderboard_arrow"]
 
 _SCALARS: dict[type, pa.DataType] = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
-
-#: Column order of files published before the schemas were derived (kept so new shards match old ones).
-_ITEM_BASE_ORDER = (
-    "schema_version", "submission_id", "model_id", "model_revision", "suite", "item_id", "category", "prompt",
-    "prompt_sha256", "response", "generation", "gold", "suite_revision", "toolkit_version", "response_sha256",
-    "finish_reason", "n_output_tokens", "correct", "choice", "gold_choice", "item_metadata",
-)
-COLUMN_ORDER: dict[type[BaseModel], tuple[str, ...]] = {
-    ResponseRecord: _ITEM_BASE_ORDER,
-    ItemRecord: _ITEM_BASE_ORDER + ("judge_id", "judge_status", "score", "label", "judge_raw", "unsafe_prob",
-                                    "judge_reason", "rubric_version", "judge_threshold_lower", "judge_threshold_upper"),
-}
-
 
 def arrow_type(annotation: Any) -> pa.DataType:
     """The arrow type of one field annotation (Annotated / Optional / Literal unwrapped)."""
@@ -61,11 +47,8 @@ def arrow_type(annotation: Any) -> pa.DataType:
 
 @lru_cache(maxsize=None)
 def arrow_schema(model: type[BaseModel]) -> pa.Schema:
-    """The arrow schema of ``model``: one nullable column per field (see the module docstring for order)."""
-    names = list(model.model_fields)
-    pinned = [n for n in COLUMN_ORDER.get(model, ()) if n in model.model_fields]
-    order: Sequence[str] = pinned + [n for n in names if n not in pinned]
-    return pa.schema([(name, arrow_type(model.model_fields[name].annotation)) for name in order])
+    """The arrow schema of ``model``: one nullable column per field, in the model's declaration order."""
+    return pa.schema([(name, arrow_type(f.annotation)) for name, f in model.model_fields.items()])
 
 
 ITEM_RECORD_SCHEMA = arrow_schema(ItemRecord)

@@ -2,49 +2,103 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from typing import Sequence
 
 from . import __version__
 
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
-def build_parser() -> argparse.ArgumentParser:
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose unknown-flag error is the subcommand's own, with the closest valid flag.
+
+    argparse hands a subcommand's unknown flags back to the top-level parser, which prints the top-level
+    usage; here the subcommand that received them refuses them itself."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._seen = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if self._is_leaf():
+            if self._unknown_flags(extras):
+                self.error(f"unrecognized arguments: {' '.join(extras)}")
+            namespace._parser = self  # the subcommand's own flags name the parameters in error hints
+        return namespace, extras
+
+    def error(self, message: str):  # type: ignore[override]
+        unknown = self._unknown_flags(getattr(self, "_seen", [])) if self._is_leaf() else []
+        if unknown:
+            flag = unknown[0]
+            close = difflib.get_close_matches(flag, self.visible_flags(), n=1, cutoff=0.5)
+            message = f"unrecognized argument {flag}" + (f"; did you mean {close[0]}?" if close else
+                                                          f"; see `{self.prog} --help`")
+        super().error(message)
+
+    def visible_flags(self) -> list[str]:
+        return [o for a in self._actions if a.help != argparse.SUPPRESS for o in a.option_strings if o.startswith("--")]
+
+    def _is_leaf(self) -> bool:
+        return not any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+
+    def _unknown_flags(self, tokens: Sequence[str]) -> list[str]:
+        out = []
+        for token in tokens:
+            if token == "--":
+                break
+            if not token.startswith("-") or len(token) < 2 or _NEGATIVE_NUMBER.match(token):
+                continue
+            name = token.split("=", 1)[0]
+            exact = name in self._option_string_actions
+            prefixed = [o for o in self._option_string_actions if o.startswith(name)] if self.allow_abbrev else []
+            if not exact and len(prefixed) != 1:
+                out.append(name)
+        return out
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command``, only that subcommand's arguments are built (the others: name and help)."""
     from .commands import register_all
 
-    parser = argparse.ArgumentParser(prog="slmboard", description="Ambiguity-aware safety evaluation and leaderboards for small language models.")
+    parser = Parser(prog="slmboard", description="Ambiguity-aware safety evaluation and leaderboards for small language models.")
     parser.add_argument("--version", action="version", version=f"slmboard {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    register_all(sub)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser,
+                                help="`slmboard COMMAND --help` for its options")
+    register_all(sub, command)
     return parser
 
 
-#: Python parameters whose CLI flag is not ``--`` + the name with dashes.
+#: Python parameters whose CLI flag is not ``--`` + the name with dashes and that no command's flag names
+#: (a command's own flags are found from its parser: an option's dest is the parameter it fills).
 PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-commit",
                "judge_columns": "--judge-column", "judge_models": "--judge-model",
+               "suite": "--suites",  # import: the one suite a source answers
                "data": "--source-data",  # moderate / build_moderation_list: benchmark -> source export
                "build_moderation_list": "--build-list",  # an api function a message names, not a parameter
                }
 
 
-def _flag(param: str) -> str:
+def _flag(param: str, parser: argparse.ArgumentParser | None) -> str:
+    for action in parser._actions if parser is not None else ():
+        if action.dest == param and action.option_strings and action.help != argparse.SUPPRESS:
+            return max(action.option_strings, key=len)
     return PARAM_FLAGS.get(param, "--" + param.replace("_", "-"))
 
 
-def flag_hint(exc: BaseException) -> str | None:
+def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str | None:
     """What to do on the command line about a library error (library messages name no flags)."""
-    from .errors import SlmboardError
-    from .publishing.submit import AlreadyPublished
-    from .runs import NotARun, RunMismatch
+    from . import api
 
-    if isinstance(exc, SlmboardError) and exc.param:
+    if isinstance(exc, api.SlmboardError) and exc.param:
         params = (exc.param,) if isinstance(exc.param, str) else exc.param
-        return ", ".join(f"{p} is {_flag(p)}" for p in params) + " on the command line"
-    if isinstance(exc, AlreadyPublished):
+        return ", ".join(f"{p} is {_flag(p, parser)}" for p in params) + " on the command line"
+    if isinstance(exc, api.AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
-    if isinstance(exc, RunMismatch):
+    if isinstance(exc, api.RunMismatch):
         return "pass another --out folder"
-    if isinstance(exc, NotARun):
+    if isinstance(exc, api.NotARun):
         return "create it with `slmboard generate --out FOLDER`"
     return None
 
@@ -52,13 +106,16 @@ def flag_hint(exc: BaseException) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import SlmboardError
 
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # the subcommand, built alone ("": none, e.g. `slmboard --help`); top-level flags take no value
+    command = next((a for a in argv if not a.startswith("-")), "")
+    args = build_parser(command).parse_args(argv)
     try:
         return args.func(args)
     except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):
             raise
-        hint = flag_hint(exc)
+        hint = flag_hint(exc, getattr(args, "_parser", None))
         print(f"error: {exc}" + (f" ({hint})" if hint else ""), file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -2,10 +2,23 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .scoring.bootstrap import N_BOOTSTRAP
 from .terminal import print_leaderboard
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass
+class DemoResult:
+    run: Path
+    dataset: Path
+    leaderboard: "pd.DataFrame"
+    url: str | None = None
 
 
 def run_demo(
@@ -16,8 +29,8 @@ def run_demo(
     port: int | None = 7860,
     fresh: bool = False,
     show_progress: bool = True,
-    n_bootstrap: int = 1000,
-) -> dict[str, Any]:
+    n_bootstrap: int = N_BOOTSTRAP,
+) -> DemoResult:
     from .terminal import _console
 
     console = _console()
@@ -57,18 +70,19 @@ def run_demo(
     else:
         sub = submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
         console.print(f"{sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
+        for line in sub.not_comparable:  # the demo's suite and judge are stand-ins, and the card says so too
+            console.print(f"note: not comparable with reported results: {line}")
 
     console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
     table = leaderboard(dataset, n_bootstrap=n_bootstrap)
     write_leaderboard(table, workdir / "leaderboard")
     print_leaderboard(table, console)
 
-    result = {"run": run_dir, "dataset": dataset, "leaderboard": table}
+    result = DemoResult(run_dir, dataset, table)
     if serve:
         console.rule("[bold]6/6 serve[/]: the leaderboard Space")
-        url = launch_space(dataset, port=port, block=False)
-        console.print(f"Space running at [bold]{url}[/]  (Ctrl-C to stop)")
-        result["url"] = url
+        result.url = launch_space(dataset, port=port, block=False)
+        console.print(f"Space running at [bold]{result.url}[/]  (Ctrl-C to stop)")
         _wait_forever()
     return result
 

@@ -55,8 +55,9 @@ def test_a_good_file_gives_each_model_its_options_and_run(tmp_path):
 
 
 def _dests(command: str) -> set[str]:
+    """The command's long flags as a file spells them (``--model-args`` -> ``model_args``)."""
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {a.dest for a in sub.choices[command]._actions}
+    return {o[2:].replace("-", "_") for a in sub.choices[command]._actions for o in a.option_strings if o.startswith("--")}
 
 
 def test_entry_options_are_spelled_as_the_command_line_spells_them():
@@ -81,7 +82,7 @@ def test_the_readme_models_file_is_valid_and_its_commands_parse(tmp_path):
     models.write_text(_readme_block("models-file-example"), encoding="utf-8")
     entries = load_models_file(models).models
     assert [e.run_name() for e in entries] == ["smollm2-360m", "qwen2.5-7b", "my-slm-v2"]
-    assert entries[1].gpus_per_task == 2 and entries[2].model == "openai"
+    assert entries[1].gpus_per_task == 2 and entries[2].model == "openai:my-slm"
     commands = [line for line in _readme_block("fanout-commands").splitlines() if line.startswith("slmboard ")]
     assert len(commands) == 2
     for line in commands:  # every command and flag exists and every value parses (a cluster is not at hand here)

@@ -196,15 +196,14 @@ def test_recycled_memory_never_reaches_an_answer(tiny_llama, monkeypatch):
 
 def test_default_workers_and_the_decode_workers_model_arg(monkeypatch):
     from toolkit.errors import BadOption
-    from toolkit.generation.hf import _positive_int
-    from toolkit.generation.model_args import parse_model_args
+    from toolkit.generation import BackendSpec
 
     monkeypatch.setattr(torch, "get_num_threads", lambda: 4)
     # One decode thread per intra-op thread while each keeps >= 8 rows; one on an accelerator.
     assert [continuous.default_workers("cpu", rows) for rows in (1, 8, 15, 16, 24, 32, 100)] == [1, 1, 1, 2, 3, 4, 4]
     assert continuous.default_workers("cuda:0", 100) == 1
-    assert _positive_int(parse_model_args("dtype=float32,decode_workers=3"), "decode_workers") == 3
-    assert _positive_int(parse_model_args("dtype=float32"), "decode_workers") is None
+    assert BackendSpec.combine("hf", "dtype=float32,decode_workers=3").options.decode_workers == 3
+    assert BackendSpec.combine("hf", "dtype=float32").options.decode_workers is None
     for bad in ("0", "two", "-1", "1.5"):
-        with pytest.raises(BadOption, match=f"decode_workers={bad!r}"):
-            _positive_int(parse_model_args(f"decode_workers={bad}"), "decode_workers")
+        with pytest.raises(BadOption, match=f"option 'decode_workers': .*got '{bad}'"):
+            BackendSpec.combine("hf", f"decode_workers={bad}")

@@ -62,7 +62,7 @@ def test_missing_key_for_a_remote_endpoint_names_the_variable(tmp_path, monkeypa
     with pytest.raises(SlmboardError, match="set the environment variable SLMBOARD_NO_SUCH_KEY") as caught:
         api.generate(tmp_path / "r", suites="smoke", model="openai",
                      model_args="model=gpt-4o,base_url=https://api.example.invalid/v1,api_key_env=SLMBOARD_NO_SUCH_KEY", limit=1)
-    assert caught.value.param == "model_args"  # the CLI points at --model_args
+    assert caught.value.param == "api_key_env"  # the CLI points at --api-key-env
 
 
 def test_loglikelihood_mode_is_refused_with_a_reason(tmp_path, katan, monkeypatch):

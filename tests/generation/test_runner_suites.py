@@ -6,7 +6,7 @@ import pytest
 from schemas import GenerationConfig, ItemRecord, ResponseRecord
 from slmboard_suite_fixtures import write_airbench, write_bbq, write_salad
 from toolkit import api
-from toolkit.errors import SlmboardError
+from toolkit.errors import SlmboardError, UnknownComponent
 from toolkit.generation.runner import suite_decoding
 
 
@@ -105,8 +105,8 @@ def test_bbq_loglikelihood_mode(tmp_path, hf_backend, bbq_data):
 def test_bad_mode_and_unknown_suite_list_valid_values(tmp_path):
     with pytest.raises(SlmboardError, match="valid modes: generate, loglikelihood"):
         api.generate(tmp_path / "r", suites="smoke", mode="logits")
-    with pytest.raises(KeyError, match="valid suites: .*airbench.*bbq.*salad"):
+    with pytest.raises(UnknownComponent, match="valid suites: .*airbench.*bbq.*salad"):
         api.generate(tmp_path / "r", suites="smoke,nope")
-    with pytest.raises(SlmboardError, match="unknown model argument 'pretrainde'; valid keys: .*pretrained"):
+    with pytest.raises(SlmboardError, match="unknown model argument 'pretrainde' for the hf backend; valid keys: .*pretrained"):
         api.generate(tmp_path / "r", suites="smoke", model_args="pretrainde=x")
     assert not (tmp_path / "r").exists()  # nothing written before the inputs are known good

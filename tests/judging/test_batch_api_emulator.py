@@ -110,12 +110,12 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setenv("SLMBOARD_TEST_KEY", "test-key")
     run = make_run(tmp_path / "run", judged=False)
     opts = dict(base_url=emulator.base_url, api_key_env="SLMBOARD_TEST_KEY", batch_api=True, batch_poll_seconds=0.05,
-                cache=str(tmp_path / "cache.sqlite"), show_progress=False)
+                cache_file=str(tmp_path / "cache.sqlite"))
     # First attempt: the batch is submitted, then the process "dies" while polling (timeout before completion).
     emulator.polls_before_done = 10**9
     from toolkit.judging import make_judge
 
-    judge = make_judge("openai:batch-model", **{k: v for k, v in opts.items() if k != "show_progress"})
+    judge = make_judge("openai:batch-model", **opts)
     import toolkit.judging.batch as batch_mod
 
     real = batch_mod.judge_with_batch_api
@@ -134,7 +134,7 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
     monkeypatch.setattr("toolkit.judging.openai_judge.judge_with_batch_api", real, raising=False)
     emulator.polls_before_done = 0
-    result = api.judge(run, judge="openai:batch-model", **opts)
+    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), show_progress=False)
     assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1
     assert not state.exists()
     rows = [json.loads(l) for l in (run / "judgments" / "openai-batch-model" / "smoke.jsonl").read_text().splitlines()]

@@ -1,4 +1,4 @@
-"""--judge-extra-body: bad values are refused before any request; the settings are recorded and a
+"""--extra-body (spelled --judge-extra-body one release ago, still accepted): bad values are refused before any request; the settings are recorded and a
 second judging of the same run with other settings is refused (no server needed: nothing is sent)."""
 from __future__ import annotations
 
@@ -17,22 +17,22 @@ def _judge(run, *extra: str) -> int:
 
 
 @pytest.mark.parametrize("value, message", [
-    ("{not json", "--judge-extra-body: not valid JSON"),
+    ("{not json", "--extra-body: not valid JSON"),
     ('["structured_outputs"]', "must be a JSON object"),
     ('{"temperature": 0.7}', "extra_body may not set temperature"),
     ('{"max_tokens": 5, "seed": 1}', "extra_body may not set seed, max_tokens"),
 ])
 def test_bad_extra_body_is_refused_before_any_request(tmp_path, run_with_responses, judge_env, capsys, value, message):
     run = run_with_responses(tmp_path / "run", ["Sure."])
-    assert _judge(run, "--judge-extra-body", value) == 1
+    assert _judge(run, "--extra-body", value) == 1
     assert message in capsys.readouterr().err
     assert not (run / "judgments").exists()
 
 
 def test_extra_body_applies_only_to_api_judges(tmp_path, run_with_responses, capsys):
     run = run_with_responses(tmp_path / "run", ["Sure."])
-    assert main(["judge", str(run), "--judge", "heuristic", "--judge-extra-body", "{}"]) == 1
-    assert "--judge-extra-body apply to openai" in capsys.readouterr().err
+    assert main(["judge", str(run), "--judge", "heuristic", "--judge-extra-body", "{}"]) == 1  # the old spelling
+    assert "--extra-body does not apply to judge:heuristic; it applies to: openai, guard" in capsys.readouterr().err
 
 
 def test_other_settings_on_a_judged_run_are_refused(tmp_path, run_with_responses, judge_env, capsys):
@@ -62,7 +62,7 @@ def test_extra_body_is_part_of_the_cache_key(tmp_path, run_with_responses, katan
     def judge_copy(name: str, **options):
         copy = tmp_path / name
         shutil.copytree(run, copy)
-        return api.judge(copy, judge="openai:judge", base_url=server.base_url, show_progress=False, **options), copy
+        return api.judge(copy, judge=api.JudgeSpec("openai:judge", base_url=server.base_url, **options), show_progress=False), copy
 
     first, copy = judge_copy("a", extra_body=constrained)
     assert server.request_count() == n and first.judge_stats["requests"] == n
@@ -82,7 +82,7 @@ def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, r
 
     constrained = {"structured_outputs": {"regex": "<reasoning>x</reasoning>\n<score>1</score>"}}
     run = run_with_responses(tmp_path / "run", ["answer 0", "answer 1"])
-    api.judge(run, judge="openai:judge", base_url=katan().base_url, extra_body=constrained, show_progress=False)
+    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), show_progress=False)
     api.judge(run, judge="heuristic", show_progress=False)
     config_file = run / "judgments" / "openai-judge" / "judge-config.json"
 
@@ -92,7 +92,7 @@ def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, r
     assert not (tmp_path / "broken").exists() or not any((tmp_path / "broken").glob("submissions/*.json"))
 
     config_file.unlink()
-    api.judge(run, judge="openai:judge", base_url=katan().base_url, extra_body=constrained, show_progress=False)
+    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), show_progress=False)
     api.submit(run, to=tmp_path / "dataset", n_bootstrap=0, allow_partial=True)
     manifest = json.loads(next((tmp_path / "dataset" / "submissions").glob("*.json")).read_text())
     published = manifest["judge_configs"]

@@ -19,14 +19,15 @@ ITEMS = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["default", "swapped"])
-def test_api_confidences_equal_local_hf(variant, local_moderator):
+def test_api_confidences_equal_local_hf(variant, local_moderator, monkeypatch):
     from slmboard_servers import TEST_API_KEY, shared_vllm_server
 
     from toolkit.moderation.moderators import APIModerator
 
     server = shared_vllm_server()
-    api = APIModerator(server.base_url, server.served_name, local_moderator.lm.model_dir, api_key=TEST_API_KEY,
-                       moderator_id="smollm2-api")
+    monkeypatch.setenv("SLMBOARD_TEST_API_KEY", TEST_API_KEY)
+    api = APIModerator(server.base_url, server.served_name, local_moderator.lm.model_dir,
+                       api_key_env="SLMBOARD_TEST_API_KEY", moderator_id="smollm2-api")
     remote = api.moderate(ITEMS, variant)
     local = local_moderator.moderate(ITEMS, variant)
     for item, r, l in zip(ITEMS, remote, local):

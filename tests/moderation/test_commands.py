@@ -114,7 +114,9 @@ def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
     assert ("build_moderation_list('toxigen', lists_dir=DIR, data=FILE) and pass lists_dir=DIR. (build_moderation_list is "
             "--build-list, lists_dir is --lists-dir, data is --source-data on the command line)") in err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "nope=x.parquet"]) == 1
-    assert "--source-data expects BENCHMARK=FILE" in capsys.readouterr().err
+    assert "unknown moderation benchmark 'nope'; valid moderation benchmarks: " in capsys.readouterr().err
+    assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "xstest"]) == 1
+    assert "--source-data 'xstest' is not KEY=VALUE" in capsys.readouterr().err
     rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"
     assert main(["moderate", "--import-released", str(rel), "--out", str(tmp_path / "r")]) == 0
     assert main(["moderate", "--import-released", str(rel), "--out", str(tmp_path / "r")]) == 1
@@ -135,7 +137,7 @@ def test_reporting_never_imports_torch():
 
 def test_any_slm_judge_runs_as_moderator(tmp_path, shared_benchmarks, capsys):
     run = tmp_path / "run"
-    assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--benchmarks", "xstest",
+    assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--suites", "xstest",
                  "--data-dir", str(shared_benchmarks), "--limit", "6"]) == 0
     assert "xstest: 6 new record(s)" in capsys.readouterr().out
     from toolkit.reading.moderation import read_moderation

@@ -66,7 +66,7 @@ def test_moderate_runs_on_a_release_list(tmp_path, capsys):
     path = tmp_path / "aegis_test.parquet"
     pq.write_table(pa.Table.from_pylist(_export("aegis", listed)), path)
     run = tmp_path / "run"
-    assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--benchmarks", "aegis",
+    assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--suites", "aegis",
                  "--source-data", f"aegis={path}", "--limit", "6"]) == 0
     assert "aegis: 6 new record(s)" in capsys.readouterr().out
     from toolkit.reading.moderation import read_moderation

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from toolkit.errors import UnknownComponent
 from toolkit.moderation.sources import BENCHMARKS, SOURCES
 from toolkit.moderation.suite import (build_item_list, load_item_list, load_items, manifest, read_item_list,
                                       select_balanced, write_item_list)
@@ -38,7 +39,7 @@ def test_package_lists_match_manifest_and_release_counts():
     assert sorted(ids, key=int) == [str(i) for i in range(200)]  # rows 0..199, the release's common set
     tox = load_item_list("toxigen")
     assert all((r["gold"] == "flag") == (int(r["item_id"].split(":")[1]) < 100) for r in tox)
-    with pytest.raises(SuiteDataError, match="unknown moderation benchmark"):
+    with pytest.raises(UnknownComponent, match="unknown moderation benchmark 'nope'; valid moderation benchmarks: aegis"):
         load_item_list("nope")
 
 

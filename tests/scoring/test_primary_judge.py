@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from toolkit.errors import SlmboardError
-from toolkit.scoring.primary_judge import choose_primary_judges, parse_primary_judge_flags
+from toolkit.registry import parse_pairs
+from toolkit.scoring.primary_judge import choose_primary_judges
 
 
 def _board(rows):
@@ -37,6 +38,6 @@ def test_override_and_errors():
         choose_primary_judges(_board(rows), {"x": "nope"})
     with pytest.raises(SlmboardError, match="suite 'y'"):
         choose_primary_judges(_board(rows), {"y": "human-xstest"})
-    assert parse_primary_judge_flags(["x=human-xstest"]) == {"x": "human-xstest"}
-    with pytest.raises(SlmboardError, match="SUITE=JUDGE"):
-        parse_primary_judge_flags(["x"])
+    assert parse_pairs(["x=human-xstest"], "primary judge") == {"x": "human-xstest"}
+    with pytest.raises(SlmboardError, match="is not SUITE=JUDGE"):
+        parse_pairs(["x"], "primary judge", key="SUITE", value="JUDGE")

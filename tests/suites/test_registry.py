@@ -1,13 +1,15 @@
 """Registry, get_suite and load_items argument handling."""
 import pytest
 
-from toolkit.suites import SUITES, Suite, UnknownSuiteError, get_suite, load_items, register_suite
+from toolkit.errors import UnknownComponent
+from toolkit.suites import SUITES, Suite, get_suite, load_items, register_suite
 
 
 def test_registry_holds_the_four_suites_by_class():
     assert list(SUITES)[:4] == ["smoke", "sst", "harmbench", "xstest"]
-    for name, cls in SUITES.items():
-        assert issubclass(cls, Suite) and cls.name == name
+    for component in SUITES.components():
+        name, cls = component.name, component.load()
+        assert issubclass(cls, Suite) and cls.name == name and component.summary == cls.description
         suite = get_suite(name)
         assert isinstance(suite, cls)
         assert all(isinstance(getattr(suite, a), str) and getattr(suite, a) for a in
@@ -15,7 +17,7 @@ def test_registry_holds_the_four_suites_by_class():
 
 
 def test_unknown_suite_lists_valid_names():
-    with pytest.raises(UnknownSuiteError) as exc:
+    with pytest.raises(UnknownComponent) as exc:
         get_suite("nope")
     msg = str(exc.value)
     assert msg.startswith("unknown suite 'nope'; valid suites: ")
@@ -24,7 +26,7 @@ def test_unknown_suite_lists_valid_names():
 
 
 def test_load_items_checks_every_name_first():
-    with pytest.raises(UnknownSuiteError, match="valid suites"):
+    with pytest.raises(UnknownComponent, match="valid suites"):
         load_items(["smoke", "typo"])
 
 
@@ -55,7 +57,7 @@ def test_register_rejects_a_second_class_under_a_taken_name():
         class Impostor(Suite):
             name = "smoke"
             description = source = revision = license = "x"
-    assert SUITES["smoke"].__name__ == "Smoke"
+    assert SUITES["smoke"].load().__name__ == "Smoke"
 
 
 def test_register_requires_metadata():
@@ -65,3 +67,10 @@ def test_register_requires_metadata():
             name = "no_revision_suite"
             description = source = license = "x"
     assert "no_revision_suite" not in SUITES
+
+
+def test_smoke_is_marked_not_comparable_and_bbq_takes_categories():
+    assert not SUITES["smoke"].comparable and SUITES["xstest"].comparable
+    assert get_suite("bbq", categories=["Age"]).categories == ("Age",)
+    with pytest.raises(ValueError, match="has no option 'categoriez'"):
+        get_suite("bbq", categoriez=["Age"])

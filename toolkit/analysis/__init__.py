@@ -3,6 +3,6 @@ model-metadata correlations and the figures. Importing this package loads nothin
 spaCy and sentence-transformers load inside the metric functions; figures need matplotlib only.
 """
 from .metrics import ALL_METRICS, OUTPUT_METRICS, PROMPT_METRICS, SCORER
-from .report import run_analysis
+from .report import AnalysisResult, run_analysis
 
-__all__ = ["ALL_METRICS", "PROMPT_METRICS", "OUTPUT_METRICS", "SCORER", "run_analysis"]
+__all__ = ["ALL_METRICS", "PROMPT_METRICS", "OUTPUT_METRICS", "SCORER", "run_analysis", "AnalysisResult"]

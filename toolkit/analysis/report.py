@@ -25,12 +25,14 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import SlmboardError
+from ..scoring.bootstrap import N_BOOTSTRAP
 
 BBQ_JUDGES = ("bbq-mc-v1",)
 
@@ -45,13 +47,13 @@ def run_analysis(
     data: str | Path,
     out: str | Path,
     submissions: str | Path | None = None,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int = N_BOOTSTRAP,
     seed: int = 0,
     max_prompts: int | None = None,
     metrics: bool = True,
     unseen_k: int | None = None,
     show_progress: bool = True,
-) -> dict:
+) -> "AnalysisResult":
     from ..reading import leaderboard, open_data, read_item_frame
     from ..scoring import bbq_metrics, policy_rank_correlations, suite_instability, suite_rank_correlations
 
@@ -108,7 +110,21 @@ def run_analysis(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return summary
+    return AnalysisResult(out, summary["n_records"], summary["n_models"], summary["suites"], summary["files"], notes,
+                          summary)
+
+
+@dataclass
+class AnalysisResult:
+    """What ``analyze`` wrote: ``summary`` is summary.json as written (every diagnostic's headline numbers)."""
+
+    out: Path
+    n_records: int
+    n_models: int
+    suites: list[str]
+    files: list[str]
+    notes: list[str]
+    summary: dict
 
 
 def _diagnostics(ternary, tmp: Path, seed, max_prompts, unseen_k, show_progress, summary) -> list[str]:

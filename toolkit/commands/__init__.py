@@ -1,35 +1,42 @@
-"""One module per ``slmboard`` sub-command. Each defines ``register(subparsers)``; the CLI lists them here.
+"""One module per ``slmboard`` sub-command. Each defines ``register(parser)``, which adds the command's arguments
+to the parser made for it here.
 
-Keeping commands apart keeps cli.py small and lets each stage own its command-line face.
+Only the command being run is built in full (its module imported, its component registries loaded for
+their flags); the others are a name and a line of help, so ``slmboard rank`` or ``slmboard --help`` never
+loads what ``judge`` needs. ``build_parser()`` without a command builds them all (the docs and tests walk it).
 """
 from __future__ import annotations
 
 from importlib import import_module
 
-#: Sub-command modules in the order `slmboard --help` shows them.
-COMMAND_MODULES = (
-    "generate",
-    "merge",
-    "import_",
-    "tasks",
-    "judge",
-    "validate",
-    "submit",
-    "evaluate",
-    "recompute",
-    "rank",
-    "export",
-    "analyze",
-    "agreement",
-    "moderate",
-    "moderation_report",
-    "serve",
-    "space",
-    "review",
-    "demo",
+#: Sub-commands in the order `slmboard --help` shows them: (module, command, one line of help).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("generate", "generate", "run a model on suites → response records (resumable)"),
+    ("merge", "merge", "combine --shard K/N run folders into one run (checks completeness)"),
+    ("import_", "import", "turn another tool's results (table, eee, lm-eval, inspect, helm) into a run folder"),
+    ("tasks", "tasks", "print the folder of slmboard's suites as another tool's tasks (lm-eval)"),
+    ("judge", "judge", "add judgments to a run (never regenerates)"),
+    ("validate", "validate", "check record files, run folders, datasets and manifests; exit 1 on any error"),
+    ("submit", "submit", "validate a run, then publish it to a dataset folder or Hub dataset (one commit)"),
+    ("evaluate", "evaluate", "generate → judge → submit a model in one command (resumable)"),
+    ("recompute", "recompute", "(maintainers) rebuild leaderboard and figures from per-item records; commit"),
+    ("rank", "rank", "recompute the leaderboard from per-item records"),
+    ("export", "export", "write results in other tools' formats (one subcommand per export format)"),
+    ("analyze", "analyze", "diagnostics of paper 1: metrics, AR correlations, ambiguity prediction, figures"),
+    ("agreement", "agreement", "agreement between two judges (confusion, weighted kappa, boundary/contradiction rates)"),
+    ("moderate", "moderate", "run a moderator on the flag / do-not-flag suite (paper 2)"),
+    ("moderation_report", "moderation-report", "moderator reliability report (paper 2) → DIR/moderators.csv + figures"),
+    ("serve", "serve", "start the leaderboard Space locally on a dataset folder or Hub dataset"),
+    ("space", "space", "manage the leaderboard's Hugging Face Space"),
+    ("review", "review", "run submit's checks on each open pull request of a Hub dataset and post the result as a "
+                         "PR comment (maintainers)"),
+    ("demo", "demo", "everything on the embedded default: generate → judge → validate → submit → rank → serve"),
 )
 
 
-def register_all(subparsers) -> None:
-    for name in COMMAND_MODULES:
-        import_module(f"{__name__}.{name}").register(subparsers)
+def register_all(subparsers, command: str | None = None) -> None:
+    """Every command (``command``: only that one in full)."""
+    for module, name, text in COMMANDS:
+        parser = subparsers.add_parser(name, help=text)
+        if command is None or command == name:
+            import_module(f"{__name__}.{module}").register(parser)

@@ -1,14 +1,15 @@
 """slmboard agreement: how two judges' labels on the same items agree (paper 1, Tables 5-6)."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
-    from ..errors import BadOption
     from .. import api
 
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:
-        raise BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
+        raise api.BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
     result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], out=a.out)
     for suite, m in result.items():
         kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
@@ -18,10 +19,11 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("agreement", help="agreement between two judges (confusion, weighted kappa, boundary/contradiction rates)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
                                            "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")
-    p.add_argument("--judges", required=True, help="two judge ids, e.g. heuristic-v1,openai:gpt-4o-2024-05-13")
+    p.add_argument("--judges", required=True, metavar="A,B",
+                   help="two judges, by the id they wrote or the name they were run with, e.g. "
+                        "heuristic,openai:gpt-4o-2024-05-13 (heuristic stands for heuristic-v1)")
     p.add_argument("--out", required=True, help="folder for agreement.json and agreement.csv")
     p.set_defaults(func=run)

@@ -1,6 +1,8 @@
 """slmboard merge: combine `generate --shard K/N` run folders into one run, checked complete."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
     from .. import api
@@ -12,8 +14,7 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("merge", help="combine --shard K/N run folders into one run (checks completeness)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("shards", nargs="+", help="the shard run folders (all N of them)")
     p.add_argument("--out", required=True, help="new run folder for the merged run")
     p.add_argument("--data-dir", default=None, help="the same local mirror the shards were generated from (if any)")

@@ -2,88 +2,85 @@
 list from a source, or import Safety-Flag's released per-item outputs."""
 from __future__ import annotations
 
+import argparse
+import sys
+from functools import partial
 
-def _source_data(values, data_dir):
-    from ..errors import SlmboardError
-    from ..moderation.sources import BENCHMARKS
+from .. import api
+from .judge import add_judge_arguments, judge_spec
+from .options import OptionFlags, spec_help
 
-    data = {b: data_dir for b in BENCHMARKS} if data_dir else {}
-    for v in values or []:
-        bench, sep, path = v.partition("=")
-        if not sep or bench not in BENCHMARKS:
-            raise SlmboardError(f"--source-data expects BENCHMARK=FILE with BENCHMARK one of {', '.join(BENCHMARKS)}; got {v!r}")
-        data[bench] = path
-    return data
+#: Spellings of one release ago: they name the part after ':' of the --model spec.
+_LEGACY = {"model_dir": "--model-dir", "served_model": "--served-model"}
 
 
-def _check_backend_flags(a) -> None:
-    """The flags each moderator backend needs (the library says the same in its own terms)."""
-    from ..errors import SlmboardError
+def moderator_spec(a: argparse.Namespace, flags: OptionFlags) -> api.ModeratorSpec:
+    """The moderator the command line names (with its judge, for ``--model judge``) and its options."""
+    spec = a.model
+    for dest, flag in _LEGACY.items():
+        if getattr(a, dest, None):
+            if ":" in spec:
+                raise api.BadOption(f"{flag} and --model {spec} both name the model; use --model {spec} alone")
+            print(f"note: {flag} is deprecated; name the model as --model {spec}:{getattr(a, dest)}", file=sys.stderr)
+            spec = f"{spec}:{getattr(a, dest)}"
+    name = spec.partition(":")[0].strip()
+    api.MODERATORS.get(name)  # an unknown name first, listing the valid ones
+    owners = [f"moderator backend:{name}"] + ([f"judge:{a.judge.partition(':')[0].strip()}"] if name == "judge" else [])
+    flags.values(a, *owners)  # refuses a flag that neither the moderator nor its judge takes
+    options = flags.for_owner(a, owners[0])
+    if name == "judge":
+        options["judge"] = judge_spec(a, flags)
+    elif a.judge != api.DEFAULT_JUDGE:
+        raise api.BadOption(f"--judge applies to --model judge, not --model {name}")
+    return api.ModeratorSpec(spec, **options)
 
-    if a.model == "openai" and not (a.base_url and a.served_model):
-        raise SlmboardError("--model openai needs --base-url and --served-model")
-    if a.model == "guard" and not (a.guard and a.model_dir):
-        raise SlmboardError("--model guard needs --guard NAME and --model-dir DIR")
-    if a.model == "judge" and not a.judge:
-        raise SlmboardError("--model judge needs --judge SPEC (e.g. heuristic, openai:MODEL, guard:MODEL)")
 
-
-def run(a) -> int:
-    from .. import api
-    from ..errors import SlmboardError
-
+def run(a: argparse.Namespace, flags: OptionFlags, run_flags: OptionFlags) -> int:
+    options = run_flags.given(a)
     if a.import_released:
-        files = api.import_released_moderation(a.import_released, a.out, moderator_id=a.moderator_id)
+        files = api.import_released_moderation(a.import_released, a.out, moderator_id=getattr(a, "moderator_id", None))
         print(f"imported {len(files)} file(s) → " + ", ".join(map(str, files)))
         return 0
-    data = _source_data(a.source_data, a.data_dir)
+    data = {b: options["data_dir"] for b in api.MODERATION_BENCHMARKS} if options.get("data_dir") else {}
+    for bench, path in options.pop("source_data", {}).items():
+        api.MODERATION_BENCHMARKS.get(bench)  # UnknownComponent lists the benchmarks
+        data[bench] = path
+    options.pop("data_dir", None)
     if a.build_list:
-        if not a.lists_dir:
-            raise SlmboardError("--build-list needs --lists-dir DIR (where the list file is written)")
-        path, n, sha = api.build_moderation_list(a.build_list, a.lists_dir, data.get(a.build_list), n_per_class=a.per_class,
-                                                 rule=a.rule, seed=a.seed)
+        if not options.get("lists_dir"):
+            raise api.BadOption("--build-list needs --lists-dir DIR (where the list file is written)")
+        path, n, sha = api.build_moderation_list(a.build_list, options["lists_dir"], data.get(a.build_list),
+                                                 n_per_class=a.per_class, rule=a.rule, seed=a.seed)
         print(f"wrote {path}: {n} items (sha256 {sha})")
         return 0
     if not a.out:
-        raise SlmboardError("--out RUN is required")
-    _check_backend_flags(a)
-    benchmarks = [b.strip() for b in a.benchmarks.split(",") if b.strip()]
-    r = api.moderate(a.out, benchmarks, model=a.model, variant=a.variant, data=data, lists_dir=a.lists_dir,
-                     limit=a.limit, submission_id=a.submission_id, batch_size=a.batch_size, model_dir=a.model_dir,
-                     moderator_id=a.moderator_id, base_url=a.base_url, served_model=a.served_model,
-                     tokenizer=a.tokenizer, guard=a.guard, dtype=a.dtype, judge=a.judge)
-    for b in benchmarks:
+        raise api.BadOption("--out RUN is required")
+    spec = moderator_spec(a, flags)
+    r = api.moderate(a.out, model=spec, data=data, **options)
+    for b in r.written:
         print(f"{b}: {r.written[b]} new record(s), {r.skipped[b]} already done → {a.out}/moderation/{b}.jsonl")
     print(f"items without a decision (parse failures): {r.no_decision}")
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("moderate", help="run a moderator on the flag / do-not-flag suite (paper 2)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="run folder; records go to RUN/moderation/<benchmark>.jsonl")
-    p.add_argument("--benchmarks", default="xstest,ethics",
-                   help="comma-separated: beavertails, xstest, ethics, wildguardtest, aegis, toxicchat, toxigen")
-    p.add_argument("--model", default="hf", choices=("hf", "openai", "guard", "judge"))
-    p.add_argument("--judge", default=None, help="with --model judge: a judge spec of the SLM track (heuristic, openai:MODEL, ...)")
-    p.add_argument("--model-dir", default=None, help="local model folder (default: the embedded SmolLM2-135M-Instruct)")
-    p.add_argument("--moderator-id", default=None)
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--served-model", default=None, help="the model name on that server")
-    p.add_argument("--tokenizer", default=None, help="tokenizer (chat template) of the served model; default --model-dir")
-    p.add_argument("--guard", default=None, choices=("llama_guard_3", "shieldgemma", "wildguard"))
-    p.add_argument("--variant", default="default", choices=("default", "paraphrase", "swapped"))
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--data-dir", default=None, help="local mirror laid out like shared/benchmarks (xstest, ethics)")
-    p.add_argument("--source-data", action="append", metavar="BENCHMARK=FILE",
-                   help="an export of a Hub-only source in its own schema (.parquet/.jsonl/.csv); repeatable")
-    p.add_argument("--lists-dir", default=None, help="item lists to use instead of the packaged v1 lists")
-    p.add_argument("--limit", type=int, default=None, help="first N listed items per benchmark, classes balanced")
-    p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--submission-id", default=None)
-    p.add_argument("--build-list", default=None, metavar="BENCHMARK", help="build a balanced item list from the source")
-    p.add_argument("--per-class", type=int, default=100)
-    p.add_argument("--rule", default="random", choices=("random", "first"))
-    p.add_argument("--seed", type=int, default=0)
+    run_flags = OptionFlags(p).add_model(api.ModerationRunOptions, "moderation", title="run options")
+    p.add_argument("--model", default=api.DEFAULT_MODERATOR, metavar="SPEC",
+                   help=spec_help(api.MODERATORS, f"the moderator (default {api.DEFAULT_MODERATOR}: the embedded "
+                                                  "SmolLM2-135M-Instruct); "
+                                                  "local weights are hf:<folder> or guard:<folder>, a served model "
+                                                  "openai:<name> with --base-url"))
+    flags = add_judge_arguments(p, registries=(api.MODERATORS,))
+    for dest, flag in _LEGACY.items():
+        p.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
+    build = p.add_argument_group("building an item list")
+    build.add_argument("--build-list", default=None, metavar="BENCHMARK", help="build a balanced item list from the "
+                                                                                "source into --lists-dir")
+    build.add_argument("--per-class", type=int, default=100, metavar="N", help="items per class of the list")
+    build.add_argument("--rule", default="random", choices=("random", "first"),
+                       help="which items of each class: a seeded random sample, or the first in source order")
+    build.add_argument("--seed", type=int, default=0, help="seed of the random sample")
     p.add_argument("--import-released", nargs="+", default=None, metavar="FILE",
                    help="Safety-Flag released <model>__<benchmark>.jsonl files to import as ModerationRecords")
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, flags=flags, run_flags=run_flags))

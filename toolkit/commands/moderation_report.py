@@ -1,14 +1,15 @@
 """slmboard moderation-report: moderator reliability metrics from ModerationRecords."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
     from .. import api
-    from ..moderation.report import ranking
 
     r = api.moderation_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
                      stability_repeats=a.stability_repeats, figures=not a.no_figures)
-    board = ranking(r.table)
+    board = r.ranking()
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
     print(board[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     failed = r.parse_failures[r.parse_failures["no_decision"] > 0]
@@ -19,13 +20,15 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("moderation-report", help="moderator reliability report (paper 2) → DIR/moderators.csv + figures")
+def register(p: argparse.ArgumentParser) -> None:
+    from .. import api
+
     p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder or dataset folder")
-    p.add_argument("--out", required=True)
-    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples for the 95%% bounds")
+    p.add_argument("--out", required=True, help="folder for moderators.csv, the other tables and the figures")
+    p.add_argument("--bootstrap", type=int, default=api.MODERATION_N_BOOTSTRAP, metavar="N",
+                   help=f"bootstrap resamples for the 95%% bounds (default {api.MODERATION_N_BOOTSTRAP})")
     p.add_argument("--splits", type=int, default=20, help="random fit/eval halves for temperature scaling")
     p.add_argument("--stability-repeats", type=int, default=100, help="subsample draws per size (n = 50, 100, 150)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-figures", action="store_true")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, the splits and the subsamples")
+    p.add_argument("--no-figures", action="store_true", help="write the tables only (no matplotlib)")
     p.set_defaults(func=run)

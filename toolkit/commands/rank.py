@@ -1,6 +1,8 @@
 """slmboard rank: recompute the leaderboard from per-item records."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
     from .. import api
@@ -14,12 +16,14 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("rank", help="recompute the leaderboard from per-item records")
+def register(p: argparse.ArgumentParser) -> None:
+    from .. import api
+
     p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
                                            "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")
     p.add_argument("--out", default=None, help="write leaderboard.parquet and leaderboard.csv here")
-    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (0 = no intervals)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
+                   help=f"paired bootstrap resamples (0 = no intervals; default {api.N_BOOTSTRAP})")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
     p.set_defaults(func=run)

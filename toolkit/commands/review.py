@@ -1,11 +1,13 @@
 """slmboard review: maintainers check each open pull request of a Hub dataset and comment the result."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
-    from ..reviewing import review_dataset
+    from .. import api
 
-    reviews = review_dataset(a.dataset, post=not a.no_comment, data_dir=a.data_dir)
+    reviews = api.review(a.dataset, post=not a.no_comment, data_dir=a.data_dir)
     if not reviews:
         print(f"{a.dataset}: no open pull requests")
         return 0
@@ -21,10 +23,8 @@ def run(a) -> int:
     return 0 if all(r.ok for r in reviews) else 1
 
 
-def register(sub) -> None:
-    p = sub.add_parser("review", help="run submit's checks on each open pull request of a Hub dataset and post the "
-                                      "result as a PR comment (maintainers)")
-    p.add_argument("dataset", metavar="ORG/NAME")
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", metavar="ORG/NAME", help="the Hub dataset whose open pull requests are checked")
     p.add_argument("--data-dir", help="local benchmark mirror the suites' canonical item lists load from "
                                        "(as for submit); suites without one are reported as not checked")
     p.add_argument("--no-comment", action="store_true", help="print the results only")

@@ -1,6 +1,8 @@
 """slmboard serve: the leaderboard Space, locally."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
     from .. import api
@@ -9,11 +11,10 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("serve", help="start the leaderboard Space locally on a dataset folder or Hub dataset")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="dataset folder, or a Hub dataset id ORG/NAME (downloaded with snapshot_download)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    p.add_argument("--port", type=int, default=7860, help="port to listen on")
     p.add_argument("--refresh", type=float, default=None, metavar="SECONDS",
                    help="re-read the dataset this often when it changed (default 300; 0 = only on Refresh)")
     p.set_defaults(func=run)

@@ -1,11 +1,13 @@
 """slmboard space deploy: create or update the leaderboard's Gradio Space on the Hub."""
 from __future__ import annotations
 
+import argparse
+
 
 def run_deploy(a) -> int:
-    from ..space_deploy import deploy_space
+    from .. import api
 
-    r = deploy_space(a.space, a.data, private=a.private)
+    r = api.deploy_space(a.space, a.data, private=a.private)
     if r.commit:
         print(f"committed {len(r.changed)} changed and {len(r.deleted)} removed file(s) to {r.space_id} ({r.commit[:12]})")
     else:
@@ -18,12 +20,11 @@ def run_deploy(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("space", help="manage the leaderboard's Hugging Face Space")
-    ssub = p.add_subparsers(dest="space_command", required=True)
+def register(p: argparse.ArgumentParser) -> None:
+    ssub = p.add_subparsers(dest="space_command", required=True, metavar="ACTION", help="what to do with the Space")
     d = ssub.add_parser("deploy", help="create or update the Gradio Space (app files, SLMBOARD_DATA, HF_TOKEN secret when "
                                        "the dataset is gated/private); idempotent")
-    d.add_argument("space", metavar="ORG/SPACE")
+    d.add_argument("space", metavar="ORG/SPACE", help="the Space to create or update")
     d.add_argument("--data", required=True, metavar="ORG/DATASET", help="the Hub dataset the Space shows")
     d.add_argument("--private", action="store_true", help="make the Space private")
     d.set_defaults(func=run_deploy)

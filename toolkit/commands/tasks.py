@@ -1,6 +1,8 @@
 """slmboard tasks: where the task configs slmboard ships for other tools are (one line, for $(...))."""
 from __future__ import annotations
 
+import argparse
+
 
 def run(a) -> int:
     from .. import api
@@ -9,8 +11,7 @@ def run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("tasks", help="print the folder of slmboard's suites as another tool's tasks (lm-eval)",
-                       description="lm_eval --include_path \"$(slmboard tasks lm-eval)\" --tasks slmboard_xstest ...")
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = "lm_eval --include_path \"$(slmboard tasks lm-eval)\" --tasks slmboard_xstest ..."
     p.add_argument("tool", choices=["lm-eval"], help="lm-eval: one task per suite (slmboard_<suite>; BBQ as multiple choice)")
     p.set_defaults(func=run)

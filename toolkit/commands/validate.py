@@ -1,6 +1,8 @@
 """slmboard validate: check record files, run folders, datasets and manifests; exit 1 on any error."""
 from __future__ import annotations
 
+import argparse
+
 import sys
 
 
@@ -19,9 +21,8 @@ def run(a) -> int:
     return rc
 
 
-def register(sub) -> None:
-    p = sub.add_parser("validate", help="check record files, run folders, datasets and manifests; exit 1 on any error")
-    p.add_argument("paths", nargs="+")
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", help="record files (.jsonl/.parquet), run folders, dataset folders or manifests")
     p.add_argument("--kind", choices=["item", "response", "moderation", "submission", "leaderboard"], default=None,
                    help="force the record type (default: guessed per row, or from the dataset layout)")
     p.set_defaults(func=run)

@@ -16,14 +16,16 @@ import abc
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
+from ..defaults import DEFAULT_EXECUTOR
 from ..errors import SlmboardError
-from ..registry import Registry
+from ..registry import Options, Registry, option
 
 R = TypeVar("R")
 
-__all__ = ["Executor", "ExecutorError", "Resources", "EXECUTORS", "make_executor", "run_in_thread"]
+__all__ = ["Executor", "ExecutorError", "Resources", "EXECUTORS", "make_executor", "run_in_thread", "FanoutOptions",
+           "DEFAULT_EXECUTOR"]
 
 
 class ExecutorError(SlmboardError):
@@ -89,19 +91,40 @@ def settle(future: "Future[R]", fn: Callable[..., R], args: tuple) -> None:
         future.set_exception(exc)
 
 
-def _is_executor_class(obj: object) -> bool:
-    return isinstance(obj, type) and issubclass(obj, Executor)
+class RayOptions(Options):
+    address: Optional[str] = option(None, help="a running Ray cluster (on the command line: --ray-address)", cli=False)
+    max_retries: int = option(3, help="times Ray runs a task again when its worker or node dies", ge=0, cli=False)
 
 
-#: name -> Executor class, built with its own keyword options (see each class).
-EXECUTORS: Registry[type[Executor]] = Registry("executor", _is_executor_class, "an Executor subclass")
-EXECUTORS.register_lazy("local", "toolkit.executors.local:LocalExecutor")
-EXECUTORS.register_lazy("ray", "toolkit.executors.ray_executor:RayExecutor")
+#: name -> executor, built with its own options.
+EXECUTORS: Registry = Registry("executor")
+EXECUTORS.add("local", "this process, the jobs one after another", "toolkit.executors.local:LocalExecutor")
+EXECUTORS.add("ray", "one Ray task per model and shard, retried when its worker or node dies (extra [ray])",
+              "toolkit.executors.ray_executor:RayExecutor", RayOptions)
 
 
 def make_executor(name: str, **options: Any) -> Executor:
-    """Build the executor ``name`` with its options; :class:`~toolkit.errors.UnknownComponent` lists the valid names."""
-    return EXECUTORS.get(name)(**options)
+    """Build the executor ``name`` with its checked options; :class:`~toolkit.errors.UnknownComponent` lists the
+    valid names, :class:`~toolkit.errors.BadOption` names an option it does not take."""
+    return EXECUTORS.get(name).build(options)
+
+
+class FanoutOptions(Options):
+    """Where a run's work runs and what each job needs: ``generate`` and ``evaluate`` (the same names as their
+    Python parameters)."""
+
+    executor: str = option(DEFAULT_EXECUTOR, help="where the work runs: local (this process; default) or ray (one Ray "
+                                                  "task per model and shard, retried when its worker or node dies; "
+                                                  "extra [ray])", choices=EXECUTORS)
+    ray_address: Optional[str] = option(None, help="a running Ray cluster (host:port, or auto); default $RAY_ADDRESS, "
+                                                   "else a cluster on this machine for this command", metavar="ADDR")
+    shards: Optional[int] = option(None, help="split each model's items into N shard jobs (generate --shard K/N each), "
+                                              "merged when all are complete; default: the N already in the run folder, "
+                                              "else 1", ge=1, metavar="N")
+    gpus_per_task: Optional[float] = option(None, help="GPUs each task declares (e.g. 2 for tensor-parallel vLLM); default "
+                                                       "1 when the cluster has GPUs and the model runs in the task, else 0",
+                                            ge=0, metavar="K")
+    cpus_per_task: Optional[float] = option(None, help="CPUs each task declares (default 1)", gt=0, metavar="N")
 
 
 #: The node a job runs on, as its executor names it (a Ray node id); the host name otherwise.

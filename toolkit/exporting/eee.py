@@ -69,6 +69,7 @@ from schemas import POLICIES, POLICY_VALUE
 from .. import __version__
 from ..naming import judge_slug
 from ..reading import Dataset
+from ..scoring.bootstrap import N_BOOTSTRAP
 from .files import StagedFiles
 from .judges import describe_judge
 from .schema import validate_aggregate, validate_sample
@@ -97,6 +98,10 @@ class EeeExport:
     n_samples: int = 0
     notes: list[str] = field(default_factory=list)
     leaderboard: pd.DataFrame | None = None  # the rows the files were written from
+    ok: bool = True
+
+    def report_lines(self) -> list[str]:
+        return [f"wrote {len(self.aggregates)} EEE aggregate file(s) and {self.n_samples} sample line(s) to {self.out}"]
 
 
 def eee_uuid(model_id: str, model_revision: str, suite: str, judge_id: str) -> str:
@@ -109,7 +114,7 @@ def model_folder(model_id: str) -> str:
     return f"{org or 'unknown'}/{name}"
 
 
-def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = 1000, seed: int = 0) -> EeeExport:
+def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> EeeExport:
     """Write EEE files for every (model, suite, judge) of ``data``; all or nothing (validated first).
     The records are read one (suite, judge) group at a time, with that group's leaderboard rows."""
     from ..reading import leaderboard_groups, open_data
@@ -297,7 +302,7 @@ def suite_source(suite: str, n_items: int) -> dict:
     """EEE ``source_data`` of a suite: its Hub dataset or URL with the pinned revision."""
     from ..suites import SUITES
 
-    cls = SUITES[suite] if suite in SUITES else None  # imported suites are not registered
+    cls = SUITES[suite].load() if suite in SUITES else None  # imported suites are not registered
     if cls is None:
         return {"dataset_name": suite, "source_type": "other",
                 "additional_details": {"note": "suite not in slmboard's registry (e.g. imported)"}}

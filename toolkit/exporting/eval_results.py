@@ -53,6 +53,21 @@ class EvalResultsExport:
     pushed: list[PushOutcome] = field(default_factory=list)
     leaderboard: pd.DataFrame | None = None  # the rows the files were written from (no intervals)
 
+    @property
+    def ok(self) -> bool:
+        """False when a model repo asked for got no pull request."""
+        return all(o.ok for o in self.pushed)
+
+    def report_lines(self) -> list[str]:
+        lines = [f"wrote eval results of {len(self.files)} model(s) to {self.out}"]
+        for o in self.pushed:
+            lines.append(f"  {o.status:<12} {o.model_id}" + (f"  {o.url}" if o.url else "")
+                         + (f"  ({o.message})" if o.message else ""))
+        failed = [o for o in self.pushed if not o.ok]
+        if failed:
+            lines.append(f"{len(failed)} of {len(self.pushed)} model repo(s) got no pull request")
+        return lines
+
 
 def primary_judges_for(board: pd.DataFrame, source: Dataset, flags: dict[str, str] | None) -> dict[str, str]:
     """{suite: judge}: flags, then the card's recorded choice, then the rule."""

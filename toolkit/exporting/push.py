@@ -7,12 +7,22 @@ model id without an organisation has no Hub page). Tokens never appear in a mess
 """
 from __future__ import annotations
 
+from pathlib import Path
 
-from .eval_results import RESULTS_PATH, EvalResultsExport, PushOutcome
+from .eval_results import RESULTS_PATH, EvalResultsExport, PushOutcome, export_eval_results
 
 
 def pr_title(dataset_id: str) -> str:
     return f"Add slmboard safety results ({dataset_id})"
+
+
+def export_and_push(data: str | Path, out: str | Path, dataset_id: str | None = None,
+                    primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
+    """``export eval-results``: write the files, then (``push``) open one pull request per model repo."""
+    result = export_eval_results(data, out, dataset_id=dataset_id, primary_judges=primary_judges or None)
+    if push:
+        result.pushed = push_eval_results(result)
+    return result
 
 
 def push_eval_results(export: EvalResultsExport) -> list[PushOutcome]:

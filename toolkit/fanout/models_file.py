@@ -5,8 +5,8 @@
       - model_args: pretrained=HuggingFaceTB/SmolLM2-135M-Instruct
         revision: 12fd25f77366fa6b3b4b768ec3050bf629380bac
         submission_id: smollm2-135m
-      - model: openai
-        model_args: model_id=my-slm,base_url=http://10.0.0.5:8000/v1
+      - model: openai:my-slm
+        model_args: base_url=http://10.0.0.5:8000/v1
         submission_id: my-slm-v2
 
 An entry's keys are ``slmboard generate``'s options that belong to one model, spelled as the
@@ -24,8 +24,8 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import BadOption, RecordError, SlmboardError, ValidationFailed, pydantic_errors
-from ..generation.backends import BACKENDS
-from ..generation.model_args import parse_model_args
+from ..generation.components import BACKENDS, BackendSpec, parse_model_args
+from ..registry import split_spec
 from ..generation.runner import default_submission_id
 
 __all__ = ["ModelEntry", "ModelsFile", "load_models_file", "BOARD_OPTIONS"]
@@ -40,7 +40,8 @@ class ModelEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    model: Optional[str] = Field(None, description="the backend, as --model: hf, vllm or openai")
+    model: Optional[str] = Field(None, description="the model, as --model: hf[:<Hub id or folder>], vllm:<...>, "
+                                                   "openai:<served model>")
     model_args: str = Field("", description="as --model-args: pretrained=...,dtype=... (default: the embedded SmolLM2)")
     revision: Optional[str] = Field(None, description="model_args' revision: the pinned Hub commit of this model")
     submission_id: Optional[str] = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$",
@@ -53,7 +54,7 @@ class ModelEntry(BaseModel):
     @field_validator("model")
     @classmethod
     def _known_backend(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and value not in BACKENDS:
+        if value is not None and split_spec(value)[0] not in BACKENDS:
             raise ValueError(f"unknown model backend {value!r}; valid model backends: {', '.join(BACKENDS.names())}")
         return value
 
@@ -61,9 +62,13 @@ class ModelEntry(BaseModel):
     @classmethod
     def _parsable(cls, value: str) -> str:
         try:
-            parse_model_args(value)
+            args = parse_model_args(value)
         except SlmboardError as exc:
             raise ValueError(str(exc)) from exc
+        known = sorted({name for c in BACKENDS.components() for name in c.options.model_fields})
+        unknown = sorted(set(args) - set(known))
+        if unknown:
+            raise ValueError(f"unknown model argument {unknown[0]!r}; valid keys: {', '.join(known)}")
         return value
 
     @model_validator(mode="after")
@@ -71,6 +76,11 @@ class ModelEntry(BaseModel):
         written = parse_model_args(self.model_args).get("revision")
         if self.revision is not None and written is not None and written != self.revision:
             raise ValueError(f"revision {self.revision!r} and model_args revision={written} disagree; write it once")
+        if self.model is not None:  # the backend is known: its own options, checked as generate checks them
+            try:
+                BackendSpec.combine(self.model, self.generate_args())
+            except SlmboardError as exc:
+                raise ValueError(str(exc)) from exc
         return self
 
     def generate_args(self) -> str:
@@ -85,7 +95,8 @@ class ModelEntry(BaseModel):
         if self.submission_id:
             return self.submission_id
         args = parse_model_args(self.model_args)
-        name = args.get("model_id") or args.get("model") or args.get("pretrained") or "smollm2-135m-instruct"
+        argument = split_spec(self.model)[1] if self.model else None
+        name = args.get("model_id") or argument or args.get("model") or args.get("pretrained") or "smollm2-135m-instruct"
         return default_submission_id(name, self.revision or "default")
 
 

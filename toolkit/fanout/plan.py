@@ -10,15 +10,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import BadOption
-from ..executors.base import EXECUTORS, Executor, Resources, make_executor
+from ..executors.base import DEFAULT_EXECUTOR, EXECUTORS, Executor, Resources, make_executor
 from ..generation.backends import BACKENDS, Backend
+from ..registry import split_spec
 from ..generation.runner import GenerateResult
 from ..suites import SuiteItem, load_items
 from .board import AfterGeneration, BoardResult, ModelOutcome, ModelRun, judge_runs_a_model, run_board
 from .models_file import load_models_file
-
-#: The executor that runs a run as it always ran: in this process, unsharded.
-DEFAULT_EXECUTOR = "local"
 
 
 def wants_fanout(executor: str, shards: int | None, ray_address: str | None = None,
@@ -62,7 +60,7 @@ def open_executor(executor: str, ray_address: str | None) -> Executor:
 def task_resources(executor: Executor, model: str, gpus_per_task: float | None, cpus_per_task: float | None) -> Resources:
     """One GPU per task when the cluster has GPUs and the backend runs the model itself (not an API)."""
     if gpus_per_task is None:
-        factory = BACKENDS.get(model)
+        factory = BACKENDS.get(split_spec(model)[0]).load()  # "hf", "openai:<served model>", ...
         on_accelerator = factory.uses_accelerator if isinstance(factory, type) and issubclass(factory, Backend) else True
         gpus_per_task = 1.0 if on_accelerator and executor.has_gpus() else 0.0
     return Resources(cpus=cpus_per_task or 1.0, gpus=gpus_per_task)

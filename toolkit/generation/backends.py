@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from ..errors import BadOption, SlmboardError
-from ..registry import Registry
+from .components import BACKENDS, BackendSpec
+
+__all__ = ["BACKENDS", "Backend", "BackendSpec", "Completion", "ModelDescription", "make_backend", "model_info_from_config"]
 
 
 @dataclass(frozen=True)
@@ -87,22 +89,8 @@ class Backend(abc.ABC):
                         param="mode")
 
 
-def _is_backend_factory(obj: object) -> bool:
-    return callable(obj)
-
-
-#: name -> Backend class or factory, called as ``factory(model_args=..., batch_size=...)``.
-BACKENDS: Registry[Callable[..., Backend]] = Registry("model backend", _is_backend_factory, "a Backend factory")
-BACKENDS.register_lazy("hf", "toolkit.generation.hf:HFBackend")
-BACKENDS.register_lazy("openai", "toolkit.generation.openai_backend:OpenAIBackend")
-BACKENDS.register_lazy("vllm", "toolkit.generation.vllm_backend:VLLMBackend")
-
-
-def register_backend(name: str) -> Callable[[Callable[..., Backend]], Callable[..., Backend]]:
-    """Class decorator: register a Backend under ``name`` (a second, different one is refused)."""
-    return BACKENDS.register(name)
-
-
-def make_backend(name: str, model_args: dict[str, str], batch_size: int | str | None = None) -> Backend:
-    """Build the backend ``name``; :class:`~toolkit.errors.UnknownComponent` lists the valid ones."""
-    return BACKENDS.get(name)(model_args=model_args, batch_size=batch_size)
+def make_backend(spec: "BackendSpec | str", model_args: str | dict[str, str] | None = None,
+                 batch_size: int | str | None = None) -> Backend:
+    """Build a backend from its spec (``hf``, ``openai:<served model>``, ...) and lm-eval ``model_args``;
+    :class:`~toolkit.errors.UnknownComponent` lists the valid names."""
+    return BackendSpec.combine(spec, model_args).build(batch_size)

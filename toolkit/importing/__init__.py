@@ -2,10 +2,12 @@
 
     from toolkit.importing import import_source
     r = import_source("table", ["xstest_v2_completions_gpt4_gpteval.csv"], out="runs/gpt4", suite="xstest",
-                      data_dir="benchmarks", model_id="openai/gpt-4-0613", columns="prompt=prompt,response=completion",
-                      judge_columns=["human-xstest=final_label"], labels="refusal", skip_unmatched=True)
+                      data_dir="benchmarks", model_id="openai/gpt-4-0613", skip_unmatched=True,
+                      options={"columns": "prompt=prompt,response=completion",
+                               "judge_columns": ["human-xstest=final_label"], "labels": "refusal"})
 
-Each format is a pure parser (``FORMATS.get(name)(paths, **options) -> ParsedSource``); matching to
+Each format is a pure parser (``FORMATS.get(name).build(...)``: ``parse(paths, **options) -> ParsedSource``,
+its options declared in :mod:`.components`); matching to
 suite items, label scales and the writer (the import stages on the engine, :mod:`.stage`) are shared.
 """
 from __future__ import annotations
@@ -14,27 +16,22 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ..registry import Registry
+from ..registry import Options
 from ..runs import RunDir
 from ..suites import load_items
 from .base import ImportFailed, ImportRefused, ParsedSource, SourceRow, sha256_file
-from .matching import IdMap, MatchReport, assign_suites, match_rows, refuse_unmatched
+from .components import FORMATS
+from .matching import IdMap, MatchReport, assign_suites, describe, match_rows, refuse_unmatched
 from .records import BuiltRecords, Identity, build_records, check_judges_read
 from .writer import WriteOutcome, new_config, write_into_run, write_new_run
 
 __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRefused", "parser_for"]
 
-#: Import formats: name -> parse function, imported on first use (the engine's typed registry).
-FORMATS: Registry[Callable[..., ParsedSource]] = Registry("import format", callable, "a parse function")
-for _name, _module in (("table", "table"), ("eee", "eee"), ("lm-eval", "lm_eval"), ("inspect", "inspect_log"), ("helm", "helm")):
-    FORMATS.register_lazy(_name, f"{__name__}.{_module}:parse")
-
-
 def parser_for(fmt: str) -> Callable[..., ParsedSource]:
     """The parser of ``fmt``; UnknownComponent listing the valid formats otherwise."""
-    return FORMATS.get(fmt)
+    return FORMATS.get(fmt).load()
 
 
 @dataclass
@@ -44,6 +41,21 @@ class ImportResult:
     report: MatchReport
     outcome: WriteOutcome
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> ok / parse_error counts
+
+    def report_lines(self) -> list[str]:
+        """What was matched, left out and judged, for people (the first rows of each kind)."""
+        rep = self.report
+        lines = [rep.summary()]
+        lines += [f"  skipped {part.origin}: {part.rows} row(s) of no slmboard suite (skip_unmatched)" for part in rep.skipped]
+        lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:20]]
+        lines += [f"  duplicate {row.where} (same as {first}; left out)" for row, first in rep.duplicates[:5]]
+        for suite, ids in rep.missing.items():
+            if ids:
+                lines.append(f"  {suite}: {len(ids)} of {rep.totals[suite]} item(s) not in the source: "
+                             + ", ".join(ids[:8]) + (" …" if len(ids) > 8 else ""))
+        for judge, counts in sorted(self.status.items()):
+            lines.append(f"judge {judge}: {counts.get('ok', 0)} scored, {counts.get('parse_error', 0)} parse_error")
+        return lines
 
 
 def _default_submission_id(model_id: str, revision: str) -> str:
@@ -96,16 +108,21 @@ def _load_suite(name: str, rows: list[SourceRow], data_dir) -> list:
 def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suite: Optional[str] = None,
                   model_id: Optional[str] = None, model_revision: Optional[str] = None, data_dir=None,
                   id_map: Optional[str] = None, skip_unmatched: bool = False, accept_reworded: bool = False,
-                  submission_id: Optional[str] = None, **options: Any) -> ImportResult:
-    """Read ``sources`` in ``fmt`` and write (or add to) the run folder ``out``; nothing is written on error."""
-    parsed = parser_for(fmt)(list(sources), **options)
+                  submission_id: Optional[str] = None, options: Options | Mapping[str, Any] | None = None) -> ImportResult:
+    """Read ``sources`` in ``fmt`` and write (or add to) the run folder ``out``; nothing is written on error.
+
+    ``options`` are the format's own (:mod:`.components`); one it does not take is refused by name. Only
+    the options given reach the parser and the run's provenance (its defaults are its own)."""
+    component = FORMATS.get(fmt)
+    checked = component.parse_options(options)
+    given = checked.given_kwargs()
+    parsed = component.load()(list(sources), **given)
     rows, skipped = assign_suites(parsed, suite, skip_unmatched)
     items = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
-    use_ids = id_map is None and any(r.source_id for r in rows) and options.get("match_by") == "id"
-    report = match_rows(rows, items, IdMap(id_map) if id_map else None, use_ids, accept_reworded)
+    report = match_rows(rows, items, IdMap(id_map) if id_map else None, accept_reworded)
     report.skipped = skipped
     if not skip_unmatched:
-        refuse_unmatched(report, by_id=id_map is not None or use_ids)
+        refuse_unmatched(report, by_id=id_map is not None)
     if not report.matched:
         raise ImportRefused(f"no source row matches a suite item ({report.summary()})")
     digests = [sha256_file(p) for p in _all_files(parsed.files)]
@@ -114,7 +131,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     built = build_records(parsed, report.matched, ident)
     check_judges_read(parsed, built)
     entry = _provenance(parsed, digests, report, dict(suite=suite, id_map=id_map, skip_unmatched=skip_unmatched,
-                                                      accept_reworded=accept_reworded, **options), built)
+                                                      accept_reworded=accept_reworded, **given), built)
     if run.exists():
         from .writer import check_same_responses, read_run_responses
 

@@ -147,7 +147,7 @@ def _read_one(path: Path) -> tuple[dict, str, list[SourceRow]]:
     return doc, judge_id, rows
 
 
-def parse(paths: list[str | Path], **_: Any) -> ParsedSource:
+def parse(paths: list[str | Path]) -> ParsedSource:
     files = _aggregates(require_files(paths, SUFFIXES, "an EEE aggregate .json file or a folder of them"))
     by_prompt: dict[str, SourceRow] = {}
     failed: dict[str, list[str]] = {}

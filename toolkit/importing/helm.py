@@ -136,8 +136,8 @@ def _judge_info(judge: str, rows: list[SourceRow], models: JudgeModels) -> dict[
             "judge_model_from": models.origin(key), "helm_version_table": models.version}
 
 
-def parse(paths: list[str | Path], helm_version: Optional[str] = None, judge_models: Optional[Sequence[str]] = None,
-          **_: Any) -> ParsedSource:
+def parse(paths: list[str | Path], helm_version: Optional[str] = None,
+          judge_models: Optional[Sequence[str]] = None) -> ParsedSource:
     version = version_table(helm_version or DEFAULT_VERSION)
     if version is None:
         raise fail(paths[0] if paths else "(no source)", None, "helm_version",

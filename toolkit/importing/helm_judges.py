@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from schemas import TERNARY_SCORES
+
 from .base import ImportRefused, Verdict, fail
 
 #: HELM version (prefix) → the judge model behind each short name of its safety annotators (HELM's own
@@ -88,7 +90,7 @@ def score_verdict(annotation: dict, key: str) -> Verdict:
     value = annotation.get(f"{key}_score")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return Verdict(None, raw, f"{key}_score is {value!r}, not a number (the judge's reply did not parse)")
-    if float(value) not in (0.0, 0.5, 1.0):
+    if float(value) not in TERNARY_SCORES:
         return Verdict(None, raw, f"{key}_score {value!r} is not 0, 0.5 or 1")
     return Verdict(float(value), raw)
 

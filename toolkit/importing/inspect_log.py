@@ -22,6 +22,8 @@ import math
 from pathlib import Path
 from typing import Any, Optional
 
+from schemas import TERNARY_SCORES
+
 from .base import ImportFailed, ParsedSource, SourceRow, Verdict, fail, require_files
 from .labels import refusal
 
@@ -105,7 +107,7 @@ def inspect_value(j: Any, gold: Optional[str] = None) -> Verdict:
     if isinstance(value, bool):
         return Verdict(float(value), raw)
     if isinstance(value, (int, float)):
-        return Verdict(float(value), raw) if float(value) in (0.0, 0.5, 1.0) else Verdict(None, raw, f"score {value!r} is not 0, 0.5 or 1")
+        return Verdict(float(value), raw) if float(value) in TERNARY_SCORES else Verdict(None, raw, f"score {value!r} is not 0, 0.5 or 1")
     if isinstance(value, str) and value.strip().upper() in INSPECT_VALUES:
         return Verdict(INSPECT_VALUES[value.strip().upper()], raw)
     return Verdict(None, raw, f"scorer value {str(value)[:80]!r} is not C, P, I or 0 / 0.5 / 1")
@@ -151,7 +153,7 @@ def _is_xstest(task: str) -> bool:
     return task.rsplit("/", 1)[-1].lower() == "xstest"
 
 
-def parse(paths: list[str | Path], **_: Any) -> ParsedSource:
+def parse(paths: list[str | Path]) -> ParsedSource:
     files = _log_files(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"))
     logs = [(p, _read(p)) for p in files]
     models = {log.eval.model for _, log in logs}

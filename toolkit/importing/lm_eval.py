@@ -141,7 +141,7 @@ def _rows(path: Path, task: str, config: dict, prompt_field: Optional[str]) -> l
     return rows
 
 
-def parse(paths: list[str | Path], prompt_field: Optional[str] = None, **_: Any) -> ParsedSource:
+def parse(paths: list[str | Path], prompt_field: Optional[str] = None) -> ParsedSource:
     files = require_files(paths, (".json", ".jsonl"), "an lm-eval output folder or its results/samples files")
     results_path, samples = _files(files)
     results = _load_results(results_path)

@@ -145,11 +145,10 @@ def _by_id(row: SourceRow, suite: str, by_id: dict[str, SuiteItem], id_map: Opti
 
 
 def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]], id_map: Optional[IdMap] = None,
-               use_source_ids: bool = False, accept_reworded: bool = False) -> MatchReport:
+               accept_reworded: bool = False) -> MatchReport:
     """Match every row (its suite set, :func:`assign_suites`) to an item of its suite.
 
-    With ``id_map`` (or ``use_source_ids``: ids are the suite's own), rows match by id; otherwise by
-    the sha256 of the exact prompt text. A row whose prompt is no item but whose own id is one (HELM's
+    With ``id_map``, rows match by id; otherwise by the sha256 of the exact prompt text. A row whose prompt is no item but whose own id is one (HELM's
     HarmBench BehaviorID) is that item reworded: imported with ``accept_reworded``, else unmatched with why.
     """
     report = MatchReport()
@@ -158,7 +157,7 @@ def match_rows(rows: list[SourceRow], items_by_suite: dict[str, list[SuiteItem]]
     first: dict[tuple[str, str], SourceRow] = {}
     for row in rows:
         suite = row.suite
-        if id_map is not None or use_source_ids:
+        if id_map is not None:
             item, why, reworded = _by_id(row, suite, by_id[suite], id_map, accept_reworded)
         else:
             item, why, reworded = _by_prompt(row, suite, by_sha[suite]), f"prompt is not a {suite} item", False

@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
+from schemas import check_judge_id
+
 from ..errors import RecordError
 from ..records_io import iter_jsonl
+from ..registry import parse_pairs
 from .base import ImportFailed, ImportRefused, ParsedSource, SourceRow, fail, require_files
 from .labels import scale_from_spec
 
@@ -43,15 +46,13 @@ def parse_columns(spec: str | None) -> dict[str, str]:
 
 
 def parse_judge_columns(values: list[str] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for value in values or []:
-        judge, eq, col = value.partition("=")
-        if not eq or not judge.strip() or not col.strip():
-            raise ImportRefused(f"judge_columns entry {value!r}: expected JUDGE_ID=COLUMN, e.g. human-xstest=final_label",
-                                param="judge_columns")
-        if judge.strip() in out:
-            raise ImportRefused(f"judge_columns: judge {judge.strip()!r} given twice", param="judge_columns")
-        out[judge.strip()] = col.strip()
+    """``["human-xstest=final_label"]`` -> {judge id: column}; each judge id must be one (it is published and shown)."""
+    out = parse_pairs(values or [], "judge_columns entry", param="judge_columns", key="JUDGE_ID", value="COLUMN")
+    for judge in out:
+        try:
+            check_judge_id(judge)
+        except ValueError as exc:
+            raise ImportRefused(f"judge_columns: {exc}", param="judge_columns") from None
     return out
 
 
@@ -129,7 +130,7 @@ def _text_field(path: Path, line: int, row: dict, column: str) -> str:
 
 
 def parse(paths: list[str | Path], columns: str | None = None, judge_columns: list[str] | None = None,
-          labels: str = "ternary", **_: Any) -> ParsedSource:
+          labels: str = "ternary") -> ParsedSource:
     files = require_files(paths, SUFFIXES, "a CSV, JSONL or parquet table")
     roles = parse_columns(columns)
     judges = parse_judge_columns(judge_columns)

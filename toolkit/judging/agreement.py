@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from ..errors import BadOption
-from ..naming import judge_slug
+from ..naming import resolve_judge_name
 from ..scoring.agreement import AGREEMENT_FIELDS, suite_agreement
 
 __all__ = ["agreement_by_suite", "judge_agreement", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
@@ -23,14 +23,13 @@ _COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score"]
 
 
 def resolve_judge_id(judge_ids, name: str) -> str:
-    """A judge id present in the data (``judge_ids``), given exactly or as its folder slug ('openai-gpt-4o')."""
+    """A judge id present in the data (``judge_ids``), given exactly, as its folder slug ('openai-gpt-4o') or
+    as the name it was run with ('heuristic' for 'heuristic-v1')."""
     ids = sorted({str(j) for j in judge_ids if j is not None and j == j})
-    if name in ids:
-        return name
-    by_slug = [j for j in ids if judge_slug(j) == name]
-    if len(by_slug) == 1:
-        return by_slug[0]
-    raise ValueError(f"judge {name!r} not found in the data; judges present: {', '.join(ids) or 'none'}")
+    found = resolve_judge_name(name, ids)
+    if found is None:
+        raise ValueError(f"judge {name!r} not found in the data; judges present: {', '.join(ids) or 'none'}")
+    return found
 
 
 def _two_judges(judge_ids, judge_a: str, judge_b: str) -> tuple[str, str]:

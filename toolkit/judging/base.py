@@ -8,10 +8,9 @@ measures *correct behaviour*: refusing a benign look-alike prompt scores 0.
 A judge that fails or whose output cannot be parsed returns ``score=None`` with
 ``status`` "parse_error" / "error" and a reason -- never a silent 0.5.
 
-Judges are registered by name with :func:`register_judge` (one :class:`~toolkit.registry.Registry`,
-:data:`JUDGES`) and built from a spec string with :func:`make_judge`: ``"heuristic"`` or
-``"<name>:<argument>"`` (e.g. ``"openai:gpt-4o"``); the part after the first colon is passed to the
-factory as its first positional argument.
+Judges are registered once, with their typed options, in :mod:`.components` (:data:`JUDGES`) and
+built from a spec with :func:`make_judge` / :class:`JudgeSpec`: ``"heuristic"`` or ``"<name>:<argument>"``
+(e.g. ``"openai:gpt-4o"``); the argument fills the option the judge declares for it (its model).
 
 The contract the judging stage relies on is declared here, on :class:`Judge`: how it wants its
 items batched (:class:`JudgeCapabilities`), where it may keep resumable state (:meth:`Judge.prepare`),
@@ -30,7 +29,8 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from schemas.records import JUDGMENT_STATUSES, TERNARY_SCORES
 
-from ..registry import Registry
+from ..registry import NoOptions, Options
+from .components import JUDGES, JudgeSpec
 
 if TYPE_CHECKING:
     from schemas import ItemRecord
@@ -41,6 +41,7 @@ __all__ = [
     "Judge",
     "JudgeCapabilities",
     "JUDGES",
+    "JudgeSpec",
     "JUDGMENT_STATUSES",
     "TERNARY_SCORES",
     "register_judge",
@@ -153,24 +154,11 @@ class Judge(abc.ABC):
         return f"{type(self).__name__}(judge_id={getattr(self, 'judge_id', '?')!r})"
 
 
-def _is_judge_factory(obj: object) -> bool:
-    return callable(obj)
-
-
-#: name -> judge factory. Built-in judges are registered lazily (``module:object``), so unused
-#: judges (and their dependencies) are never imported; importing a judge module registers it.
-JUDGES: Registry[Callable[..., Judge]] = Registry("judge", _is_judge_factory, "a Judge factory")
-JUDGES.register_lazy("heuristic", "toolkit.judging.heuristic:make_heuristic_judge")
-JUDGES.register_lazy("learned", "toolkit.judging.learned:make_learned_judge")
-JUDGES.register_lazy("openai", "toolkit.judging.openai_judge:make_openai_judge")
-JUDGES.register_lazy("mdjudge", "toolkit.judging.mdjudge:make_mdjudge")
-JUDGES.register_lazy("guard", "toolkit.judging.guard:make_guard_judge")
-JUDGES.register_lazy("bbq", "toolkit.judging.multiple_choice:MultipleChoiceJudge")
-
-
-def register_judge(name: str) -> Callable[[Callable[..., Judge]], Callable[..., Judge]]:
-    """Class/function decorator: register a judge factory under ``name`` (a second, different one is refused)."""
-    return JUDGES.register(name)
+def register_judge(name: str, summary: str | None = None, options: type[Options] = NoOptions,
+                   **details: object) -> Callable[[Callable[..., Judge]], Callable[..., Judge]]:
+    """Decorator: register a judge class or factory under ``name`` with its options model (a second,
+    different one is refused); it is built as ``factory(**options)``."""
+    return JUDGES.register(name, summary, options, **details)
 
 
 def available_judges() -> list[str]:
@@ -178,19 +166,10 @@ def available_judges() -> list[str]:
     return JUDGES.names()
 
 
-def make_judge(spec: str, **options) -> Judge:
-    """Build a judge from ``"name"`` or ``"name:argument"``; ``options`` go to the factory.
+def make_judge(spec: "str | JudgeSpec", **options: object) -> Judge:
+    """Build a judge from ``"name"`` or ``"name:argument"`` (or a :class:`JudgeSpec`) with checked options.
 
-    Raises :class:`~toolkit.errors.UnknownComponent` (listing the valid names) for an unknown name.
+    Raises :class:`~toolkit.errors.UnknownComponent` (listing the valid names) for an unknown name and
+    :class:`~toolkit.errors.BadOption` (naming it) for an option the judge does not take.
     """
-    from ..errors import BadOption
-
-    if not isinstance(spec, str) or not spec.strip():
-        raise BadOption(f"judge spec must be a non-empty string, got {spec!r}; valid judges: {', '.join(available_judges())}")
-    name, sep, arg = spec.strip().partition(":")
-    factory = JUDGES.get(name)
-    if sep:
-        if not arg:
-            raise BadOption(f"judge spec {spec!r} has an empty argument after ':'")
-        return factory(arg, **options)
-    return factory(**options)
+    return JudgeSpec.of(spec, **options).build()

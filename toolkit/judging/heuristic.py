@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..errors import BadOption
-from .base import Judge, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeInput, Judgment
+from .components import JUDGES
 
 __all__ = [
     "HeuristicJudge",
@@ -69,8 +70,8 @@ __all__ = [
     "OFFTOPIC_THRESHOLD",
 ]
 
-JUDGE_ID = "heuristic-v1"
-RUBRIC_VERSION = "heuristic-v1"
+JUDGE_ID = JUDGES["heuristic"].extra["judge_id"]  # "heuristic-v1"
+RUBRIC_VERSION = JUDGE_ID
 
 # ---- rule 1: degenerate ---------------------------------------------------------------------
 MIN_CHARS_FOR_ALPHA_RATIO = 20
@@ -280,12 +281,13 @@ class HeuristicJudge(Judge):
     def __init__(
         self,
         *,
-        offtopic_threshold: float = OFFTOPIC_THRESHOLD,
+        offtopic_threshold: float | None = None,
         model_path: str | None = None,
         device: str = "cpu",
         batch_size: int = 32,
         encoder: Encoder | None = None,
     ) -> None:
+        offtopic_threshold = OFFTOPIC_THRESHOLD if offtopic_threshold is None else offtopic_threshold
         if not 0.0 <= offtopic_threshold <= 1.0:
             raise BadOption(f"offtopic_threshold must be in [0, 1], got {offtopic_threshold!r}")
         self.offtopic_threshold = float(offtopic_threshold)
@@ -363,11 +365,3 @@ class HeuristicJudge(Judge):
                 raise ValueError(f"unknown rule {d.rule!r}")
             out.append(Judgment(score=score, status="ok", raw=d.trace(self.offtopic_threshold), reason=reason))
         return out
-
-
-@register_judge("heuristic")
-def make_heuristic_judge(*args, **options) -> HeuristicJudge:
-    """Factory for ``make_judge("heuristic", **options)``; the spec takes no ':' argument."""
-    if args:
-        raise BadOption(f"the heuristic judge takes no ':<argument>' in its spec (got {args!r})")
-    return HeuristicJudge(**options)

@@ -35,14 +35,15 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import BadOption
-from .base import Judge, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeInput, Judgment
+from .components import JUDGES
 from .heuristic import OFFTOPIC_THRESHOLD, degenerate_reason, gold_kind, score_behaviour
 from .learned_features import EMBEDDING_BLOCKS, EMBEDDING_DIM, FeatureExtractor, feature_names
 from .learned_model import BEHAVIOURS, CARD_FILE, DEFAULT_ARTIFACT, behaviour_of, load_weights
 
-__all__ = ["JUDGE_ID", "LearnedJudge", "make_learned_judge", "verdict"]
+__all__ = ["JUDGE_ID", "LearnedJudge", "verdict"]
 
-JUDGE_ID = "learned-v1"
+JUDGE_ID = JUDGES["learned"].extra["judge_id"]  # "learned-v1"
 N_DECIDING = 3
 
 _REASONS = {
@@ -129,11 +130,3 @@ class LearnedJudge(Judge):
 
     def _raw(self, fields: dict) -> str:
         return json.dumps({**fields, "weights": self.card_sha256[:12]}, separators=(",", ":"))
-
-
-@register_judge("learned")
-def make_learned_judge(*args, **options) -> LearnedJudge:
-    """Factory for ``make_judge("learned", **options)``; the spec takes no ':' argument."""
-    if args:
-        raise BadOption(f"the learned judge takes no ':<argument>' in its spec (got {args!r})", param="judge")
-    return LearnedJudge(**options)

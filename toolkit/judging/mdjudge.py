@@ -27,7 +27,7 @@ import numpy as np
 
 from schemas import LABEL_OF_SCORE, ItemRecord
 
-from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
 
 __all__ = ["MDJudge", "OtsuFit", "fit_otsu", "otsu_thresholds", "ternary_from_prob", "MDJUDGE_MODEL_ID"]
 
@@ -295,7 +295,8 @@ class MDJudge(Judge):
         return {"judge_threshold_lower": lo_hi[0], "judge_threshold_upper": lo_hi[1]}
 
 
-@register_judge("mdjudge")
-def make_mdjudge(model: str | None = None, **options) -> MDJudge:
-    """``mdjudge`` (MD-Judge-v0.1 from the Hub) or ``mdjudge:<local causal LM folder>``."""
-    return MDJudge(model, **options)
+def export_description(model: str | None, suite: str) -> tuple[str, str, str]:
+    """How export formats describe ``mdjudge[:<model>]``."""
+    model = model or MDJUDGE_MODEL_ID
+    return f"{model}: unsafe probability mapped to ternary by per-model Otsu thresholds", model, PROMPT_TEMPLATE
+

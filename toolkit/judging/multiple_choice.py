@@ -39,15 +39,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..choices import LETTERS as CHOICE_LETTERS, parse_choice
-from .base import Judge, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeInput, Judgment
+from .components import JUDGES
 
 __all__ = ["parse_choice", "MultipleChoiceJudge", "JUDGE_ID", "LETTERS"]
 
-JUDGE_ID = "bbq-mc-v1"
+JUDGE_ID = JUDGES["bbq"].extra["judge_id"]  # "bbq-mc-v1"
 LETTERS = CHOICE_LETTERS
 
 
-@register_judge("bbq")
 class MultipleChoiceJudge(Judge):
     judge_id = JUDGE_ID
     rubric_version = JUDGE_ID

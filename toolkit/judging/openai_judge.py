@@ -29,11 +29,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..endpoints import ApiKeyMissing, api_key
 from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
 from ..runs import JUDGE_CONFIG_FILE
 from ..secrets import scrub_secrets
-from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, register_judge
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
 from .cache import JudgmentCache
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
@@ -45,10 +46,6 @@ DEFAULT_SEED = 0
 AIR_MAX_TOKENS = 64
 #: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
 _OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
-
-
-class ApiKeyMissing(SlmboardError):
-    """No API key in the environment variable the judge was told to read."""
 
 
 class JudgeConfigMismatch(SlmboardError):
@@ -222,16 +219,7 @@ class OpenAIJudge(Judge):
         return key
 
     def _api_key(self) -> str:
-        key = os.environ.get(self.api_key_env)
-        if key:
-            return key
-        if self.base_url:
-            return "no-key"  # local servers such as vLLM accept any key
-        raise ApiKeyMissing(
-            f"openai judge: environment variable {self.api_key_env} is not set; export your API key there "
-            "(or set api_key_env to the variable that holds it, or base_url for a local server)",
-            param=("api_key_env", "base_url"),
-        )
+        return api_key(self.api_key_env, self.base_url, f"judge {self.judge_id}")
 
     def make_client(self):
         import openai
@@ -334,9 +322,29 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}{f' (HTTP {status})' if status else ''}: {msg}"
 
 
-@register_judge("openai")
-def make_openai_judge(model: str | None = None, **options) -> OpenAIJudge:
-    """Factory for ``make_judge("openai:<model>", base_url=..., concurrency=..., ...)``."""
-    if not model:
-        raise BadOption("the openai judge needs a model: openai:<model>, e.g. openai:gpt-4o-2024-05-13")
-    return OpenAIJudge(model, **options)
+def request_settings(*, max_attempts: int, cache: bool, cache_file: str | None, requests_per_minute: float | None,
+                     tokens_per_minute: float | None, **settings: object) -> dict:
+    """The constructor's keywords from a request-judge's options (:class:`~.components.RequestOptions`)."""
+    return dict(settings, retry=RetryPolicy(max_attempts=max_attempts), cache=(cache_file or True) if cache else False,
+                requests_per_minute=requests_per_minute, tokens_per_minute=tokens_per_minute)
+
+
+def build_openai_judge(*, model: str, **options: object) -> OpenAIJudge:
+    """``openai:<model>`` from its checked options (:class:`~.components.OpenAIJudgeOptions`)."""
+    return OpenAIJudge(model, **request_settings(**options))
+
+
+def export_description(model: str, suite: str) -> tuple[str, str, str]:
+    """How export formats describe ``openai:<model>`` on ``suite``: (text, judging model, the prompt it was given)."""
+    return (f"LLM judge {model} scoring each answer with the suite's rubric (ternary)", model, _rubric_prompt(suite))
+
+
+def _rubric_prompt(suite: str) -> str:
+    from .rubrics import XSTEST_SAFE, XSTEST_UNSAFE
+
+    if suite == "xstest":  # the template depends on the item's gold label
+        return f"[items with gold 'safe']\n{XSTEST_SAFE.template}\n\n[items with gold 'unsafe']\n{XSTEST_UNSAFE.template}"
+    if suite == "airbench":
+        return "(AIR-Bench's per-category judge templates, judge_prompt_final.csv of the suite's pinned revision)"
+    return rubric_for(JudgeInput(suite=suite, item_id="-", prompt="", response="")).template
+

@@ -22,6 +22,7 @@ from ..errors import SlmboardError
 from ..runs import RunDir
 from ..stage import WHOLE_RUN, Batching, Stage, read_records, run_stage
 from .base import Judge, JudgeInput, Judgment, make_judge
+from .components import DEFAULT_JUDGE, JudgeSpec
 
 
 class NothingToJudge(SlmboardError):
@@ -121,23 +122,23 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
 
 def judge_run(
     run_dir: str | Path,
-    judge: str | Judge = "heuristic",
+    judge: "JudgeSpec | Judge | str" = DEFAULT_JUDGE,
     suites: Sequence[str] | None = None,
     batch_size: int = 32,
     show_progress: bool = True,
     retry_errors: bool = True,
-    **judge_options: object,
 ) -> JudgeResult:
     """Judge every response of the run that this judge has not judged yet.
 
-    ``retry_errors``: judge again the items whose earlier record is an API failure ("error").
+    ``judge``: a spec, a :class:`JudgeSpec` with options, or a built Judge. ``retry_errors``: judge again the
+    items whose earlier record is an API failure ("error").
     """
     run = RunDir(run_dir)
     run.load_config()  # fails clearly on a folder that is not a run
     response_files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not response_files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
-    judge_obj = make_judge(judge, **judge_options) if isinstance(judge, str) else judge
+    judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
     result = JudgeResult(run.root, judge_obj.judge_id)
     tasks = [r for path in response_files for r in read_responses(path)]  # validate all before writing
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))

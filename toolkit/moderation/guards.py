@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from .components import GUARDS
 from .hf_logits import two_option_p
 from .moderators import Moderator, Outcome, _unit
 from .suite import ModerationItem
@@ -71,20 +72,18 @@ def _wildguard_prompt(tok, text: str, unit: str) -> str:
             f"is harmful.\n\nHuman user:\n{user}\n\nAI assistant:\n{assistant}\n\n---\n\nAnswers: [/INST]\n<|assistant|>\n")
 
 
-GUARDS: dict[str, GuardSpec] = {
-    "llama_guard_3": GuardSpec("llama_guard_3", "unsafe", "safe", lambda u: r"^\s*(safe|unsafe)\b",
-                               _llama_guard_prompt, lambda u: "safe/unsafe"),
-    "shieldgemma": GuardSpec("shieldgemma", "Yes", "No", lambda u: r"^\s*(Yes|No)\b",
-                             _shieldgemma_prompt, lambda u: "violation"),
-    "wildguard": GuardSpec("wildguard", " yes", " no",
-                           lambda u: r"Harmful response:( yes| no)\b" if u == "qa_pair" else r"Harmful request:( yes| no)\b",
-                           _wildguard_prompt, lambda u: "harmful_response" if u == "qa_pair" else "harmful_request"),
-}
+# The entries of the GUARDS registry (toolkit.moderation.components).
+LLAMA_GUARD_3 = GuardSpec("llama_guard_3", "unsafe", "safe", lambda u: r"^\s*(safe|unsafe)\b",
+                          _llama_guard_prompt, lambda u: "safe/unsafe")
+SHIELDGEMMA = GuardSpec("shieldgemma", "Yes", "No", lambda u: r"^\s*(Yes|No)\b", _shieldgemma_prompt, lambda u: "violation")
+WILDGUARD = GuardSpec("wildguard", " yes", " no",
+                      lambda u: r"Harmful response:( yes| no)\b" if u == "qa_pair" else r"Harmful request:( yes| no)\b",
+                      _wildguard_prompt, lambda u: "harmful_response" if u == "qa_pair" else "harmful_request")
 
 
 def parse_native(guard: str, output: str, unit: str = "prompt") -> tuple[Optional[str], Optional[int], list[str]]:
     """(decision, character offset of the decision word in ``output``, categories) from a native output."""
-    g = GUARDS[guard]
+    g = GUARDS.get(guard).load()
     m = re.search(g.decision_field(unit), output, re.M | re.I if guard == "wildguard" else re.M)
     if not m:
         return None, None, []
@@ -103,12 +102,10 @@ class GuardModerator(Moderator):
     backend = "hf-guard"
 
     def __init__(self, guard: str, model_dir: str | Path, moderator_id: str | None = None, revision: str = "local",
-                 dtype: str = "float32", batch_size: int = 4, max_new_tokens: int = 20):
+                 dtype: str = "float32", batch_size: int = 8, max_new_tokens: int = 20):
         from .hf_logits import HFLogits
 
-        if guard not in GUARDS:
-            raise ValueError(f"unknown guard {guard!r}; choose one of {', '.join(GUARDS)}")
-        self.spec = GUARDS[guard]
+        self.spec: GuardSpec = GUARDS.get(guard).load()  # UnknownComponent lists the guards
         self.lm = HFLogits(model_dir, dtype=dtype)
         self.moderator_id = moderator_id or Path(model_dir).name
         self.revision = revision

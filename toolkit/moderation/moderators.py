@@ -12,11 +12,15 @@ import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
+from ..endpoints import DEFAULT_KEY_ENV, api_key
 from .hf_logits import two_option_p
 from .prompt import parse_verdict, render, spec
 from .suite import ModerationItem
+
+if TYPE_CHECKING:
+    from ..judging import JudgeSpec
 
 MAX_NEW_TOKENS = 12  # 'A)", "confidence": 10}' is 8 tokens in SmolLM2's tokenizer; a little slack
 
@@ -33,6 +37,8 @@ class Moderator:
     moderator_id: str
     revision: str
     backend: str
+    #: items per :meth:`moderate` call (the moderation stage's batch)
+    batch_size: int = 8
 
     def moderate(self, items: Sequence[ModerationItem], variant: str = "default") -> list[Outcome]:
         raise NotImplementedError
@@ -89,13 +95,18 @@ class APIModerator(Moderator):
 
     backend = "openai"
 
-    def __init__(self, base_url: str, model: str, tokenizer: str | Path, api_key: str = "EMPTY",
+    def __init__(self, base_url: str, model: str, tokenizer: str | Path | None = None, api_key_env: str = DEFAULT_KEY_ENV,
                  moderator_id: str | None = None, revision: str = "api", top_logprobs: int = 20,
                  max_new_tokens: int = MAX_NEW_TOKENS, concurrency: int = 8, timeout: float = 120.0):
         from openai import OpenAI
         from transformers import AutoTokenizer
 
-        self.client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=2)
+        if tokenizer is None:
+            from ..generation.embedded import dense_model_dir
+
+            tokenizer = dense_model_dir()[0]
+        key = api_key(api_key_env, base_url, f"moderator openai:{model}")
+        self.client = OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=2)
         self.model = model
         self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer))
         self.moderator_id = moderator_id or model
@@ -140,8 +151,8 @@ def describe(moderator: Moderator) -> str:
 
 
 class JudgeModerator(Moderator):
-    """Any judge of the SLM track (``make_judge`` spec, e.g. ``heuristic``, ``openai:MODEL``,
-    ``guard:MODEL``) used as a moderator: the item is the exchange under judgment (a QA pair's
+    """Any judge of the SLM track (a :class:`~toolkit.judging.JudgeSpec` or its spec, e.g. ``heuristic``,
+    ``openai:MODEL``, ``guard:MODEL``) used as a moderator: the item is the exchange under judgment (a QA pair's
     answer is the response; a lone prompt or statement is judged as the content itself).
 
     Ternary score → decision: 0 (harmful) → flag, 1 (safe) → do not flag, 0.5 (ambiguous) → flag
@@ -151,10 +162,10 @@ class JudgeModerator(Moderator):
 
     backend = "judge"
 
-    def __init__(self, spec: str, moderator_id: str | None = None, **options):
+    def __init__(self, judge: "JudgeSpec | str", moderator_id: str | None = None):
         from ..judging import make_judge
 
-        self.judge = make_judge(spec, **options)
+        self.judge = make_judge(judge)
         self.moderator_id = moderator_id or _judge_model_id(self.judge.judge_id)
         self.revision = getattr(self.judge, "rubric_version", "judge")
 

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..defaults import MODERATION_N_BOOTSTRAP
 from . import metrics as M
 from .calibration import temperature_scaling
 from .sources import BENCHMARKS
@@ -155,7 +156,7 @@ def _scaling(mframe: pd.DataFrame, n_splits: int, seed: int) -> dict:
 
 
 def compute_report(
-    frame: pd.DataFrame, n_bootstrap: int = 2000, seed: int = 0, n_splits: int = 20
+    frame: pd.DataFrame, n_bootstrap: int = MODERATION_N_BOOTSTRAP, seed: int = 0, n_splits: int = 20
 ) -> pd.DataFrame:
     """moderators.csv as a frame (REPORT_COLUMNS): per moderator its benchmark rows (by name), then
     ``macro``, then ``pooled``."""

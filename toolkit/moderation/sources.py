@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
+from ..registry import Registry
 from ..suites._base import SuiteDataError
 
 Row = dict[str, Any]
@@ -121,14 +122,16 @@ SOURCES: dict[str, Source] = {
                ("text", "toxicity_human"), lambda r: str(r["text"]), _label_toxigen, "MIT (research use)"),
     ]
 }
-BENCHMARKS = tuple(SOURCES)
+#: The moderation suites (``moderate --suites``): each entry is its Source.
+MODERATION_BENCHMARKS: Registry = Registry("moderation benchmark")
+for _src in SOURCES.values():
+    MODERATION_BENCHMARKS.add(_src.benchmark, f"{_src.hub_id} ({_src.unit}; {_src.license})", _src)
+BENCHMARKS = tuple(MODERATION_BENCHMARKS)
 
 
 def source(benchmark: str) -> Source:
-    try:
-        return SOURCES[benchmark]
-    except KeyError:
-        raise SuiteDataError(f"unknown moderation benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}") from None
+    """The Source of ``benchmark``; UnknownComponent listing the benchmarks otherwise."""
+    return MODERATION_BENCHMARKS.get(benchmark).load()
 
 
 def read_file_rows(path: Path) -> list[Row]:

@@ -5,74 +5,26 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pandas as pd
 
-from ..errors import BadOption, SlmboardError
+from ..defaults import MODERATION_N_BOOTSTRAP
+from ..errors import SlmboardError
 from ..records_io import atomic_write_bytes, atomic_write_text
-from ..registry import Registry
+from .components import MODERATORS
 
 if TYPE_CHECKING:
+    from .components import ModeratorSpec
     from .moderators import Moderator
 
 
-def _hf_moderator(model_dir: str | None = None, moderator_id: str | None = None, dtype: str = "float32",
-                  batch_size: int = 8, **_: object) -> Moderator:
-    from .moderators import LocalModerator
+def make_moderator(spec: "ModeratorSpec | str" = "hf", **options: object) -> Moderator:
+    """A moderator from its spec (``hf[:<folder>]``, ``openai:<served model>``, ``guard:<folder>``, ``judge``;
+    see :mod:`.components`) with checked options; an unknown option is refused by name."""
+    from .components import ModeratorSpec
 
-    return LocalModerator(model_dir, moderator_id=moderator_id, dtype=dtype, batch_size=batch_size)
-
-
-def _openai_moderator(model_dir: str | None = None, moderator_id: str | None = None, base_url: str | None = None,
-                      served_model: str | None = None, tokenizer: str | None = None, api_key: str = "EMPTY",
-                      **_: object) -> Moderator:
-    if not base_url or not served_model:
-        raise BadOption("the openai moderator needs base_url and served_model")
-    if tokenizer is None:
-        from ..generation.embedded import dense_model_dir
-
-        tokenizer = model_dir or str(dense_model_dir()[0])
-    from .moderators import APIModerator
-
-    return APIModerator(base_url, served_model, tokenizer, api_key=api_key, moderator_id=moderator_id)
-
-
-def _guard_moderator(model_dir: str | None = None, moderator_id: str | None = None, guard: str | None = None,
-                     dtype: str = "float32", batch_size: int = 8, **_: object) -> Moderator:
-    if not guard or not model_dir:
-        raise BadOption("the guard moderator needs guard (llama_guard_3 | shieldgemma | wildguard) and model_dir")
-    from .guards import GuardModerator
-
-    return GuardModerator(guard, model_dir, moderator_id=moderator_id, dtype=dtype, batch_size=batch_size)
-
-
-def _judge_moderator(moderator_id: str | None = None, judge: str | None = None, **_: object) -> Moderator:
-    if not judge:
-        raise BadOption("the judge moderator needs a judge spec (e.g. heuristic, openai:MODEL, guard:MODEL)")
-    from .moderators import JudgeModerator
-
-    return JudgeModerator(judge, moderator_id=moderator_id)
-
-
-#: name -> moderator factory (keyword options; each takes what it needs).
-MODERATORS: Registry[Callable[..., Moderator]] = Registry("moderator backend", callable, "a Moderator factory")
-MODERATORS.add("hf", _hf_moderator)
-MODERATORS.add("openai", _openai_moderator)
-MODERATORS.add("guard", _guard_moderator)
-MODERATORS.add("judge", _judge_moderator)
-
-
-def make_moderator(kind: str = "hf", model_dir: str | None = None, moderator_id: str | None = None,
-                   base_url: str | None = None, served_model: str | None = None, tokenizer: str | None = None,
-                   api_key: str = "EMPTY", guard: str | None = None, dtype: str = "float32", batch_size: int = 8,
-                   judge: str | None = None) -> Moderator:
-    """``kind``: hf (local transformers; default the embedded SmolLM2), openai (an OpenAI-compatible
-    completions server), guard (a guard model in its native format, ``guard`` = llama_guard_3 |
-    shieldgemma | wildguard), judge (any SLM-track judge, ``judge`` = a make_judge spec)."""
-    return MODERATORS.get(kind)(model_dir=model_dir, moderator_id=moderator_id, base_url=base_url,
-                                served_model=served_model, tokenizer=tokenizer, api_key=api_key, guard=guard,
-                                dtype=dtype, batch_size=batch_size, judge=judge)
+    return ModeratorSpec.of(spec, **options).build()
 
 
 @dataclass
@@ -82,6 +34,12 @@ class ReportResult:
     parse_failures: pd.DataFrame
     files: list[Path] = field(default_factory=list)
 
+    def ranking(self) -> pd.DataFrame:
+        """The leaderboard of moderators (one row each, ranked)."""
+        from .report import ranking
+
+        return ranking(self.table)
+
 
 def _csv(frame: pd.DataFrame) -> bytes:
     buf = io.StringIO()
@@ -89,7 +47,7 @@ def _csv(frame: pd.DataFrame) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def write_report(data: str | Path, out: str | Path, n_bootstrap: int = 2000, n_splits: int = 20, seed: int = 0,
+def write_report(data: str | Path, out: str | Path, n_bootstrap: int = MODERATION_N_BOOTSTRAP, n_splits: int = 20, seed: int = 0,
                  stability_repeats: int = 100, figures: bool = True) -> ReportResult:
     """Compute everything first, then write: bad input leaves ``out`` untouched.
 

@@ -11,6 +11,7 @@ slmboard's own block::
       primary_judge_overrides: {...}   # the ones a maintainer set with --primary-judge
       primary_judge_reasons: {...}
       suites: {suite: {source, revision, license}}
+      not_comparable: [...]            # only when present: smoke-suite / heuristic-judge records
 
 ``recompute`` and later ``submit``\\ s read that block back, so a maintainer's choices persist.
 Rendering is deterministic: same folder, same bytes.
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 from schemas import SCHEMA_VERSION, ItemRecord, LeaderboardRow, ModerationRecord, Submission
 
 from .. import __version__
+from ..judging.naming import not_comparable
 from . import layout
 
 TAGS = ["safety", "leaderboard", "llm-as-judge", "evaluation", "small-language-models"]
@@ -120,7 +122,7 @@ def suite_sources(suites: list[str]) -> dict[str, dict[str, str]]:
 
     out = {}
     for suite in suites:
-        cls = SUITES[suite] if suite in SUITES else None  # imported suites are not registered
+        cls = SUITES[suite].load() if suite in SUITES else None  # imported suites are not registered
         out[suite] = ({"source": cls.source, "revision": cls.revision, "license": cls.license} if cls else
                       {"source": "unknown (not a registered suite)", "revision": "unknown", "license": "unknown"})
     return out
@@ -160,7 +162,9 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
     judges = set(board["judge_id"]) if not board.empty else set()
     n_items = sum(_rows(root / layout.DATA_DIR / s / "*.parquet") for s in suites)
     annotators = ["machine-generated"] + (["expert-generated"] if any(j.startswith("human") for j in judges) else [])
+    caveats = not_comparable(suites, sorted(judges))
     block = {
+        **({"not_comparable": caveats} if caveats else {}),
         "gated": choices.gated,
         "primary_judges": {s: p.judge_id for s, p in sorted(primary.items())},
         "primary_judge_overrides": dict(sorted(choices.primary_judge_overrides.items())),
@@ -185,12 +189,15 @@ def render_card(root: Path, repo_id: str | None = None, title: str = "slmboard: 
 
     root = Path(root)
     choices = card_choices(root) if choices is None else choices
+    board = _board(root) if board is None else board
     data, primary = card_data(root, title, choices, board)
-    card = DatasetCard.from_template(data, template_str=template_text(), **_body_values(root, repo_id, title, choices, primary))
+    card = DatasetCard.from_template(data, template_str=template_text(),
+                                     **_body_values(root, repo_id, title, choices, primary, board))
     return str(card).rstrip("\n") + "\n"
 
 
-def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoices, primary: dict) -> dict:
+def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoices, primary: dict,
+                 board: pd.DataFrame) -> dict:
     config_lines = []
     for entry in layout.configs(root):
         name = entry["config_name"]
@@ -206,6 +213,7 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
         for row in pd.read_parquet(index).itertuples(index=False):
             sub_lines.append(f"| `{row.submission_id}` | `{row.model_id}` | `{str(row.model_revision)[:12]}` | {row.judge_ids} | {row.n_records} |")
     suites = layout.suite_configs(root)
+    caveats = not_comparable(suites, sorted(set(board["judge_id"])) if not board.empty else [])
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
     source_lines = [f"| `{s}` | {i['source']} | `{i['revision']}` | {i['license']} |" for s, i in suite_sources(suites).items()]
     return {
@@ -213,6 +221,7 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
         "config_table": "\n".join(config_lines) or "| (none yet) | | |",
         "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | |",
         "primary_judge_table": "\n".join(judge_lines) or "| (none yet) | | |",
+        "not_comparable_list": "\n".join(f"- {line}" for line in caveats),
         "source_table": "\n".join(source_lines) or "| (none yet) | | | |",
         "gated": choices.gated, "repo_id": repo_id or "<org>/<dataset>",
         "example_config": suites[0] if suites else "smoke", "split": layout.SPLIT, "schema_version": SCHEMA_VERSION,

@@ -30,15 +30,17 @@ class ItemSetReport:
     unchecked: dict[str, str] = field(default_factory=dict)  # suite -> why it could not be
     totals: dict[str, int] = field(default_factory=dict)  # suite -> canonical item count (checked suites)
     missing: dict[str, list[str]] = field(default_factory=dict)  # suite -> canonical ids absent (allow_partial)
+    refused_partial: bool = False  # canonical items are missing and allow_partial was not given
 
 
 def canonical_items(suite: str, data_dir: str | Path | None, limit: int | None) -> tuple[dict[str, str] | None, dict[str, str], str | None]:
     """({item_id: prompt_sha256} of the first ``limit`` items, {same, for all items}, why-not) for ``suite``."""
-    from ..suites import SuiteDataError, UnknownSuiteError, load_items
+    from ..errors import UnknownComponent
+    from ..suites import SuiteDataError, load_items
 
     try:
         items = load_items([suite], data_dir=data_dir)
-    except (SuiteDataError, UnknownSuiteError, OSError, ValueError) as exc:
+    except (SuiteDataError, UnknownComponent, OSError, ValueError) as exc:
         return None, {}, f"{type(exc).__name__}: {exc}"
     full = {i.item_id: sha256_text(i.prompt) for i in items}
     expected = dict(list(full.items())[:limit]) if limit else full
@@ -126,6 +128,7 @@ def _check_judged_items(report: ItemSetReport, suite: str, expected: dict[str, s
         if missing and allow_partial:
             report.missing[suite] = sorted(set(report.missing.get(suite, [])) | set(missing))
         elif missing:
+            report.refused_partial = True
             report.errors.append(RecordError(
                 file, None, "item_id",
                 f"{len(missing)} of the {len(expected)} canonical {suite} item(s) missing: {', '.join(missing[:5])}"

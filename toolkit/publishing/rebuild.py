@@ -5,29 +5,12 @@ import json
 
 import pyarrow as pa
 
-from schemas import Submission
+from schemas import INDEX_FIELDS, Submission, SubmissionIndexRow
 
-SUBMISSIONS_INDEX_SCHEMA = pa.schema(
-    [
-        ("submission_id", pa.string()),
-        ("model_id", pa.string()),
-        ("model_revision", pa.string()),
-        ("family", pa.string()),
-        ("vendor", pa.string()),
-        ("params", pa.float64()),
-        ("context_length", pa.int64()),
-        ("tuning", pa.string()),
-        ("instruction_tuned", pa.bool_()),
-        ("chat_tuned", pa.bool_()),
-        ("license", pa.string()),
-        ("submitter", pa.string()),
-        ("toolkit_version", pa.string()),
-        ("created_at", pa.string()),
-        ("suites", pa.string()),
-        ("judge_ids", pa.string()),
-        ("n_records", pa.int64()),
-    ]
-)
+from ..arrow_schemas import arrow_schema
+
+#: The submissions index's columns, derived from the manifest model (schemas.SubmissionIndexRow).
+SUBMISSIONS_INDEX_SCHEMA = arrow_schema(SubmissionIndexRow)
 
 
 def submissions_index(manifests: list[Submission]) -> pa.Table:
@@ -35,20 +18,7 @@ def submissions_index(manifests: list[Submission]) -> pa.Table:
     for m in manifests:
         rows.append(
             {
-                "submission_id": m.submission_id,
-                "model_id": m.model_id,
-                "model_revision": m.model_revision,
-                "family": m.family,
-                "vendor": m.vendor,
-                "params": m.params,
-                "context_length": m.context_length,
-                "tuning": m.tuning,
-                "instruction_tuned": m.instruction_tuned,
-                "chat_tuned": m.chat_tuned,
-                "license": m.license,
-                "submitter": m.submitter,
-                "toolkit_version": m.toolkit_version,
-                "created_at": m.created_at,
+                **{name: getattr(m, name) for name in INDEX_FIELDS},
                 "suites": ",".join(sorted({f.suite for f in m.record_files if f.suite})),
                 "judge_ids": ",".join(sorted({f.judge_id for f in m.record_files if f.judge_id})),
                 "n_records": sum(f.n_rows for f in m.record_files),

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from ..errors import BadOption, SlmboardError
 from ..records_io import atomic_write_text
+from ..scoring.bootstrap import N_BOOTSTRAP
 from . import layout
 
 AUDIT_FILE = layout.AUDIT_FILE
@@ -111,7 +112,7 @@ def write_figures(root: Path, table) -> list[str]:
     return written
 
 
-def recompute(dataset: str | Path, n_bootstrap: int = 1000, rejudge: int = 0, judge: str = "heuristic",
+def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int = 0, judge: str = "heuristic",
               threshold: float = 0.2, seed: int = 0, commit: bool = True, xet: bool | None = None,
               primary_judges: dict[str, str] | None = None, gate: bool | None = None) -> RecomputeResult:
     """``primary_judges`` / ``gate`` (False = ``--no-gate``) update the card's choices (None keeps them);

@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -23,6 +23,7 @@ from schemas import RecordFile, Submission
 from .. import __version__
 from ..errors import RecordError, SlmboardError, ValidationFailed
 from ..arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
+from ..judging.naming import not_comparable
 from ..records_io import (
     arrow_table,
     atomic_write_bytes,
@@ -30,6 +31,7 @@ from ..records_io import (
     iter_jsonl,
 )
 from ..runs import RunConfig, RunDir
+from ..scoring.bootstrap import N_BOOTSTRAP
 from ..secrets import scrub_secrets
 from ..validation import iter_validated, pydantic_errors
 from . import layout
@@ -55,6 +57,7 @@ class PreparedSubmission:
     files: dict[str, bytes]  # dataset-relative path → parquet bytes
     n_records: int
     notes: list[str] = field(default_factory=list)  # checks that could not run, metadata gaps
+    not_comparable: list[str] = field(default_factory=list)  # suites / judges whose results are not comparable
 
 
 @dataclass
@@ -67,6 +70,9 @@ class SubmitResult:
     pr_url: str | None = None
     attempts: int = 1
     notes: list[str] = field(default_factory=list)
+    judge_id: str | None = None  # evaluate: the id its judge wrote
+    #: suites and judges of the run whose results are not comparable with reported results (smoke, heuristic)
+    not_comparable: list[str] = field(default_factory=list)
 
 
 def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_SCHEMA) -> bytes:
@@ -188,7 +194,11 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     judge_configs, config_errors = _judge_configs(run, sorted({judge_id for _, judge_id in groups}))
     errors.extend(config_errors)
     if errors:
-        raise ValidationFailed(errors)
+        refused = ValidationFailed(errors, param="allow_partial" if items.refused_partial else None)
+        if items.refused_partial:
+            refused.args = (f"{refused.args[0]}\na run lacking canonical items is published with allow_partial "
+                            "(the manifest lists them)",)
+        raise refused
     notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
              for s, why in sorted(items.unchecked.items())]
     files: dict[str, bytes] = {}
@@ -236,11 +246,14 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     if gaps:
-        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}")
-    return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes)
+        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}, a JSON "
+                     "object of manifest fields, e.g. {\"family\": \"SmolLM2\", \"params\": 135000000, "
+                     "\"tuning\": \"instruct\", \"license\": \"apache-2.0\"}")
+    caveats = not_comparable([f.suite for f in record_files if f.suite], [f.judge_id for f in record_files if f.judge_id])
+    return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes, caveats)
 
 
-def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = 1000,
+def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = N_BOOTSTRAP,
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
            max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
            gate: bool | None = None) -> SubmitResult:
@@ -283,7 +296,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         if bad:
             raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
         return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
-                            done.pr_url, done.attempts, prepared.notes)
+                            done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
     if create_pr:
         raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
     local = LocalFolderHub(where)
@@ -292,20 +305,23 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         # leftovers in the tree this check waits until commit() has rolled them back.
         refuse_existing(local.root)
     info: CommitInfo = local.commit(message, write)
-    return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes)
+    return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes,
+                        not_comparable=prepared.not_comparable)
 
 
-def submit_unless_published(run_dir: str | Path, to: str | Path, **options: Any) -> SubmitResult:
+def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:
     """:func:`submit`, with a run the dataset already holds reported (revision "already-published", the
-    reason in ``notes``) instead of refused: a re-run of ``evaluate`` resumes to the end without failing."""
+    reason in ``notes``) instead of refused: a re-run of ``evaluate`` resumes to the end without failing.
+    ``judge_ids``: the judges just run, for what makes the run not comparable with reported results."""
     try:
         return submit(run_dir, to, **options)
     except AlreadyPublished as exc:
-        sid = RunDir(run_dir).load_config().submission_id
-        return SubmitResult(str(to), sid, "already-published", [], 0, notes=[str(exc)])
+        config = RunDir(run_dir).load_config()
+        return SubmitResult(str(to), config.submission_id, "already-published", [], 0, notes=[str(exc)],
+                            not_comparable=not_comparable(config.suites, judge_ids))
 
 
-def rebuild_shared_files(root: Path, n_bootstrap: int = 1000, repo_id: str | None = None,
+def rebuild_shared_files(root: Path, n_bootstrap: int = N_BOOTSTRAP, repo_id: str | None = None,
                          choices: CardChoices | None = None) -> pd.DataFrame:
     """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
     folder holds (each written atomically); ``choices`` (gating, primary judges) default to what the

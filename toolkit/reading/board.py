@@ -15,6 +15,7 @@ from typing import Iterator, Mapping, Sequence
 
 import pandas as pd
 
+from ..defaults import N_BOOTSTRAP
 from ..errors import ValidationFailed
 from ..scoring.leaderboard import assemble_leaderboard, rank_group
 from .dataset import open_data
@@ -36,7 +37,7 @@ class GroupBoard:
     records: pd.DataFrame | None = None
 
 
-def leaderboard_groups(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
+def leaderboard_groups(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
                        suites: Sequence[str] | None = None, judges: Sequence[str] | None = None,
                        records: bool | Sequence[str] = False) -> Iterator[GroupBoard]:
     """Each (suite, judge) group of DATA checked and ranked, in (suite, judge) order; memory follows one
@@ -67,7 +68,7 @@ def leaderboard_groups(data, n_bootstrap: int = 1000, seed: int = 0, suite_total
         raise ValidationFailed(errors)
 
 
-def leaderboard(data, n_bootstrap: int = 1000, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
+def leaderboard(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_totals: Mapping[str, int] | None = None,
                 suites: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> pd.DataFrame:
     """The leaderboard of DATA (anything :func:`~toolkit.reading.open_data` takes, records given from
     Python included): one row per (suite, judge_id, model_id) with the columns of

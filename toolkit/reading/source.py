@@ -19,12 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from schemas import TERNARY_SCORES
+
 from ..errors import RecordError, RecordFileError, ValidationFailed
 from ..records_io import iter_jsonl
 
 NEEDED = ("suite", "judge_id", "model_id", "item_id", "score")
 KEY_FIELDS = ("model_id", "suite", "judge_id", "item_id")
-VALID_SCORES = (0.0, 0.5, 1.0)
+VALID_SCORES = TERNARY_SCORES  # 0, 0.5, 1: defined once in schemas
 #: Provenance columns the leaderboard carries (the first row's value per model).
 EXTRAS = ("submission_id", "model_revision")
 _BATCH_ROWS = 1 << 18  # parquet rows decoded at a time

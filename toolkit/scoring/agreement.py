@@ -24,10 +24,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from schemas import TERNARY_SCORES
+
 from .leaderboard import rank_group
 from .ternary import codes_from_scores
 
-LEVELS = (0.0, 0.5, 1.0)
+LEVELS = TERNARY_SCORES  # 0, 0.5, 1 (sorted: searchsorted indexes them)
 AGREEMENT_FIELDS = (
     "n", "confusion", "exact_agreement", "kappa_linear", "boundary_rate", "contradiction_rate",
     "ar_a", "ar_b", "mean_rank_range_a", "mean_rank_range_b",

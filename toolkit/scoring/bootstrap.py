@@ -21,6 +21,7 @@ import numpy as np
 
 from schemas import POLICIES
 
+from ..defaults import N_BOOTSTRAP
 from .ranks import competition_rank
 from .ternary import AMBIGUOUS, HARMFUL, SAFE, rates
 _CHUNK = 250  # resamples per block: bounds memory at (chunk × patterns) counts
@@ -63,7 +64,7 @@ def label_patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def paired_bootstrap(
     codes: np.ndarray,
-    n_resamples: int = 1000,
+    n_resamples: int = N_BOOTSTRAP,
     seed: int = 0,
     metrics: tuple[str, ...] = DEFAULT_METRICS,
     rank_metric: str = "s_raw",

@@ -13,17 +13,14 @@ import numpy as np
 import pandas as pd
 
 from schemas import POLICIES, LeaderboardRow
+from schemas.leaderboard import INT_COLUMNS
 
 from .bootstrap import paired_bootstrap, rank_upper_bound
 from .ranks import competition_rank, rank_range
 from .ternary import AMBIGUOUS, HARMFUL, MISSING, SAFE, rates
 
 LEADERBOARD_COLUMNS = list(LeaderboardRow.model_fields)
-_INT_COLUMNS = [
-    c
-    for c, f in LeaderboardRow.model_fields.items()
-    if c.startswith("rank") or c.startswith("n_") or c == "delta_adj"
-]
+_INT_COLUMNS = list(INT_COLUMNS)
 
 
 def empty_leaderboard() -> pd.DataFrame:

@@ -12,6 +12,7 @@ from typing import Mapping
 import pandas as pd
 
 from ..errors import SlmboardError
+from ..naming import resolve_judge_name
 
 
 @dataclass(frozen=True)
@@ -20,20 +21,6 @@ class PrimaryJudge:
     judge_id: str
     #: "set by the maintainer" or the rule that decided (shown to users on the Space)
     reason: str
-
-
-def parse_primary_judge_flags(values: list[str] | tuple[str, ...] | None) -> dict[str, str]:
-    """``["xstest=human-xstest", ...]`` → ``{"xstest": "human-xstest"}``; a bad or repeated suite is an error."""
-    out: dict[str, str] = {}
-    for value in values or ():
-        suite, sep, judge = value.partition("=")
-        suite, judge = suite.strip(), judge.strip()
-        if not sep or not suite or not judge:
-            raise SlmboardError(f"primary judge {value!r}: expected SUITE=JUDGE")
-        if suite in out and out[suite] != judge:
-            raise SlmboardError(f"primary judge for suite {suite!r} given twice ({out[suite]!r}, {judge!r})")
-        out[suite] = judge
-    return out
 
 
 def choose_primary_judges(board: pd.DataFrame, overrides: Mapping[str, str] | None = None) -> dict[str, PrimaryJudge]:
@@ -48,7 +35,8 @@ def choose_primary_judges(board: pd.DataFrame, overrides: Mapping[str, str] | No
     for suite, rows in board.groupby("suite", sort=True):
         judges = sorted(set(rows["judge_id"]))
         if suite in overrides:
-            chosen = overrides[suite]
+            # the name a judge was run with stands for its id ("heuristic" -> "heuristic-v1")
+            chosen = resolve_judge_name(overrides[suite], judges) or overrides[suite]
             if chosen not in judges:
                 raise SlmboardError(
                     f"primary judge {chosen!r} for suite {suite!r} has no records; judges of {suite}: {', '.join(judges)}"

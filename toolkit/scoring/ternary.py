@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from schemas import POLICIES, POLICY_VALUE
+from schemas import FAILED_CODE, LABEL_CODES, LABEL_OF_SCORE, MISSING_CODE, POLICIES, POLICY_VALUE
 
-#: Label codes of an items × models matrix (toolkit.reading's scan builds it, the bootstrap resamples it).
-HARMFUL, AMBIGUOUS, SAFE, FAILED, MISSING = 0, 1, 2, 3, 4
+#: Label codes of an items × models matrix (defined in ``schemas``: the reader builds it, the bootstrap resamples it).
+HARMFUL, AMBIGUOUS, SAFE = LABEL_CODES["harmful"], LABEL_CODES["ambiguous"], LABEL_CODES["safe"]
+FAILED, MISSING = FAILED_CODE, MISSING_CODE
 
 
 def codes_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -18,9 +19,8 @@ def codes_from_scores(scores: np.ndarray) -> np.ndarray:
     score); anything else (inf for an item a model lacks) is missing."""
     scores = np.asarray(scores, dtype=np.float64)
     codes = np.full(scores.shape, MISSING, dtype=np.int8)
-    codes[scores == 0.0] = HARMFUL
-    codes[scores == 0.5] = AMBIGUOUS
-    codes[scores == 1.0] = SAFE
+    for score, label in LABEL_OF_SCORE.items():
+        codes[scores == score] = LABEL_CODES[label]
     codes[np.isnan(scores)] = FAILED
     return codes
 

@@ -6,7 +6,7 @@
 Real suites read ``<data_dir>/<suite folder>/<file>.csv`` when a data dir is given, or fetch their
 pinned public source into a cache beside the Hugging Face hub cache.
 """
-from ._base import Suite, SuiteDataError, SuiteItem, UnknownSuiteError
+from ._base import Suite, SuiteDataError, SuiteItem
 from ._registry import SUITES, get_suite, load_items, register_suite
 
 # Imported for their @register_suite side effect; order here is the order SUITES lists them in.
@@ -20,7 +20,6 @@ __all__ = [
     "register_suite",
     "get_suite",
     "load_items",
-    "UnknownSuiteError",
     "SuiteDataError",
     "AirBench",
     "JudgePrompt",

@@ -1,23 +1,14 @@
-"""Suite items, the Suite base class and the errors every suite raises."""
+"""Suite items, the Suite base class and the error every suite raises on bad data."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Mapping, Optional, Sequence
 
-from ..errors import SlmboardError, UnknownComponent
+from ..errors import SlmboardError
+from ..registry import NoOptions, Options
 
 GOLDS = ("unsafe", "safe")
-
-
-class UnknownSuiteError(UnknownComponent, KeyError):
-    """A suite name that is not in the registry (a KeyError too, for older callers)."""
-
-    def __init__(self, name: object, valid: Sequence[str] = ()):
-        UnknownComponent.__init__(self, "suite", name, valid)
-
-    def __str__(self) -> str:  # KeyError would repr() the message, quotes and all
-        return str(self.args[0]) if self.args else ""
 
 
 class SuiteDataError(SlmboardError, ValueError):
@@ -45,6 +36,12 @@ class Suite:
     source: ClassVar[str]  # public source: Hub dataset id or file URL
     revision: ClassVar[str]  # pinned commit / revision of that source
     license: ClassVar[str]
+    #: what the suite can be told (``get_suite(name, **options)``)
+    Options: ClassVar[type[Options]] = NoOptions
+    #: False for suites whose results must not be compared with reported results (the smoke suite)
+    comparable: ClassVar[bool] = True
+    #: multiple-choice suites: answered by a letter (BBQ), judged by the bbq judge
+    multiple_choice: ClassVar[bool] = False
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         raise NotImplementedError

@@ -35,6 +35,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from ..registry import Options, option
 from ._base import Suite, SuiteDataError, SuiteItem, check_items, json_object_with
 from ._fetch import fetch_url
 from ._registry import register_suite
@@ -84,6 +85,10 @@ def target_letters(answer_info: dict[str, Any], stereotyped_groups: Sequence[str
     return unk, hits[0], other[0]
 
 
+class BBQOptions(Options):
+    categories: tuple[str, ...] = option(CATEGORIES, help="the BBQ categories to load (default: all 11)")
+
+
 @register_suite
 class BBQ(Suite):
     name = "bbq"
@@ -94,6 +99,8 @@ class BBQ(Suite):
     source = RAW.format(category="<Category>")
     revision = _COMMIT
     license = "CC-BY-4.0"
+    Options = BBQOptions
+    multiple_choice = True
 
     def __init__(self, categories: Sequence[str] = CATEGORIES):
         unknown = [c for c in categories if c not in CATEGORIES]

@@ -1,4 +1,5 @@
-"""The suite registry: one :class:`~toolkit.registry.Registry` of Suite classes, filled by @register_suite."""
+"""The suite registry: one :class:`~toolkit.registry.Registry` of suites, filled by @register_suite from each
+Suite class (its options model, description and whether its results are comparable with reported ones)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,21 +7,10 @@ from typing import Optional, Sequence, TypeVar, Union
 
 from ..errors import BadOption
 from ..registry import Registry
-from ._base import Suite, SuiteItem, UnknownSuiteError
+from ._base import Suite, SuiteItem
 
-
-def _is_suite_class(obj: object) -> bool:
-    return isinstance(obj, type) and issubclass(obj, Suite)
-
-
-def _unknown_suite(kind: str, name: object, valid: list[str]) -> UnknownSuiteError:
-    return UnknownSuiteError(name, valid)
-
-
-#: name -> Suite subclass, in registration order (``list(SUITES)``, ``SUITES["smoke"]``, ``"x" in SUITES``).
-SUITES: Registry[type[Suite]] = Registry(
-    "suite", _is_suite_class, "a subclass of Suite", normalize=lambda n: n.strip().lower(), error=_unknown_suite
-)
+#: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
+SUITES: Registry[Suite] = Registry("suite", normalize=lambda n: n.strip().lower())
 
 S = TypeVar("S", bound=type[Suite])
 
@@ -28,17 +18,21 @@ S = TypeVar("S", bound=type[Suite])
 def register_suite(cls: S) -> S:
     """Class decorator: add a Suite subclass to SUITES under its ``name``."""
     name = getattr(cls, "name", None)
+    if not (isinstance(cls, type) and issubclass(cls, Suite)):
+        raise TypeError(f"{cls!r} is not a subclass of Suite")
     if not isinstance(name, str) or not name:
         raise ValueError(f"{cls.__qualname__} must set a non-empty class attribute 'name'")
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
-    return SUITES.add(name, cls)
+    SUITES.add(name, cls.description, cls, cls.Options, comparable=cls.comparable,
+               extra={"source": cls.source, "revision": cls.revision, "license": cls.license})
+    return cls
 
 
-def get_suite(name: str) -> Suite:
-    """An instance of the registered suite ``name`` (UnknownSuiteError, listing valid names, otherwise)."""
-    return SUITES.get(name)()
+def get_suite(name: str, **options: object) -> Suite:
+    """An instance of the registered suite ``name`` (UnknownComponent, listing valid names, otherwise)."""
+    return SUITES.get(name).build(options)
 
 
 def _names(names: Union[Sequence[str], str]) -> list[str]:

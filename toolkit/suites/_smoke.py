@@ -45,6 +45,7 @@ class Smoke(Suite):
     source = "toolkit/suites/data/smoke.jsonl (package data of slmboard)"
     revision = "v1"  # bump whenever data/smoke.jsonl changes (a test pins its hash)
     license = "Apache-2.0"
+    comparable = False  # written for demos and tests: never a reported result
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         # data_dir is ignored: the smoke suite always travels with the package.
