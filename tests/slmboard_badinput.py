@@ -370,10 +370,10 @@ IMPORT_CASES: list[ImportCase] = [
     ImportCase("import_helm_scenario_without_suite", "import helm on a folder with a run of a scenario slmboard has no suite for",
                "1 part(s) of the helm source say no suite slmboard has ({src}/anthropic_red_team:model=org_m (HELM scenario "
                "anthropic_red_team): 2 row(s)); set skip_unmatched to leave them out, or pass suite=NAME if they are one "
-               "(skip_unmatched is --skip-unmatched, suite is --suite on the command line)",
-               lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suite", "smoke")]),
+               "(skip_unmatched is --skip-unmatched, suite is --suites on the command line)",
+               lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suites", "smoke")]),
     ImportCase("import_helm_suite_overrides_source", "import helm --suite smoke on a run that says its suite (xstest)",
-               "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suite on the command line)",
+               "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suites on the command line)",
                lambda d: _helm(d, scenario="xstest")),
     ImportCase("import_reworded_id", "import table with a row whose id is a suite item's but whose wording differs",
                "{src}:2 (id smoke_001): 'reworded': prompt is not a smoke item; its id 'smoke_001' is one but the wording differs",

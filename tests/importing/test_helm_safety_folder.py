@@ -135,7 +135,7 @@ def test_a_folder_of_no_suite_is_refused_without_skip_unmatched(benchmarks, tmp_
     err = capsys.readouterr().err
     assert code == 1 and not out.exists()
     assert f"{folder_of('anthropic_red_team')} (HELM scenario anthropic_red_team): 4 row(s)" in err
-    assert "(skip_unmatched is --skip-unmatched, suite is --suite on the command line)" in err
+    assert "(skip_unmatched is --skip-unmatched, suite is --suites on the command line)" in err
 
 
 def test_judge_model_overrides_the_table_and_an_unused_key_is_refused(benchmarks, tmp_path, capsys):
@@ -176,7 +176,7 @@ def test_suite_applies_only_to_parts_that_say_none_and_no_judge_goes_without_sui
                  "--out", str(tmp_path / "other")]) == 1
     err = capsys.readouterr().err
     assert "suite 'sst' applies to sources that do not say their suite; this helm source says harmbench" in err
-    assert "(suite is --suite on the command line)" in err and tree_digest(tmp_path / "other") == before
+    assert "(suite is --suites on the command line)" in err and tree_digest(tmp_path / "other") == before
 
 
 def reworded_copy(tmp_path: Path) -> tuple[Path, dict]:

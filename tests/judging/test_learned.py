@@ -135,11 +135,12 @@ def test_weights_for_other_features_are_refused(artifact_copy):
 
 def test_tampered_artifact_stops_judging_before_anything_is_written(artifact_copy, tmp_path, run_with_responses):
     from toolkit import api
+    from toolkit.judging.components import JudgeSpec
 
     (artifact_copy / "calibration.npy").write_bytes((artifact_copy / "calibration.npy").read_bytes()[:-8])
     run = run_with_responses(tmp_path / "run", ["I can't help with that."])
     with pytest.raises(ArtifactError, match=r"calibration\.npy") as err:
-        api.judge(run, judge="learned", artifact=artifact_copy, show_progress=False)
+        api.judge(run, judge=JudgeSpec("learned", artifact=artifact_copy), show_progress=False)
     assert isinstance(err.value, SlmboardError)
     assert not (run / "judgments").exists() or not any((run / "judgments").rglob("*.jsonl"))
 

@@ -13,7 +13,8 @@ it. This module imports pydantic only.
 """
 from __future__ import annotations
 
-from typing import Optional
+from pathlib import Path
+from typing import Optional, Union
 
 from ..defaults import DEFAULT_JUDGE
 from ..endpoints import EndpointOptions
@@ -82,7 +83,7 @@ class HeuristicOptions(Options):
 class LearnedOptions(Options):
     device: str = option("cpu", help="torch device of the judge's local model (heuristic: the sentence encoder)")
     batch_size: int = option(32, help="texts per forward pass of the judge's local model", ge=1, metavar="N")
-    artifact: Optional[str] = option(None, help="weights folder (default: the shipped learned-v1 artifact)", cli=False)
+    artifact: Optional[Union[str, Path]] = option(None, help="weights folder (default: the shipped learned-v1 artifact)", cli=False)
 
 
 class MDJudgeOptions(Options):
