@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toolkit.moderation import metrics as M
-from toolkit.moderation.report import compute_report
-from toolkit.moderation.stability import cost_curves, leave_one_benchmark_out, subsample_stability
+from toolkit.reliability import metrics as M
+from toolkit.reliability.report import compute_report
+from toolkit.reliability.stability import cost_curves, leave_one_benchmark_out, subsample_stability
 
 BENCH = ["beavertails", "xstest", "ethics", "wildguardtest", "aegis", "toxicchat", "toxigen"]
 

@@ -74,7 +74,7 @@ def main() -> None:
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.app import build_app
     from space.data import load_board
-    from space.figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
+    from toolkit.board_figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
     from space.tabs.leaderboard import shown_rows
     from space.items import ItemStore
     from space.state import Settings

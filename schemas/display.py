@@ -2,11 +2,22 @@
 the policy abbreviations and the score explanations, so the two never drift apart."""
 from __future__ import annotations
 
+from typing import Any
+
 from .leaderboard import POLICIES, POLICY_VALUE
 
 #: Short policy names for narrow columns (terminal, plots); the Space's headers use the full names.
 POLICY_SHORT: dict[str, str] = {"pessimistic": "pess", "partial_low": "p.25", "midpoint": "mid",
                                 "partial_high": "p.75", "optimistic": "opt", "excluded": "excl"}
+
+
+def as_number(value: Any) -> float | None:
+    """A table cell as a float; None for a missing, non-numeric or NaN cell (shown as a dash, drawn as a gap)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number
 
 
 def policy_mapping(policy: str) -> str:
@@ -21,3 +32,8 @@ DELTA_EXPLANATION = "Δ = rank_raw − rank_adj (▲ moves up under S_adj, ▼ m
 RANK_UB_EXPLANATION = "rank UB = 1 + models whose S_raw interval lies entirely above this one"
 POLICIES_EXPLANATION = "Policies re-map ambiguous: " + ", ".join(
     f"{POLICY_SHORT[p]} = {p} ({policy_mapping(p)})" for p in POLICIES)
+
+#: The moderation benchmarks in the order of the Safety-Flag release's DATASETS: how reports and the
+#: Space list them (toolkit.moderation.sources registers them in this order; a test keeps the two equal).
+MODERATION_BENCHMARK_ORDER: tuple[str, ...] = ("beavertails", "xstest", "ethics", "wildguardtest", "aegis",
+                                               "toxicchat", "toxigen")

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from schemas import POLICIES
+from schemas.display import as_number
 from space.data import md_escape
 
 DIGITS = 3  # scores: ranks are computed at full precision, so 2 digits would show false ties
@@ -36,16 +37,8 @@ WIDTHS = {"Rank": 48, "Model": 230, "S_raw": 150, "S_adj": 150, "HCR": 58, "AR":
 POLICY_WIDTH = 78
 
 
-def _num(v: Any) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if f != f else f  # NaN -> None
-
-
 def fmt_score(v: Any, lo: Any = None, hi: Any = None) -> str:
-    v, lo, hi = _num(v), _num(lo), _num(hi)
+    v, lo, hi = as_number(v), as_number(lo), as_number(hi)
     if v is None:
         return DASH
     if lo is None or hi is None:
@@ -54,12 +47,12 @@ def fmt_score(v: Any, lo: Any = None, hi: Any = None) -> str:
 
 
 def fmt_rank(v: Any) -> str:
-    v = _num(v)
+    v = as_number(v)
     return DASH if v is None else str(int(v))
 
 
 def fmt_delta(v: Any) -> str:
-    v = _num(v)
+    v = as_number(v)
     if v is None:
         return DASH
     v = int(v)
@@ -67,13 +60,13 @@ def fmt_delta(v: Any) -> str:
 
 
 def fmt_share(v: Any) -> str:
-    v = _num(v)
+    v = as_number(v)
     return DASH if v is None else f"{100 * v:.1f}%"
 
 
 def fmt_coverage(v: Any) -> str:
     """'100%' for a complete run, '62.5% (partial)' for a run that judged only part of the suite."""
-    v = _num(v)
+    v = as_number(v)
     if v is None:
         return DASH
     return f"{100 * v:.0f}%" if v >= 1 else f"{100 * v:.1f}% (partial)"

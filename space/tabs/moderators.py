@@ -74,14 +74,14 @@ def compute(data, n_bootstrap: int = 2000):
     frame = load_records(data)
     if frame is None:
         return None, None
-    from toolkit.moderation.report import compute_report
+    from toolkit.reliability.report import compute_report
 
     return frame, compute_report(frame, n_bootstrap=n_bootstrap)
 
 
 def figures(frame: pd.DataFrame, table: pd.DataFrame):
-    from toolkit.moderation import figures as F
-    from toolkit.moderation.stability import cost_curves
+    from toolkit.reliability import figures as F
+    from toolkit.reliability.stability import cost_curves
 
     rel = F.reliability_table(frame)
     rc = F.risk_coverage_table(frame)

@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
 from toolkit.cli import main
-from toolkit.moderation.report import REPORT_COLUMNS
+from toolkit.reliability.report import REPORT_COLUMNS
 from toolkit.records_io import write_jsonl_atomic, write_parquet_atomic
 
 ISSUE_COLUMNS = ["moderator_id", "benchmark", "n", "accuracy", "macro_f1", "far", "miss", "error_direction", "ece",
@@ -129,7 +129,7 @@ def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
 
 
 def test_reporting_never_imports_torch():
-    code = ("import sys; import toolkit.moderation as m; from toolkit.moderation import figures, stability, workflow; "
+    code = ("import sys; import toolkit.moderation as m; from toolkit.reliability import figures, stability; from toolkit.moderation import workflow; "
             "import space.tabs.moderators; from toolkit.commands import moderation_report, moderate; "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules, 'heavy import'")
     subprocess.run([sys.executable, "-c", code], check=True)

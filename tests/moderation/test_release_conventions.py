@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.moderation import metrics as M
-from toolkit.moderation.report import compute_report, ranking
+from toolkit.reliability import metrics as M
+from toolkit.reliability.report import compute_report, ranking
 
 from slmboard_release_formulas import loop_aurc, loop_ece, loop_risk_at, loop_risks, loop_temperature_scaling
 
@@ -184,7 +184,7 @@ def test_cells_macro_and_pooled_rows_follow_the_release(mod_row):
     a = a[[(i in common[b]) for b, i in zip(a["benchmark"], a["item_id"])]]
     ok = ((a["gold"] == "flag") == (a["decision"] == "flag")).tolist()
     assert pooled["n"] == 64 and pooled["accuracy"] == pytest.approx(sum(ok) / 64)
-    from toolkit.moderation.report import common_item_counts
+    from toolkit.reliability.report import common_item_counts
 
     assert common_item_counts(frame) == {"xstest": 36, "aegis": 28}
     # the swapped variant is scored on the common ids it has (10 xstest + 8 aegis items)

@@ -157,3 +157,13 @@ def test_source_errors_are_precise(tmp_path):
     with pytest.raises(SuiteDataError, match="Hub-only source"):
         load_items("aegis", tmp_path)
     assert set(BENCHMARKS) == {"beavertails", "xstest", "ethics", "wildguardtest", "aegis", "toxicchat", "toxigen"}
+
+
+def test_reports_list_benchmarks_in_the_registered_order():
+    """The reports' order (schemas.display, read by the Space without the moderation sources) is the order
+    the sources are registered in: that of the Safety-Flag release's DATASETS."""
+    from schemas.display import MODERATION_BENCHMARK_ORDER
+    from toolkit.reliability.report import benchmark_order
+
+    assert BENCHMARKS == MODERATION_BENCHMARK_ORDER
+    assert benchmark_order(["toxigen", "zzz", "beavertails", "aaa"]) == ["beavertails", "toxigen", "aaa", "zzz"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from space.figures import label_mix_figure
+from toolkit.board_figures import label_mix_figure
 from space.table import GROUPS, fmt_coverage, fmt_delta, fmt_score, format_table, headers, model_cell
 from space.data import ENV_VAR, LEADERBOARD_PATH, data_source, load_board, md_escape, records
 

@@ -38,7 +38,7 @@ def test_terminal_and_space_share_labels(tmp_path, make_dataset):
 
     from schemas import POLICIES
     from schemas.display import POLICY_SHORT, S_ADJ_EXPLANATION
-    from space.figures import rank_sensitivity_figure
+    from toolkit.board_figures import rank_sensitivity_figure
     from space.texts import DEFINITIONS
     from toolkit.terminal import print_leaderboard
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..reading.moderation import read_moderation
 from .released import import_released
-from .report import REPORT_COLUMNS, compute_report, parse_failures, ranking
+from ..reliability.report import REPORT_COLUMNS, compute_report, parse_failures, ranking
 from .runner import run_moderator
 from .sources import BENCHMARKS
 from .suite import LIST_VERSION, ModerationItem, build_item_list, load_item_list, load_items

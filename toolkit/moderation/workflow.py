@@ -36,7 +36,7 @@ class ReportResult:
 
     def ranking(self) -> pd.DataFrame:
         """The leaderboard of moderators (one row each, ranked)."""
-        from .report import ranking
+        from ..reliability.report import ranking
 
         return ranking(self.table)
 
@@ -55,10 +55,10 @@ def write_report(data: str | Path, out: str | Path, n_bootstrap: int = MODERATIO
     risk_coverage.csv, stability_lobo.csv, stability_subsample.csv, cost_curves.csv, summary.json and,
     with matplotlib, reliability.png, risk_coverage.png, cost_map.png.
     """
-    from . import figures as F
+    from ..reliability import figures as F
     from ..reading.moderation import read_moderation
-    from .report import common_item_counts, compute_report, parse_failures, verbal_ece
-    from .stability import cost_curves, leave_one_benchmark_out, subsample_stability
+    from ..reliability.report import common_item_counts, compute_report, parse_failures, verbal_ece
+    from ..reliability.stability import cost_curves, leave_one_benchmark_out, subsample_stability
 
     frame = read_moderation(data)
     table = compute_report(frame, n_bootstrap=n_bootstrap, seed=seed, n_splits=n_splits)

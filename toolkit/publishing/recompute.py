@@ -96,7 +96,7 @@ def write_figures(root: Path, table) -> list[str]:
     from matplotlib import use
 
     use("Agg")
-    from space.figures import rank_sensitivity_figure  # matplotlib only; no gradio, no torch
+    from toolkit.board_figures import rank_sensitivity_figure  # matplotlib only; no gradio, no torch
 
     from ..naming import judge_slug
 

@@ -27,10 +27,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from schemas.display import MODERATION_BENCHMARK_ORDER
+
 from ..defaults import MODERATION_N_BOOTSTRAP
 from . import metrics as M
 from .calibration import temperature_scaling
-from .sources import BENCHMARKS
 
 POOLED = "pooled"
 MACRO = "macro"
@@ -59,7 +60,7 @@ def moderator_key(frame: pd.DataFrame) -> pd.Series:
 
 def benchmark_order(benchmarks) -> list[str]:
     """The suite's order (that of the release's DATASETS), unknown benchmarks after, by name."""
-    known = {b: i for i, b in enumerate(BENCHMARKS)}
+    known = {b: i for i, b in enumerate(MODERATION_BENCHMARK_ORDER)}
     return sorted(set(benchmarks), key=lambda b: (known.get(b, len(known)), b))
 
 

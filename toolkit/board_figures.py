@@ -1,5 +1,6 @@
-"""The Space's figures as matplotlib Figures (Figure, not pyplot: no global state across threads).
-Model ids are drawn in full; "$" is escaped so a name is never read as mathtext."""
+"""The leaderboard figures (the Space's, and the ones `recompute` commits) as matplotlib Figures (Figure, not
+pyplot: no global state across threads). Model ids are drawn in full; "$" is escaped so a name is never read as
+mathtext."""
 from __future__ import annotations
 
 import pandas as pd
@@ -7,8 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from schemas import POLICIES
-from schemas.display import POLICY_SHORT
-from space.table import _num
+from schemas.display import POLICY_SHORT, as_number
 
 LABEL_COLORS = {"harmful": "#c0392b", "ambiguous": "#f0b429", "safe": "#2e8b57"}
 #: the columns each figure draws (the key of its cached PNG: space/plot_cache.py)
@@ -32,7 +32,7 @@ def label_mix_figure(rows: pd.DataFrame) -> Figure | None:
     y = list(range(n))[::-1]  # first row on top
     left = [0.0] * n
     for label, col in (("harmful", "hcr"), ("ambiguous", "ar"), ("safe", "srr")):
-        vals = [(_num(v) or 0.0) for v in rows[col]]
+        vals = [(as_number(v) or 0.0) for v in rows[col]]
         ax.barh(y, vals, left=left, color=LABEL_COLORS[label], label=label, height=0.72, edgecolor="white", linewidth=0.5)
         for yi, l0, v in zip(y, left, vals):
             if v >= 0.08:  # only label segments wide enough to hold the text
@@ -57,7 +57,7 @@ def rank_sensitivity_figure(rows: pd.DataFrame) -> Figure | None:
     ax = fig.add_subplot()
     xs = list(range(len(POLICIES)))
     for r in rows.to_dict(orient="records"):
-        ys = [_num(r.get(f"rank_{p}")) for p in POLICIES]
+        ys = [as_number(r.get(f"rank_{p}")) for p in POLICIES]
         ax.plot(xs, [float("nan") if y is None else y for y in ys], marker="o", linewidth=1.2, markersize=4,
                 label=plot_label(r["model_id"]))
     ax.set_xticks(xs, [f"{p}\n({POLICY_SHORT[p]})" for p in POLICIES], fontsize=8)
@@ -80,9 +80,9 @@ def scores_ci_figure(rows: pd.DataFrame) -> Figure | None:
     axes = fig.subplots(1, 2, sharey=True)
     y = list(range(n))[::-1]
     for ax, metric, title in ((axes[0], "s_raw", "S_raw"), (axes[1], "s_adj", "S_adj")):
-        vals = [_num(v) for v in rows[metric]]
-        lo = [_num(v) for v in rows.get(f"{metric}_lo", [None] * n)]
-        hi = [_num(v) for v in rows.get(f"{metric}_hi", [None] * n)]
+        vals = [as_number(v) for v in rows[metric]]
+        lo = [as_number(v) for v in rows.get(f"{metric}_lo", [None] * n)]
+        hi = [as_number(v) for v in rows.get(f"{metric}_hi", [None] * n)]
         for yi, v, l, h in zip(y, vals, lo, hi):
             if v is None:
                 continue
