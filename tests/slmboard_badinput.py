@@ -372,7 +372,7 @@ IMPORT_CASES: list[ImportCase] = [
                "anthropic_red_team): 2 row(s)); set skip_unmatched to leave them out, or pass suite=NAME if they are one "
                "(skip_unmatched is --skip-unmatched, suite is --suites on the command line)",
                lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suites", "smoke")]),
-    ImportCase("import_helm_suite_overrides_source", "import helm --suite smoke on a run that says its suite (xstest)",
+    ImportCase("import_helm_suite_overrides_source", "import helm --suites smoke on a run that says its suite (xstest)",
                "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suites on the command line)",
                lambda d: _helm(d, scenario="xstest")),
     ImportCase("import_reworded_id", "import table with a row whose id is a suite item's but whose wording differs",

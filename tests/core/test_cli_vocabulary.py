@@ -78,6 +78,22 @@ def test_help_agrees_with_the_code():
     assert "openai:<model>" in generate and "model_id=NAME" not in generate
 
 
+def test_help_names_each_component_once_and_by_its_kind_where_names_clash():
+    import re
+
+    for cmd, parser in _commands().items():
+        for action in parser._actions:
+            owners = re.findall(r"\[([^\]]*)\]$", " ".join((action.help or "").split()))
+            for listed in owners:
+                names = [n.strip() for n in listed.split(",")]
+                assert len(names) == len(set(names)), (cmd, action.option_strings, listed)
+    moderate = _commands()["moderate"]
+    titles = [g.title for g in moderate._action_groups]
+    assert "moderator and judge options" in titles
+    base_url = " ".join(_flags(moderate)["--base-url"].help.split())
+    assert "[moderator openai, judge openai, judge guard]" in base_url
+
+
 def test_a_bad_flag_gets_the_subcommands_usage_and_the_closest_flag(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["judge", str(tmp_path), "--base-ulr", "http://x"])
@@ -158,6 +174,17 @@ def test_submit_names_allow_partial_and_describes_model_json(tmp_path, capsys):
     assert main(["submit", str(run), "--to", str(tmp_path / "ds"), "--allow-partial"]) == 0
     err = capsys.readouterr().err
     assert "model.json, a JSON object of manifest fields, e.g. {\"family\"" in err
+
+
+def test_model_json_may_not_restate_what_submit_takes_from_the_run(tmp_path, capsys):
+    from slmboard_testing import make_run
+
+    run = make_run(tmp_path / "r")
+    (run / "model.json").write_text(json.dumps({"family": "SmolLM2", "model_id": "someone/else"}))
+    assert main(["submit", str(run), "--to", str(tmp_path / "ds")]) == 1
+    err = capsys.readouterr().err
+    assert "model.json: model_id cannot be set here" in err and "Traceback" not in err
+    assert not (tmp_path / "ds").exists()
 
 
 def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path, capsys):

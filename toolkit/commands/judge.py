@@ -14,7 +14,8 @@ def add_judge_arguments(p: argparse.ArgumentParser, prefix: str = "", registries
     flags of further ``registries`` that share options with judges join the same set."""
     p.add_argument("--judge", default=api.DEFAULT_JUDGE, metavar="SPEC",
                    help=spec_help(api.JUDGES, f"the judge (default {api.DEFAULT_JUDGE})"))
-    return OptionFlags(p, prefix).add_registry(*registries, api.JUDGES, title="judge options"
+    kinds = " and ".join(r.kind.split()[0] for r in (*registries, api.JUDGES))
+    return OptionFlags(p, prefix).add_registry(*registries, api.JUDGES, title=f"{kinds} options"
                                                + (f" (spelled --{prefix}...)" if prefix else ""))
 
 

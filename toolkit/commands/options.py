@@ -74,13 +74,24 @@ def _kind(annotation: Any) -> tuple[str, Any]:
 def _help(info: api.OptionInfo, owners: dict[str, Any], all_owners: Sequence[str]) -> str:
     text = info.help or info.name.replace("_", " ")
     shown = {o: d for o, d in owners.items() if d is not None and not isinstance(d, bool) and d != {} and d != []}
-    who = "" if set(owners) >= set(all_owners) or len(all_owners) < 2 else \
-        f" [{', '.join(o.partition(':')[2] or o for o in owners)}]"
+    who = "" if set(owners) >= set(all_owners) or len(all_owners) < 2 else f" [{', '.join(_labels(owners, all_owners))}]"
     if len(set(map(str, shown.values()))) == 1 and "default" not in text:
         text += f" (default {next(iter(shown.values()))})"
     elif len(shown) > 1:
-        text += " (default " + ", ".join(f"{d} for {o.partition(':')[2] or o}" for o, d in shown.items()) + ")"
+        labels = dict(zip(owners, _labels(owners, all_owners)))
+        text += " (default " + ", ".join(f"{d} for {labels[o]}" for o, d in shown.items()) + ")"
     return text.replace("%", "%%") + who
+
+
+def _labels(owners: Iterable[str], all_owners: Sequence[str]) -> list[str]:
+    """Owners by component name ("openai"), or "kind name" ("moderator openai") when two kinds on one
+    parser have components of the same name."""
+    names = [o.partition(":")[2] or o for o in all_owners]
+    shared = {n for n in names if names.count(n) > 1}
+    def label(owner: str) -> str:
+        kind, _, name = owner.partition(":")
+        return f"{kind.split()[0]} {name}" if name in shared else (name or owner)
+    return [label(o) for o in owners]
 
 
 def _int_or_text(value: str) -> int | str:

@@ -130,6 +130,11 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
     return groups, errors
 
 
+#: Manifest fields submit fills from the run; RUN/model.json may not set them.
+_SET_BY_SUBMIT = frozenset({"submission_id", "model_id", "model_revision", "run_config", "toolkit_version", "created_at",
+                            "record_files", "judge_configs", "partial", "suite_totals", "missing_items"})
+
+
 def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
     """Manifest fields from the model config the run recorded, overridden by RUN/model.json."""
     info = dict(config.model_info)
@@ -152,6 +157,11 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
             raise SlmboardError(f"{run.model_info_path}: not valid JSON: {exc}") from exc
         if not isinstance(extra, dict):
             raise SlmboardError(f"{run.model_info_path}: expected a JSON object of manifest fields")
+        reserved = sorted(set(extra) & _SET_BY_SUBMIT)
+        if reserved:  # these come from the run itself; letting model.json override them would misstate it
+            raise SlmboardError(f"{run.model_info_path}: {', '.join(reserved)} cannot be set here: submit takes "
+                                f"{'it' if len(reserved) == 1 else 'them'} from the run ({run.config_path}); remove "
+                                f"{'it' if len(reserved) == 1 else 'them'} from {run.model_info_path.name}")
         arch_extra = extra.pop("architecture", {}) or {}
         meta["architecture"] = {**meta["architecture"], **arch_extra}
         meta.update(extra)
