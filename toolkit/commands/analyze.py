@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
@@ -17,6 +19,7 @@ def run(a) -> int:
         metrics=not a.no_metrics,
         unseen_k=a.unseen_k,
         show_progress=not a.quiet,
+        token=a.token,
     )
     print(f"wrote {len(summary.files)} files to {a.out} (see {a.out}/README.md)")
     for note in summary.notes:
@@ -37,4 +40,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unseen-k", type=int, default=None, help="models held out in the unseen-model transfer (default: 6/26 of the models)")
     p.add_argument("--no-metrics", action="store_true", help="skip the 12 metrics (no torch/spaCy): leaderboard, consistency, BBQ, figures only")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_token_argument(p)
     p.set_defaults(func=run)
