@@ -84,13 +84,15 @@ def _is_connection_failure(exc: BaseException) -> bool:
 def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool = False,
               revision: str | None = None) -> HubAccessError | None:
     """The one-line error of a Hub failure on ``repo`` (a ``kind`` repo), or None when ``exc`` is no Hub failure."""
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, RepositoryNotFoundError,
+    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, RepositoryNotFoundError,
                                         RevisionNotFoundError)
 
     what = f"{kind} {repo}" + (f"@{revision}" if revision else "")
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
         return HubAccessError(repo, None, f"{what}: cannot reach the Hub at {endpoint()}",
                               "check the network connection (and HF_ENDPOINT), then try again")
+    if isinstance(exc, HFValidationError):  # e.g. a path where an id belongs: it never reached the Hub
+        return HubAccessError(repo, None, f"{what}: not a Hub repo id", "write it as ORG/NAME")
     if not isinstance(exc, HfHubHTTPError):
         return None
     status = _status(exc)

@@ -115,7 +115,7 @@ ALLOWED: dict[str, set[str]] = {
     "toolkit.reading": {"schemas", "toolkit", "toolkit.arrow_schemas", "toolkit.dataset_layout", "toolkit.defaults", "toolkit.errors",
                         "toolkit.hub_access", "toolkit.naming", "toolkit.records_io", "toolkit.runs", "toolkit.scoring", "toolkit.secrets",
                         "toolkit.validation"},
-    "toolkit.suites": {"toolkit.errors", "toolkit.registry"},
+    "toolkit.suites": {"toolkit.errors", "toolkit.hub_access", "toolkit.registry"},
     "toolkit.generation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors",
                            "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.stage", "toolkit.suites"},
     "toolkit.judging": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.naming",
