@@ -101,3 +101,6 @@ class HubAccessError(SlmboardError):
     def __init__(self, repo: str, status: int | None, problem: str, advice: str, *, param: str | None = None):
         self.repo, self.status, self.problem, self.advice = repo, status, problem, advice
         super().__init__(f"{problem}; {advice}", param=param)
+
+    def __reduce__(self):  # picklable (a Ray task's error travels to the driver) with its message as it is now
+        return type(self), (self.repo, self.status, self.problem, self.advice), {"param": self.param, "args": self.args}

@@ -62,6 +62,14 @@ def repo_url(repo: str, kind: str = "dataset") -> str:
     return f"{endpoint()}/{'' if kind == 'model' else kind + 's/'}{repo}"
 
 
+def _offline() -> bool:
+    import os
+
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+
+
 def _status(exc: BaseException) -> int | None:
     response = getattr(exc, "response", None)
     return getattr(response, "status_code", None)
@@ -89,6 +97,9 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
 
     what = f"{kind} {repo}" + (f"@{revision}" if revision else "")
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
+        if _offline():
+            return HubAccessError(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
+                                  "unset HF_HUB_OFFLINE to download it")
         return HubAccessError(repo, None, f"{what}: cannot reach the Hub at {endpoint()}",
                               "check the network connection (and HF_ENDPOINT), then try again")
     if isinstance(exc, HFValidationError):  # e.g. a path where an id belongs: it never reached the Hub
@@ -125,7 +136,7 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
     from .secrets import scrub_secrets
 
     first = scrub_secrets(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, [current_token()])
-    advice = "try again later" if status and status >= 500 else "see the Hub's message above"
+    advice = "try again later" if status and status >= 500 else "see the Hub's message"
     return HubAccessError(repo, status, f"{what}: the Hub answered HTTP {status}: {first}", advice)
 
 
