@@ -90,8 +90,9 @@ def _is_connection_failure(exc: BaseException) -> bool:
 
 
 def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool = False,
-              revision: str | None = None) -> HubAccessError | None:
-    """The one-line error of a Hub failure on ``repo`` (a ``kind`` repo), or None when ``exc`` is no Hub failure."""
+              revision: str | None = None, pull_request: bool = False) -> HubAccessError | None:
+    """The one-line error of a Hub failure on ``repo`` (a ``kind`` repo), or None when ``exc`` is no Hub failure.
+    ``write``: the call writes (a commit, settings); ``pull_request``: it opens a pull request."""
     from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, RepositoryNotFoundError,
                                         RevisionNotFoundError)
 
@@ -117,12 +118,15 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
                               "that can see it (HTTP 401)", "check the name ORG/NAME; if it is private, run "
                               "`hf auth login` or pass a token", param="token")
     if isinstance(exc, RepositoryNotFoundError) or status == 404:
-        return HubAccessError(repo, status, f"{what}: not found on the Hub (HTTP {status})",
-                              "check the name ORG/NAME; a private repo also reads as not found without a token that can see it")
+        return not_found(repo, kind, status)
     if status == 401:
         return HubAccessError(repo, status, f"{what}: the Hub refused the request (HTTP 401: not logged in or the token is invalid)",
                               "run `hf auth login` or pass a token", param="token")
     if status == 403:
+        said = _server_message(exc)
+        if pull_request:
+            return HubAccessError(repo, status, f"{what}: the Hub refused the pull request (HTTP 403{said})",
+                                  "ask its owner to open pull requests (discussions) or for write access")
         if write and kind == "dataset":
             return HubAccessError(repo, status, f"{what}: this token may not write to it (HTTP 403)",
                                   "ask its owner for write access, or submit it as a pull request", param="create_pr")
@@ -140,15 +144,30 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
     return HubAccessError(repo, status, f"{what}: the Hub answered HTTP {status}: {first}", advice)
 
 
+def _server_message(exc: BaseException) -> str:
+    """': <the Hub's own reason>' when it gave one (e.g. discussions disabled), scrubbed of tokens."""
+    from .secrets import scrub_secrets
+
+    text = (getattr(exc, "server_message", None) or "").strip().splitlines()
+    return f": {scrub_secrets(text[0], [current_token()])}" if text else ""
+
+
+def not_found(repo: str, kind: str = "dataset", status: int | None = 404) -> HubAccessError:
+    """The repo is not there (or not visible with this token)."""
+    return HubAccessError(repo, status, f"{kind} {repo}: not found on the Hub (HTTP {status})",
+                          "check the name ORG/NAME; a private repo also reads as not found without a token that can see it")
+
+
 @contextmanager
-def hub_call(repo: str, kind: str = "dataset", write: bool = False, revision: str | None = None) -> Iterator[None]:
+def hub_call(repo: str, kind: str = "dataset", write: bool = False, revision: str | None = None,
+             pull_request: bool = False) -> Iterator[None]:
     """Hub failures inside this block become one :class:`HubAccessError` about ``repo``."""
     try:
         yield
     except SlmboardError:
         raise
     except Exception as exc:  # huggingface_hub raises many types; translate() knows the Hub's
-        error = translate(exc, repo, kind, write, revision)
+        error = translate(exc, repo, kind, write, revision, pull_request)
         if error is None:
             raise
         raise error from None

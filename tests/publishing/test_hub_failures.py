@@ -10,6 +10,7 @@ import json
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import pytest
@@ -84,7 +85,8 @@ def commands(run) -> dict[str, tuple[str, ...]]:
     return {"submit": ("submit", str(run), "--to", DATASET, "--bootstrap", "0"),
             "review": ("review", DATASET, "--no-comment"),
             "space deploy": ("space", "deploy", SPACE, "--data", DATASET),
-            "rank": ("rank", DATASET, "--bootstrap", "0", "--quiet")}
+            "rank": ("rank", DATASET, "--bootstrap", "0", "--quiet"),
+            "submit --create-pr": ("submit", str(run), "--to", DATASET, "--bootstrap", "0", "--create-pr")}
 
 
 @pytest.mark.parametrize("command", ["submit", "review", "space deploy", "rank"])
@@ -106,6 +108,9 @@ FAILURES = [
      ["space org/board-space", "HTTP 403", "ask its owner for write access"]),
     ("rank", 404, {"path_prefix": "/api/datasets/org/board"}, ["org/board", "no such dataset on the Hub", "ORG/NAME"]),
     ("submit", 429, {"path_prefix": "/api/repos/create"}, ["dataset org/board", "HTTP 429", "wait a few minutes and retry"]),
+    ("submit --create-pr", 403, {"path_prefix": "/api/datasets/org/board/commit", "method": "POST",
+                                 "message": "Discussions are disabled for this repo"},
+     ["dataset org/board", "refused the pull request", "Discussions are disabled", "ask its owner"]),
 ]
 
 
@@ -114,6 +119,16 @@ def test_hub_status_is_one_line_with_advice(command, status, rule, needles, emul
     inject(status, **rule)
     proc = cli(hub_env(emulator, home / f"{command}-{status}"), *commands(published)[command], check=False, timeout=120)
     assert_one_line(proc, *needles)
+
+
+def test_missing_revision_and_missing_dataset_are_named_and_nothing_is_created(emulator, home):
+    env = hub_env(emulator, home / "missing")
+    assert_one_line(cli(env, "rank", f"{DATASET}@no-such-branch", "--bootstrap", "0", check=False),
+                    "dataset org/board@no-such-branch: revision not found", "branch, tag, commit")
+    assert_one_line(cli(env, "recompute", "org/missing", "--bootstrap", "0", check=False),
+                    "dataset org/missing: not found on the Hub", "ORG/NAME")
+    with pytest.raises(urllib.error.HTTPError):  # recompute never creates a dataset under a mistyped name
+        urllib.request.urlopen(f"{emulator.url}/api/datasets/org/missing", timeout=10)
 
 
 def test_conflicting_commits_after_the_retries_say_try_again(emulator, published, home, inject):

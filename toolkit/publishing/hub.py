@@ -80,9 +80,10 @@ class HubPublisher:
     """Publish to the dataset repo ``repo_id`` on the Hub (or whatever HF_ENDPOINT points at)."""
 
     def __init__(self, repo_id: str, create_pr: bool = False, private: bool = False, max_attempts: int = 8,
-                 xet: bool | None = None, revision: str = "main", gate_new_repo: bool = True):
+                 xet: bool | None = None, revision: str = "main", gate_new_repo: bool = True, create: bool = True):
         self.repo_id = repo_id
         self.gate_new_repo = gate_new_repo  # records hold harmful completions: a repo we create is gated
+        self.create = create  # False (recompute): a missing repo is an error, never created under a mistyped name
         self.create_pr = create_pr
         self.private = private
         self.max_attempts = max_attempts
@@ -104,7 +105,7 @@ class HubPublisher:
         """Hub failures inside become one HubAccessError about this dataset."""
         from ..hub_access import hub_call
 
-        return hub_call(self.repo_id, write=write and not self.create_pr)
+        return hub_call(self.repo_id, write=write, pull_request=write and self.create_pr)
 
     def head(self) -> str | None:
         from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
@@ -135,6 +136,10 @@ class HubPublisher:
         api = self._api()
         with self._call(write=True):
             existed = api.repo_exists(self.repo_id, repo_type="dataset")
+            if not existed and not self.create:
+                from ..hub_access import not_found
+
+                raise not_found(self.repo_id)
             api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
         if not existed and self.gate_new_repo:
             self.set_gated("auto")  # before the first record is uploaded

@@ -78,7 +78,7 @@ def fetch_snapshot(hub: HubId, suites: Sequence[str] | None = None) -> Snapshot:
             root = Path(snapshot_download(hub.repo_id, repo_type="dataset", revision=info.sha, token=current_token(),
                                           allow_patterns=hub_patterns(suites)))
     except HubAccessError as exc:
-        if exc.status == 404:  # DATA may as well have been a mistyped local path: say both
+        if exc.status == 404 and "revision" not in exc.problem:  # DATA may as well be a mistyped local path: say both
             raise HubAccessError(exc.repo, exc.status, f"{hub}: no such local file or folder, and no such dataset on "
                                  f"the Hub", "check the path, or the name ORG/NAME", param=exc.param) from None
         raise
