@@ -578,12 +578,16 @@ def moderation_report(
     seed: int = 0,
     stability_repeats: int = 100,
     figures: bool = True,
+    token: str | None = None,
 ) -> ReportResult:
-    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures)."""
+    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures).
+    ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from .hub_access import hub_token
     from .moderation.workflow import write_report
 
-    return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
-                        stability_repeats=stability_repeats, figures=figures)
+    with hub_token(token):
+        return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
+                            stability_repeats=stability_repeats, figures=figures)
 
 
 def review(dataset: str, post: bool = True, data_dir: PathLike | None = None, token: str | None = None) -> list[Review]:

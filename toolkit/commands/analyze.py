@@ -30,7 +30,7 @@ def run(a) -> int:
 def register(p: argparse.ArgumentParser) -> None:
     from .. import api
 
-    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder, a dataset folder or a Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for the tables, figures and summary (replaced as a whole)")
     p.add_argument("--submissions", default=None, help="folder of submission manifests (*.json) for the metadata correlations, e.g. submissions/")
     p.add_argument("--bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
