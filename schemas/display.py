@@ -20,6 +20,21 @@ def as_number(value: Any) -> float | None:
     return None if number != number else number
 
 
+PARTIAL = "(partial)"
+
+
+def coverage_text(coverage: Any, n_items: Any = None, dash: str = "—") -> str:
+    """How much of its suite a leaderboard row covers, with the partial marker the terminal and the Space share:
+    '30/30' or '3/30 (partial)' given the row's item count, '100%' or '62.5% (partial)' without; ``dash`` when unknown."""
+    share, n = as_number(coverage), as_number(n_items)
+    if share is None:
+        return dash
+    mark = "" if share >= 1 else f" {PARTIAL}"
+    if n is not None and share > 0:
+        return f"{int(n)}/{round(n / share)}{mark}"  # coverage = items / the suite's total
+    return f"{100 * share:.0f}%" if share >= 1 else f"{100 * share:.1f}%{mark}"
+
+
 def policy_mapping(policy: str) -> str:
     """What a policy does with the ambiguous label: '0.5→0.25', or 'dropped' for `excluded`."""
     value = POLICY_VALUE[policy]

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from schemas import POLICIES
-from schemas.display import as_number
+from schemas.display import as_number, coverage_text
 from space.data import md_escape
 
 DIGITS = 3  # scores: ranks are computed at full precision, so 2 digits would show false ties
@@ -66,10 +66,7 @@ def fmt_share(v: Any) -> str:
 
 def fmt_coverage(v: Any) -> str:
     """'100%' for a complete run, '62.5% (partial)' for a run that judged only part of the suite."""
-    v = as_number(v)
-    if v is None:
-        return DASH
-    return f"{100 * v:.0f}%" if v >= 1 else f"{100 * v:.1f}% (partial)"
+    return coverage_text(v, dash=DASH)
 
 
 def model_cell(model_id: str, revision: Any = None) -> str:

@@ -6,7 +6,9 @@ to it (regular files and classic LFS uploads; start the client with HF_HUB_DISAB
 back (revision info, tree, paths-info, refs, commits, resolve); pull requests (``create_pr=True``
 commits open a discussion; list and details) and repo settings (``update_repo_settings``: gated,
 visibility). A test can refuse pull requests on a repo (as the Hub does when discussions are
-disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussions_disabled": true}``. Commits honour ``parentCommit``
+disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussions_disabled": true}``, and make the
+next requests under a path fail with ``POST /_emulator/fail`` ``{"status": 403, "path_prefix": "/api/...",
+"times": N, "method": "POST", "code": "GatedRepo"}`` (``{"clear": true}`` removes every such rule). Commits honour ``parentCommit``
 exactly like the Hub: 412 when the branch moved, 409 while another commit to the same repo is in
 flight. State lives in memory; one process per test (start with :func:`start_emulator`).
 
@@ -38,6 +40,12 @@ from fastapi.responses import JSONResponse, Response
 EMULATOR_TOKEN_ENV = "SLMBOARD_EMULATOR_TOKEN"
 COMMIT_DELAY_ENV = "SLMBOARD_EMULATOR_COMMIT_DELAY"  # seconds a commit holds the repo lock (widens races)
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
+#: X-Error-Code and message of an injected failure, as the Hub answers that status (huggingface_hub reads both)
+INJECTED_DEFAULTS = {401: ("Unauthorized", "Invalid credentials in Authorization header"),
+                     403: ("Forbidden", "You don't have the rights to write to this repo"),
+                     404: ("RepoNotFound", "Repository not found"), 409: ("Conflict", "A commit is already in progress"),
+                     412: ("PreconditionFailed", "The parent commit is not the head of the branch"),
+                     429: ("TooManyRequests", "Rate limit reached")}
 
 
 def git_blob_oid(data: bytes) -> str:
@@ -206,6 +214,32 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
     @app.get("/_emulator/stats")
     def stats():
         return state.counts
+
+    # --- failure injection (tests/publishing/test_hub_failures.py): the next ``times`` requests whose path
+    # starts with ``path_prefix`` (and, when given, use ``method``) get ``status``, with the headers the Hub sends
+    injected: list[dict] = []
+
+    @app.post("/_emulator/fail")
+    async def inject_failure(request: Request):
+        body = await request.json()
+        if body.get("clear"):
+            injected.clear()
+        else:
+            status = int(body["status"])
+            code, message = INJECTED_DEFAULTS.get(status, ("Error", f"injected HTTP {status}"))
+            injected.append({"status": status, "path_prefix": body.get("path_prefix", "/"), "method": body.get("method"),
+                             "times": int(body.get("times", 1_000_000)), "code": body.get("code") or code,
+                             "message": body.get("message") or message})
+        return {"injected": len(injected)}
+
+    @app.middleware("http")
+    async def injected_failures(request: Request, call_next):
+        path = unquote(request.url.path)
+        for rule in injected if not path.startswith("/_emulator") else ():
+            if rule["times"] > 0 and path.startswith(rule["path_prefix"]) and rule["method"] in (None, request.method):
+                rule["times"] -= 1
+                return err(rule["status"], rule["code"], rule["message"])
+        return await call_next(request)
 
     @app.put("/_emulator/lfs/{oid}")
     async def lfs_put(oid: str, request: Request):

@@ -198,37 +198,44 @@ def submit(
     primary_judges: dict[str, str] | None = None,
     gate: bool | None = None,
     allow_partial: bool = False,
+    token: str | None = None,
 ) -> SubmitResult:
     """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
 
     ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
-    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them).
+    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
+    from .hub_access import hub_token
     from .publishing.submit import submit as publish
 
-    return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+    with hub_token(token):
+        return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                    primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
-def read_items(data: DataSource) -> pd.DataFrame:
+def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
     """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
-    Hub dataset id (checked: scores, duplicates; errors name the source file and line)."""
+    Hub dataset id (checked: scores, duplicates; errors name the source file and line). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from .hub_access import hub_token
     from .reading import read_item_frame
 
-    return read_item_frame(data)
+    with hub_token(token):
+        return read_item_frame(data)
 
 
 def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
-         suite_totals: dict[str, int] | None = None) -> pd.DataFrame:
+         suite_totals: dict[str, int] | None = None, token: str | None = None) -> pd.DataFrame:
     """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
 
     DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
     (suite, judge) group at a time, so memory follows the largest group, not the number of records.
-    ``coverage`` uses ``suite_totals``, by default the suite totals the dataset's manifests record.
+    ``coverage`` uses ``suite_totals``, by default the suite totals the dataset's manifests record. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
+    from .hub_access import hub_token
     from .reading import leaderboard, write_leaderboard
 
-    table = leaderboard(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
+    with hub_token(token):
+        table = leaderboard(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
     if out is not None:
         write_leaderboard(table, out)
     return table
@@ -270,36 +277,50 @@ def task_folder(tool: str = "lm-eval") -> Path:
     return tasks_dir()
 
 
-def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] | None = None) -> EeeExport | EvalResultsExport:
+def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] | None = None,
+           token: str | None = None) -> EeeExport | EvalResultsExport:
     """Per-item results of ``data`` in another tool's format (``fmt``: a name of :data:`EXPORT_FORMATS`)
-    with that format's checked ``options``; every number recomputed from the per-item records."""
+    with that format's checked ``options``; every number recomputed from the per-item records. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .exporting.components import EXPORT_FORMATS
+    from .hub_access import hub_token
 
     component = EXPORT_FORMATS.get(fmt)
     checked = component.parse_options(options)
-    return component.load()(data, out, **checked.as_kwargs())
+    with hub_token(token):
+        return component.load()(data, out, **checked.as_kwargs())
 
 
-def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> EeeExport:
+def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,
+               token: str | None = None) -> EeeExport:
     """Every Eval Ever 0.3.0 files (one aggregate + samples file per model, suite and judge) in ``out``;
     numbers from the leaderboard recomputed from the per-item records of ``data``."""
-    return export("eee", data, out, {"n_bootstrap": n_bootstrap, "seed": seed})  # type: ignore[return-value]
+    return export("eee", data, out, {"n_bootstrap": n_bootstrap, "seed": seed}, token=token)  # type: ignore[return-value]
 
 
 def export_eval_results(data: PathLike, out: PathLike, dataset_id: str | None = None,
-                        primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
+                        primary_judges: dict[str, str] | None = None, push: bool = False,
+                        token: str | None = None) -> EvalResultsExport:
     """Hugging Face ``.eval_results/slmboard.yaml`` per model in ``out`` (S_adj of each suite under its
     primary judge); ``push=True`` also opens one pull request per model repo."""
     return export("eval-results", data, out, {"dataset_id": dataset_id, "primary_judges": primary_judges,  # type: ignore[return-value]
-                                              "push": push})
+                                              "push": push}, token=token)
 
 
 def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
-          refresh: float | None = None) -> str:
+          refresh: float | None = None, token: str | None = None) -> str:
     """Start the leaderboard Space on ``data`` (a dataset folder or Hub id); returns its URL.
-    ``refresh``: re-read the data this often (seconds) when it changed; default 300, 0 = only on Refresh."""
+    ``refresh``: re-read the data this often (seconds) when it changed; default 300, 0 = only on Refresh.
+    ``token``: the Hugging Face token the server reads a Hub dataset with (None: HF_TOKEN or the saved login).
+    A missing folder or an unreachable Hub dataset is refused before any server starts."""
+    from .hub_access import hub_token, set_process_token
+    from .reading.locate import fetch_snapshot, local_path, parse_hub_id
     from .space_launcher import launch_space
 
+    hub = parse_hub_id(data)
+    with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
+        fetch_snapshot(hub) if hub else local_path(data)
+    if token is not None:
+        set_process_token(token)  # the server reads the dataset again in its own threads
     return launch_space(data, host=host, port=port, block=block, refresh=refresh)
 
 
@@ -328,16 +349,18 @@ def merge(shards: Sequence[PathLike], out: PathLike, data_dir: PathLike | None =
 
 
 def agreement(
-    data: DataSource, judge_a: str, judge_b: str, out: PathLike | None = None
+    data: DataSource, judge_a: str, judge_b: str, out: PathLike | None = None, token: str | None = None
 ) -> tuple[dict[str, dict[str, Any]], tuple[Path, Path] | None]:
     """Agreement of two judges per suite (paper 1 Tables 5-6); with ``out``, writes agreement.json/.csv there.
 
     A judge is named by its id, its folder slug or the name it was run with (``heuristic`` for
     ``heuristic-v1``). Returns (result keyed by suite, (json path, csv path) or None).
     """
+    from .hub_access import hub_token
     from .judging.agreement import judge_agreement
 
-    return judge_agreement(data, judge_a, judge_b, out=out)
+    with hub_token(token):
+        return judge_agreement(data, judge_a, judge_b, out=out)
 
 
 def analyze(
@@ -350,11 +373,14 @@ def analyze(
     metrics: bool = True,
     unseen_k: int | None = None,
     show_progress: bool = True,
+    token: str | None = None,
 ) -> AnalysisResult:
-    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``."""
+    """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .analysis import run_analysis
+    from .hub_access import hub_token
 
-    return run_analysis(data, out, submissions=submissions, n_bootstrap=n_bootstrap, seed=seed, max_prompts=max_prompts,
+    with hub_token(token):
+        return run_analysis(data, out, submissions=submissions, n_bootstrap=n_bootstrap, seed=seed, max_prompts=max_prompts,
                         metrics=metrics, unseen_k=unseen_k, show_progress=show_progress)
 
 
@@ -388,36 +414,39 @@ def evaluate(
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
+    token: str | None = None,
 ) -> SubmitResult:
     """generate → judge → submit in one call, with every option of the three (the same names). Each step
     resumes what a previous attempt left in ``out``; a run that is already in the dataset is reported, not
     published twice. The result names the judge id written and what makes the run not comparable with
     reported results (the smoke suite, the heuristic judge). ``executor``, ``shards``, ``ray_address``,
-    ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`."""
+    ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .fanout import evaluate_fanned_out, wants_fanout
     from .fanout.plan import fanout_refusals, single_outcome
+    from .hub_access import hub_token
     from .judging.components import JudgeSpec
     from .judging.runner import judge_run
     from .publishing.submit import submit_unless_published
 
-    spec = JudgeSpec.of(judge)  # checked before any generation time is spent
-    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
-    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
-        fanout_refusals(backend=backend, shard=shard)
-        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
-                               mode, concurrency)
-        outcome = single_outcome(evaluate_fanned_out(out, to, options, spec, submit_options, executor, shards, ray_address,
-                                                     gpus_per_task, cpus_per_task, show_progress))
-        result, judge_id = outcome.submitted, outcome.judged.judge_id
-    else:
-        generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
-                 batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
-                 show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
-        judge_id = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors).judge_id
-        result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
-    result.judge_id = judge_id
-    return result
+    with hub_token(token):  # the Hub calls of the submit step (and of model downloads)
+        spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+        submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                              primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+        if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+            fanout_refusals(backend=backend, shard=shard)
+            options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
+                                   mode, concurrency)
+            outcome = single_outcome(evaluate_fanned_out(out, to, options, spec, submit_options, executor, shards, ray_address,
+                                                         gpus_per_task, cpus_per_task, show_progress))
+            result, judge_id = outcome.submitted, outcome.judged.judge_id
+        else:
+            generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
+                     batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
+                     show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
+            judge_id = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors).judge_id
+            result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
+        result.judge_id = judge_id
+        return result
 
 
 def evaluate_models(
@@ -444,20 +473,23 @@ def evaluate_models(
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
+    token: str | None = None,
 ) -> BoardResult:
     """A whole board in one call: generate → judge → submit for every entry of the models file ``models``
     (one run folder per entry under ``out``; an entry's model, model_args and submission id over ``model``).
     Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
     as its shards are complete; a model that fails is reported in the result and the others go on. The file
-    is checked before anything runs."""
+    is checked before anything runs. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .fanout import evaluate_fanned_out
+    from .hub_access import hub_token
     from .judging.components import JudgeSpec
 
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                           primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
-    return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
-                               gpus_per_task, cpus_per_task, show_progress, models=models)
+    with hub_token(token):
+        return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
+                                   gpus_per_task, cpus_per_task, show_progress, models=models)
 
 
 def recompute(
@@ -471,13 +503,16 @@ def recompute(
     xet: bool | None = None,
     primary_judges: dict[str, str] | None = None,
     gate: bool | None = None,
+    token: str | None = None,
 ) -> RecomputeResult:
     """(Maintainers) rebuild leaderboard + figures of a dataset from its per-item records and commit;
     ``rejudge`` re-judges that many items per submission file with ``judge`` and flags disagreement above
-    ``threshold``; ``primary_judges`` / ``gate`` update the card's choices (None keeps them)."""
+    ``threshold``; ``primary_judges`` / ``gate`` update the card's choices (None keeps them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from .hub_access import hub_token
     from .publishing.recompute import recompute as rebuild
 
-    return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
+    with hub_token(token):
+        return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
                    commit=commit, xet=xet, primary_judges=primary_judges or None, gate=gate)
 
 
@@ -543,12 +578,16 @@ def moderation_report(
     seed: int = 0,
     stability_repeats: int = 100,
     figures: bool = True,
+    token: str | None = None,
 ) -> ReportResult:
-    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures)."""
+    """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures).
+    ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from .hub_access import hub_token
     from .moderation.workflow import write_report
 
-    return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
-                        stability_repeats=stability_repeats, figures=figures)
+    with hub_token(token):
+        return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
+                            stability_repeats=stability_repeats, figures=figures)
 
 
 def review(dataset: str, post: bool = True, data_dir: PathLike | None = None, token: str | None = None) -> list[Review]:

@@ -91,3 +91,16 @@ class RecordFileCorrupt(ValidationFailed):
 class BadOption(SlmboardError, ValueError):
     """An option value a library function cannot use (also a ValueError, for older callers); ``param``
     names the Python parameter at fault."""
+
+
+class HubAccessError(SlmboardError):
+    """A call to the Hugging Face Hub failed (no network, not logged in, gated, no access, not found,
+    conflicting commits, rate limited): one line naming the repo and what to do. ``status`` is the
+    HTTP status (None: the Hub was not reached); made by :func:`toolkit.hub_access.translate`."""
+
+    def __init__(self, repo: str, status: int | None, problem: str, advice: str, *, param: str | None = None):
+        self.repo, self.status, self.problem, self.advice = repo, status, problem, advice
+        super().__init__(f"{problem}; {advice}", param=param)
+
+    def __reduce__(self):  # picklable (a Ray task's error travels to the driver) with its message as it is now
+        return type(self), (self.repo, self.status, self.problem, self.advice), {"param": self.param, "args": self.args}

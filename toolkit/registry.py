@@ -167,6 +167,8 @@ class Component(Generic[T]):
     comparable: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "component"
+    #: the argument is a local model folder or a Hub id: one written as a path must be an existing folder
+    argument_is_folder: bool = False
 
     def __post_init__(self) -> None:
         if not (isinstance(self.options, type) and issubclass(self.options, Options)):
@@ -259,6 +261,24 @@ def parse_pairs(items: "Iterable[str]", what: str, param: str | None = None, key
             raise BadOption(f"{what} {k!r} given twice ({out[k]!r}, {v!r})", param=param)
         out[k] = v
     return out
+
+
+PATH_PREFIXES = ("/", "./", "../", "~")
+
+
+def looks_like_path(text: str) -> bool:
+    """Written as a local path (``/x``, ``./x``, ``../x``, ``~/x``), never a Hub id ORG/NAME."""
+    return text.startswith(PATH_PREFIXES) or text in (".", "..")
+
+
+def _check_folder(kind: str, name: str, value: Any) -> None:
+    """A folder argument written as a path must exist here: otherwise it would be tried as a Hub id and fail
+    deep in a download with a traceback."""
+    from pathlib import Path
+
+    if isinstance(value, str) and looks_like_path(value) and not Path(value).expanduser().is_dir():
+        what = "not a folder" if Path(value).expanduser().exists() else "no such folder"
+        raise BadOption(f"{what}: {value} ({kind} {name}:<model folder or Hub id ORG/NAME>)")
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:
@@ -366,6 +386,8 @@ class Spec(Generic[T]):
         self.options: Options = self.component.parse_options(options, argument)
         #: the options given, in the order given (the argument first)
         self.given: tuple[str, ...] = ((self.component.argument,) if argument is not None else ()) + tuple(options)
+        if self.component.argument_is_folder:
+            _check_folder(self.registry.kind, name, getattr(self.options, self.component.argument, None))
 
     @classmethod
     def of(cls, value: "Spec[T] | str", **options: Any) -> "Spec[T]":

@@ -133,29 +133,25 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
                    data_dir: str | Path | None = None) -> list[Review]:
     """Review every open pull request of ``repo_id``; with ``post``, comment each result on its PR.
     ``data_dir``: the benchmark mirror the suites' canonical item lists load from (as `submit --data-dir`)."""
-    from huggingface_hub import HfApi
-    from huggingface_hub.utils import RepositoryNotFoundError
-
+    from .hub_access import hub_api, hub_call, hub_token
     from .reading import HubId, open_data, parse_hub_id
     from .reading.queue import pull_request_details
 
-    api = HfApi(token=token)
     hub = parse_hub_id(repo_id) or HubId(repo_id, None)
-    try:
+    with hub_token(token), hub_call(hub.repo_id):  # every Hub failure: one line naming the dataset
+        api = hub_api()
         prs = open_pull_requests(api, hub.repo_id)
-    except RepositoryNotFoundError as exc:
-        raise SlmboardError(f"dataset {hub.repo_id!r} not found on the Hub (or not visible with this token)") from exc
-    reviews = []
-    main = open_data(str(hub)).root
-    for pr in prs:
-        queued = pull_request_details(api, hub.repo_id, pr)
-        snapshot = open_data(str(HubId(hub.repo_id, f"refs/pr/{pr.num}")))
-        head = queued.heads[-1] if queued.heads else snapshot.revision
-        problems, n, added, notes = check_pr_folder(snapshot.root, main, data_dir)
-        # local paths mean nothing on the Hub: name files relative to the PR
-        problems = [p.replace(str(snapshot.root) + "/", "") for p in problems]
-        r = Review(pr.num, pr.title, head, problems, n, added, notes)
-        reviews.append(r)
-        if post:
-            api.comment_discussion(hub.repo_id, pr.num, comment_text(r), repo_type="dataset")
+        reviews = []
+        main = open_data(str(hub)).root
+        for pr in prs:
+            queued = pull_request_details(api, hub.repo_id, pr)
+            snapshot = open_data(str(HubId(hub.repo_id, f"refs/pr/{pr.num}")))
+            head = queued.heads[-1] if queued.heads else snapshot.revision
+            problems, n, added, notes = check_pr_folder(snapshot.root, main, data_dir)
+            # local paths mean nothing on the Hub: name files relative to the PR
+            problems = [p.replace(str(snapshot.root) + "/", "") for p in problems]
+            r = Review(pr.num, pr.title, head, problems, n, added, notes)
+            reviews.append(r)
+            if post:
+                api.comment_discussion(hub.repo_id, pr.num, comment_text(r), repo_type="dataset")
     return reviews

@@ -78,52 +78,60 @@ def _same(remote: str | None, data: bytes) -> bool:
 
 
 def _dataset_needs_token(api, data: str) -> bool:
-    from huggingface_hub.utils import RepositoryNotFoundError
+    from .hub_access import hub_call
 
-    try:
+    with hub_call(data, "dataset"):
         info = api.dataset_info(data)
-    except RepositoryNotFoundError as exc:
-        raise SlmboardError(f"dataset {data!r} not found on the Hub (or not visible with this token)") from exc
     return bool(info.private) or bool(info.gated)
 
 
 def deploy_space(space_id: str, data: str, private: bool = False, token: str | None = None,
                  root: Path = REPO_ROOT) -> DeployResult:
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from .hub_access import hub_token
 
     if space_id.count("/") != 1 or data.count("/") != 1:
         raise SlmboardError(f"expected ORG/SPACE and ORG/DATASET, got {space_id!r} and {data!r}")
     data = data.removeprefix("hf://datasets/")
-    api = HfApi(token=token)
-    needs_token = _dataset_needs_token(api, data)  # before creating anything: a wrong id writes nothing
-    api.create_repo(space_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
-    if private:
-        api.update_repo_settings(space_id, repo_type="space", private=True)
-    local = space_files(root)
-    remote = _remote_ids(api, space_id)
-    changed = sorted(p for p, b in local.items() if not _same(remote.get(p), b))
-    deleted = sorted(p for p in remote if p.split("/", 1)[0] in SHIPPED_PACKAGES and p not in local)
-    commit = None
-    if changed or deleted:
-        ops = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=local[p]) for p in changed]
-        ops += [CommitOperationDelete(path_in_repo=p) for p in deleted]
-        info = api.create_commit(space_id, ops, repo_type="space",
-                                 commit_message=f"slmboard space deploy: {len(changed)} file(s) updated, {len(deleted)} removed")
-        commit = info.oid
-    variable_set = False
-    current = api.get_space_variables(space_id)
-    if DATA_VARIABLE not in current or current[DATA_VARIABLE].value != data:
-        api.add_space_variable(space_id, DATA_VARIABLE, data, description="dataset the leaderboard shows")
-        variable_set = True
-    if needs_token:
-        secret = token or api.token
-        if not secret:
-            from huggingface_hub import get_token
+    with hub_token(token):
+        return _deploy(space_id, data, private, root)
 
-            secret = get_token()
-        if not secret:
-            raise SlmboardError(f"dataset {data} is private or gated: the Space needs a token to read it; "
-                                "set HF_TOKEN (a read token of an account with access) and deploy again")
-        api.add_space_secret(space_id, TOKEN_SECRET, secret, description="read access to the leaderboard dataset")
+
+def _deploy(space_id: str, data: str, private: bool, root: Path) -> DeployResult:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    from .hub_access import current_token, hub_api, hub_call
+
+    api = hub_api()
+    needs_token = _dataset_needs_token(api, data)  # before creating anything: a wrong id writes nothing
+    with hub_call(space_id, "space", write=True):
+        api.create_repo(space_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
+        if private:
+            api.update_repo_settings(space_id, repo_type="space", private=True)
+        local = space_files(root)
+        remote = _remote_ids(api, space_id)
+        changed = sorted(p for p, b in local.items() if not _same(remote.get(p), b))
+        deleted = sorted(p for p in remote if p.split("/", 1)[0] in SHIPPED_PACKAGES and p not in local)
+        commit = None
+        if changed or deleted:
+            ops = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=local[p]) for p in changed]
+            ops += [CommitOperationDelete(path_in_repo=p) for p in deleted]
+            info = api.create_commit(space_id, ops, repo_type="space",
+                                     commit_message=f"slmboard space deploy: {len(changed)} file(s) updated, {len(deleted)} removed")
+            commit = info.oid
+        variable_set = False
+        current = api.get_space_variables(space_id)
+        if DATA_VARIABLE not in current or current[DATA_VARIABLE].value != data:
+            api.add_space_variable(space_id, DATA_VARIABLE, data, description="dataset the leaderboard shows")
+            variable_set = True
+        if needs_token:
+            secret = current_token() or api.token
+            if not secret:
+                from huggingface_hub import get_token
+
+                secret = get_token()
+            if not secret:
+                raise SlmboardError(f"dataset {data} is private or gated: the Space needs a token to read it; "
+                                    "log in with `hf auth login` (or pass a token) and deploy again", param="token")
+            api.add_space_secret(space_id, TOKEN_SECRET, secret, description="read access to the leaderboard dataset")
     url = f"{api.endpoint.rstrip('/')}/spaces/{space_id}"
     return DeployResult(space_id, url, commit, changed, deleted, variable_set, needs_token)

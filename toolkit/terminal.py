@@ -9,8 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemas import POLICIES
-from schemas.display import (DELTA_EXPLANATION, POLICIES_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION,
-                             S_ADJ_EXPLANATION, S_RAW_EXPLANATION)
+from schemas.display import (DELTA_EXPLANATION, PARTIAL, POLICIES_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION,
+                             S_ADJ_EXPLANATION, S_RAW_EXPLANATION, as_number, coverage_text)
 
 
 def _num(v, digits: int = 3) -> str:
@@ -45,10 +45,11 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
     if table.empty:
         console.print("(no item records: the leaderboard is empty)")
         return
+    partial_rows = 0
     for (suite, judge_id), block in table.groupby(["suite", "judge_id"], sort=True):
         title = f"suite [bold]{escape(str(suite))}[/] · judge [bold]{escape(str(judge_id))}[/]"
         scores = Table(title=title, title_justify="left")
-        for col, just in [("rank", "right"), ("model", "left"), ("items", "right"), ("failed", "right"), ("HCR", "right"),
+        for col, just in [("rank", "right"), ("model", "left"), ("items", "right"), ("coverage", "right"), ("failed", "right"), ("HCR", "right"),
                           ("AR", "right"), ("SRR", "right"), ("S_raw [95% CI]", "right"), ("S_adj [95% CI]", "right"),
                           ("rank adj", "right"), ("Δ", "center"), ("rank UB", "right")]:
             scores.add_column(col, justify=just, no_wrap=col != "model", overflow="fold" if col == "model" else "ellipsis", min_width=24 if col == "model" else None)
@@ -60,13 +61,19 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
             model = escape(str(r.model_id))
             raw_ci = f" [{_num(r.s_raw_lo, 2)}, {_num(r.s_raw_hi, 2)}]" if not pd.isna(r.s_raw_lo) else ""
             adj_ci = f" [{_num(r.s_adj_lo, 2)}, {_num(r.s_adj_hi, 2)}]" if not pd.isna(r.s_adj_lo) else ""
+            coverage = getattr(r, "coverage", None)
+            partial = (as_number(coverage) or 1) < 1
+            partial_rows += partial
             scores.add_row(
-                _int(r.rank_raw), model, str(r.n_items), str(r.n_failed), _num(r.hcr), _num(r.ar), _num(r.srr),
+                _int(r.rank_raw), model, str(r.n_items), coverage_text(coverage, r.n_items, dash="–"), str(r.n_failed), _num(r.hcr), _num(r.ar), _num(r.srr),
                 _num(r.s_raw) + raw_ci, _num(r.s_adj) + adj_ci, _int(r.rank_adj), _delta(r.delta_adj), _int(r.rank_ub),
             )
             policies.add_row(model, _int(r.rank_raw), _int(r.rank_adj), *[_int(getattr(r, f"rank_{p}")) for p in POLICIES], _int(r.rank_range))
         console.print(scores)
         console.print(policies)
+    if partial_rows:  # a partial run's scores cover only part of its suite: not comparable with complete rows
+        console.print(f"{PARTIAL}: {partial_rows} row(s) cover only part of their suite (coverage = items judged / items in "
+                      "the suite); their scores are not comparable with those of complete runs", style="bold yellow")
     console.print(
         f"{S_RAW_EXPLANATION}; {S_ADJ_EXPLANATION}. {POLICIES_EXPLANATION}. {DELTA_EXPLANATION}. {RANK_UB_EXPLANATION}.",
         style="dim",

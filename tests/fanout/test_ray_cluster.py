@@ -208,7 +208,7 @@ def test_a_board_of_three_models_in_one_command(cluster, tmp_path):
            "--executor", "ray", "--ray-address", cluster.address]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=1200)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]  # one model failed ...
-    assert "smol-missing: FAILED: cannot resolve revision" in proc.stderr
+    assert "smol-missing: FAILED: no such folder" in proc.stderr  # a missing local folder is never tried as a Hub id
     for sid in ("smol-embedded", "smol-fp32", "smol-bf16"):  # ... and the three others were published
         assert f"{sid}: published 3 record(s) of {sid}" in proc.stdout, proc.stdout
     assert "board: 3 of 4 model(s) done" in proc.stdout

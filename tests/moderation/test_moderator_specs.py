@@ -41,12 +41,14 @@ def test_moderate_refuses_a_flag_neither_the_moderator_nor_its_judge_takes(tmp_p
 
 
 def test_the_old_spellings_of_a_moderators_model_still_work_and_say_so(tmp_path, capsys):
-    # (a benchmark name that does not exist stops the command before any weights load)
+    # (a benchmark name that does not exist stops the command before any weights load; the model folder
+    # must exist, or it is refused first: tests/badinput/test_missing_folders.py)
+    (tmp_path / "lg3").mkdir()
     argv = ["moderate", "--out", str(tmp_path / "r"), "--model", "guard", "--guard", "llama_guard_3",
-            "--model-dir", "/models/lg3", "--suites", "nope"]
+            "--model-dir", str(tmp_path / "lg3"), "--suites", "nope"]
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert "--model-dir is deprecated; name the model as --model guard:/models/lg3" in err
+    assert f"--model-dir is deprecated; name the model as --model guard:{tmp_path / 'lg3'}" in err
     assert "unknown moderation benchmark 'nope'" in err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--model", "guard:/x", "--model-dir", "/y"]) == 1
     assert "--model-dir and --model guard:/x both name the model" in capsys.readouterr().err

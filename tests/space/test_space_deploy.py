@@ -66,6 +66,8 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
         HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", gated="auto"); print("{{}}")""")
     out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert "HF_TOKEN" in out and inspect(emulator)["secrets"][SPACE] == ["HF_TOKEN"]
+    # it says what it did; it does not ask the user to set the secret it has just set
+    assert "stored the deploying token as the Space secret HF_TOKEN" in out and "nothing more to do" in out
 
 
 def visibility(env) -> dict:

@@ -40,3 +40,10 @@ def register_all(subparsers, command: str | None = None) -> None:
         parser = subparsers.add_parser(name, help=text)
         if command is None or command == name:
             import_module(f"{__name__}.{module}").register(parser)
+
+
+def add_token_argument(parser) -> None:
+    """``--token`` of every command that talks to the Hub (its value reaches each Hub call as ``token=``;
+    left out, huggingface_hub resolves it as it always does)."""
+    parser.add_argument("--token", default=None, metavar="TOKEN",
+                        help="Hugging Face token (default: HF_TOKEN or the token saved by `hf auth login`)")

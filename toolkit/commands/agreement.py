@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
@@ -10,7 +12,7 @@ def run(a) -> int:
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:
         raise api.BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
-    result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], out=a.out)
+    result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], out=a.out, token=a.token)
     for suite, m in result.items():
         kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
         exact = "n/a" if m["exact_agreement"] is None else f"{m['exact_agreement']:.3f}"
@@ -26,4 +28,5 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="two judges, by the id they wrote or the name they were run with, e.g. "
                         "heuristic,openai:gpt-4o-2024-05-13 (heuristic stands for heuristic-v1)")
     p.add_argument("--out", required=True, help="folder for agreement.json and agreement.csv")
+    add_token_argument(p)
     p.set_defaults(func=run)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
@@ -17,6 +19,7 @@ def run(a) -> int:
         metrics=not a.no_metrics,
         unseen_k=a.unseen_k,
         show_progress=not a.quiet,
+        token=a.token,
     )
     print(f"wrote {len(summary.files)} files to {a.out} (see {a.out}/README.md)")
     for note in summary.notes:
@@ -27,7 +30,7 @@ def run(a) -> int:
 def register(p: argparse.ArgumentParser) -> None:
     from .. import api
 
-    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder or a dataset folder")
+    p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder, a dataset folder or a Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for the tables, figures and summary (replaced as a whole)")
     p.add_argument("--submissions", default=None, help="folder of submission manifests (*.json) for the metadata correlations, e.g. submissions/")
     p.add_argument("--bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
@@ -37,4 +40,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unseen-k", type=int, default=None, help="models held out in the unseen-model transfer (default: 6/26 of the models)")
     p.add_argument("--no-metrics", action="store_true", help="skip the 12 metrics (no torch/spaCy): leaderboard, consistency, BBQ, figures only")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_token_argument(p)
     p.set_defaults(func=run)

@@ -12,6 +12,7 @@ from functools import partial
 
 from .. import api
 from .generate import add_generation_arguments, backend_spec
+from . import add_token_argument
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags, print_not_comparable
 
@@ -21,7 +22,7 @@ def run(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
         return run_board(a, flags)
     r = api.evaluate(a.out, to=a.to, model=backend_spec(a, flags["model"]), judge=judge_spec(a, flags["judge"]),
                      **flags["generation"].given(a), **flags["judging"].given(a),
-                     **flags["submit"].given(a), **flags["fanout"].given(a))
+                     **flags["submit"].given(a), **flags["fanout"].given(a), token=a.token)
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)
@@ -43,7 +44,7 @@ def run_board(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
                                 "in each entry)", param=param)
     board = api.evaluate_models(a.models, a.out, to=a.to, model=backend_spec(a, flags["model"]),
                                 judge=judge_spec(a, flags["judge"]), **given, **flags["submit"].given(a),
-                                **flags["fanout"].given(a))
+                                **flags["fanout"].given(a), token=a.token)
     for m in board.models:
         if m.failed:
             print(f"{m.name}: FAILED: {m.error_text()}", file=sys.stderr)
@@ -75,6 +76,7 @@ def register(p: argparse.ArgumentParser) -> None:
     # the suites judged and the mirror submit checks against are the ones generated from
     judging = OptionFlags(p).add_model(api.JudgingRunOptions, "judging", title="judging options", exclude={"suites"})
     submit = OptionFlags(p).add_model(api.SubmitOptions, "submit", title="submit options", exclude={"data_dir"})
+    add_token_argument(p)
     flags = {"model": model, "generation": generation, "judge": judge, "judging": judging, "submit": submit,
              "fanout": fanout}
     p.set_defaults(func=partial(run, flags=flags))

@@ -6,11 +6,12 @@ import sys
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .options import OptionFlags
 
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
-    r = api.export(a.format, a.data, a.out, flags.given(a))
+    r = api.export(a.format, a.data, a.out, flags.given(a), token=a.token)
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     lines = r.report_lines()
@@ -28,4 +29,5 @@ def register(p: argparse.ArgumentParser) -> None:
         f.add_argument("data", help="dataset folder, run folder, record file, or Hub dataset ORG/NAME[@REV]")
         f.add_argument("--out", required=True, help="folder to write the files into")
         flags = OptionFlags(f).add_model(component.options, component.name)
+        add_token_argument(f)
         f.set_defaults(func=partial(run, flags=flags))

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
 
     r = api.moderation_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
-                     stability_repeats=a.stability_repeats, figures=not a.no_figures)
+                     stability_repeats=a.stability_repeats, figures=not a.no_figures, token=a.token)
     board = r.ranking()
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
     print(board[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
@@ -23,7 +25,7 @@ def run(a) -> int:
 def register(p: argparse.ArgumentParser) -> None:
     from .. import api
 
-    p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder or dataset folder")
+    p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder, dataset folder or Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for moderators.csv, the other tables and the figures")
     p.add_argument("--bootstrap", type=int, default=api.MODERATION_N_BOOTSTRAP, metavar="N",
                    help=f"bootstrap resamples for the 95%% bounds (default {api.MODERATION_N_BOOTSTRAP})")
@@ -31,4 +33,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stability-repeats", type=int, default=100, help="subsample draws per size (n = 50, 100, 150)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, the splits and the subsamples")
     p.add_argument("--no-figures", action="store_true", help="write the tables only (no matplotlib)")
+    add_token_argument(p)
     p.set_defaults(func=run)

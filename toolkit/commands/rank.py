@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
     from ..terminal import print_leaderboard
 
-    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed)
+    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed, token=a.token)
     if not a.quiet:
         print_leaderboard(table)
     if a.out:
@@ -26,4 +28,5 @@ def register(p: argparse.ArgumentParser) -> None:
                    help=f"paired bootstrap resamples (0 = no intervals; default {api.N_BOOTSTRAP})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
+    add_token_argument(p)
     p.set_defaults(func=run)

@@ -6,13 +6,14 @@ import sys
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags
 
 
 def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> int:
     r = api.recompute(a.dataset, rejudge=a.rejudge, judge=judge_spec(a, judge_flags), threshold=a.threshold,
-                      commit=not a.no_commit, **flags.given(a))
+                      commit=not a.no_commit, token=a.token, **flags.given(a))
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
     for a_ in r.audit:
@@ -33,5 +34,6 @@ def register(p: argparse.ArgumentParser) -> None:
     audit = p.add_argument_group("audit by re-judging")
     audit.add_argument("--rejudge", type=int, default=0, metavar="N", help="re-judge N random items of each submission file")
     audit.add_argument("--threshold", type=float, default=0.2, help="flag when the share of disagreeing labels exceeds this")
+    add_token_argument(p)
     judge_flags = add_judge_arguments(p)  # the maintainer's judge for --rejudge
     p.set_defaults(func=partial(run, judge_flags=judge_flags, flags=flags))

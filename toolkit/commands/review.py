@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
 
-    reviews = api.review(a.dataset, post=not a.no_comment, data_dir=a.data_dir)
+    reviews = api.review(a.dataset, post=not a.no_comment, data_dir=a.data_dir, token=a.token)
     if not reviews:
         print(f"{a.dataset}: no open pull requests")
         return 0
@@ -28,4 +30,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="local benchmark mirror the suites' canonical item lists load from "
                                        "(as for submit); suites without one are reported as not checked")
     p.add_argument("--no-comment", action="store_true", help="print the results only")
+    add_token_argument(p)
     p.set_defaults(func=run)

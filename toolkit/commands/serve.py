@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run(a) -> int:
     from .. import api
 
-    api.serve(a.data, host=a.host, port=a.port, block=True, refresh=a.refresh)
+    api.serve(a.data, host=a.host, port=a.port, block=True, refresh=a.refresh, token=a.token)
     return 0
 
 
@@ -17,4 +19,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=7860, help="port to listen on")
     p.add_argument("--refresh", type=float, default=None, metavar="SECONDS",
                    help="re-read the dataset this often when it changed (default 300; 0 = only on Refresh)")
+    add_token_argument(p)
     p.set_defaults(func=run)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 
+from . import add_token_argument
+
 
 def run_deploy(a) -> int:
     from .. import api
 
-    r = api.deploy_space(a.space, a.data, private=a.private)
+    r = api.deploy_space(a.space, a.data, private=a.private, token=a.token)
     if r.commit:
         print(f"committed {len(r.changed)} changed and {len(r.deleted)} removed file(s) to {r.space_id} ({r.commit[:12]})")
     else:
@@ -15,7 +17,9 @@ def run_deploy(a) -> int:
     if r.variable_set:
         print(f"set Space variable SLMBOARD_DATA={a.data}")
     if r.token_secret:
-        print("the dataset is private or gated: set the Space secret HF_TOKEN (your token) so the Space can read it")
+        # deploy has already stored the token as the secret: say so, never ask the user to do it again
+        print(f"stored the deploying token as the Space secret HF_TOKEN: {a.data} is private or gated, and the Space "
+              "reads it with that token (nothing more to do)")
     print(r.url)
     return 0
 
@@ -27,4 +31,5 @@ def register(p: argparse.ArgumentParser) -> None:
     d.add_argument("space", metavar="ORG/SPACE", help="the Space to create or update")
     d.add_argument("--data", required=True, metavar="ORG/DATASET", help="the Hub dataset the Space shows")
     d.add_argument("--private", action="store_true", help="make the Space private")
+    add_token_argument(d)
     d.set_defaults(func=run_deploy)

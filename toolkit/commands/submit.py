@@ -6,11 +6,12 @@ import sys
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .options import OptionFlags, print_not_comparable
 
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
-    r = api.submit(a.run, to=a.to, **flags.given(a))
+    r = api.submit(a.run, to=a.to, token=a.token, **flags.given(a))
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)
@@ -25,4 +26,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", required=True,
                    help="dataset: a folder (git repository; created if missing), hf://datasets/ORG/NAME or ORG/NAME")
     flags = OptionFlags(p).add_model(api.SubmitOptions, "submit")
+    add_token_argument(p)
     p.set_defaults(func=partial(run, flags=flags))

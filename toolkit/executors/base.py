@@ -13,6 +13,7 @@ This module imports nothing heavy.
 from __future__ import annotations
 
 import abc
+import contextvars
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -77,7 +78,9 @@ def run_in_thread(fn: Callable[..., R], *args: Any, name: str = "slmboard-job") 
     """``fn(*args)`` in a daemon thread, as a Future: Ctrl-C in the driver never waits for it (what it
     appended stays on disk and the next run resumes it, as after any kill)."""
     future: Future[R] = Future()
-    threading.Thread(target=settle, args=(future, fn, args), name=name, daemon=True).start()
+    # in the caller's context: a command's Hub token (toolkit.hub_access) reaches the submit it starts here
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(settle, future, fn, args), name=name, daemon=True).start()
     return future
 
 

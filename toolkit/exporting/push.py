@@ -26,9 +26,9 @@ def export_and_push(data: str | Path, out: str | Path, dataset_id: str | None = 
 
 
 def push_eval_results(export: EvalResultsExport) -> list[PushOutcome]:
-    from huggingface_hub import HfApi
+    from ..hub_access import hub_api
 
-    api = HfApi()
+    api = hub_api()
     return [push_one(api, model_id, (export.out / rel).read_bytes(), export.dataset_id)
             for model_id, rel in sorted(export.files.items())]
 
@@ -60,6 +60,13 @@ def push_one(api, model_id: str, content: bytes, dataset_id: str) -> PushOutcome
         status = getattr(getattr(exc, "response", None), "status_code", None)
         text = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, _token())
         return PushOutcome(model_id, "refused" if status in (401, 403) else "error", message=f"HTTP {status}: {text}")
+    except Exception as exc:  # no network: the next model would fail the same way, so stop with one line
+        from ..hub_access import translate
+
+        error = translate(exc, model_id, "model", write=True)
+        if error is None:
+            raise
+        raise error from None
 
 
 __all__ = ["push_eval_results", "push_one", "pr_title"]

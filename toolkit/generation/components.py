@@ -70,9 +70,11 @@ class OpenAIBackendOptions(EndpointOptions):
 
 BACKENDS: Registry = Registry("model backend")
 BACKENDS.add("hf", "transformers through lm-eval's HFLM, continuous batching; CPU or CUDA",
-             "toolkit.generation.hf:HFBackend", HFOptions, argument="pretrained")
+             "toolkit.generation.hf:HFBackend", HFOptions, argument="pretrained",
+             argument_is_folder=True)
 BACKENDS.add("vllm", "vLLM offline engine (CUDA machines; extra [vllm])",
-             "toolkit.generation.vllm_backend:VLLMBackend", VLLMOptions, argument="pretrained")
+             "toolkit.generation.vllm_backend:VLLMBackend", VLLMOptions, argument="pretrained",
+             argument_is_folder=True)
 BACKENDS.add("openai", "any OpenAI-compatible chat endpoint (OpenAI, a vLLM or llm-katan server)",
              "toolkit.generation.openai_backend:OpenAIBackend", OpenAIBackendOptions, argument="model")
 

@@ -122,7 +122,7 @@ JUDGES.add("guard", "safety classifier (Llama Guard, ShieldGemma) behind an Open
            "toolkit.judging.guard:build_guard_judge", GuardJudgeOptions, argument="model",
            extra={"judge_id": "guard:{argument}", "export_kind": "llm", "export": "toolkit.judging.guard:export_description"})
 JUDGES.add("mdjudge", "MD-Judge (SALAD-Bench): unsafe probability mapped to ternary by per-model Otsu thresholds",
-           "toolkit.judging.mdjudge:MDJudge", MDJudgeOptions, argument="model",
+           "toolkit.judging.mdjudge:MDJudge", MDJudgeOptions, argument="model", argument_is_folder=True,
            extra={"judge_id": "mdjudge", "judge_id_with_argument": "mdjudge:{argument}", "export_kind": "llm",
                   "export": "toolkit.judging.mdjudge:export_description"})
 JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer against the gold option (no model)",

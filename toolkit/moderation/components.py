@@ -73,11 +73,13 @@ class JudgeModeratorOptions(ModeratorOptions):
 
 MODERATORS: Registry = Registry("moderator backend")
 MODERATORS.add("hf", "a local transformers model asked the two-option prompt (logit confidence)",
-               "toolkit.moderation.moderators:LocalModerator", LocalModeratorOptions, argument="model_dir")
+               "toolkit.moderation.moderators:LocalModerator", LocalModeratorOptions, argument="model_dir",
+               argument_is_folder=True)
 MODERATORS.add("openai", "an OpenAI-compatible completions server asked the two-option prompt (logprob confidence)",
                "toolkit.moderation.moderators:APIModerator", APIModeratorOptions, argument="model")
 MODERATORS.add("guard", "a dedicated guard model in its native format (Llama Guard 3, ShieldGemma, WildGuard)",
-               "toolkit.moderation.guards:GuardModerator", GuardModeratorOptions, argument="model_dir")
+               "toolkit.moderation.guards:GuardModerator", GuardModeratorOptions, argument="model_dir",
+               argument_is_folder=True)
 MODERATORS.add("judge", "any judge of the SLM track: 0 or 0.5 flags, 1 does not",
                "toolkit.moderation.moderators:JudgeModerator", JudgeModeratorOptions)
 

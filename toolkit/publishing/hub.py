@@ -8,8 +8,9 @@ answers 412 (branch moved) or 409 (commit in progress); we then re-read the new 
 try again. datasets' own push retry does not recognise hub 2.4's error type, hence our own loop.
 
 ``create_pr=True`` opens a pull request instead (moderated leaderboards): a maintainer merges it.
-The token is read by huggingface_hub from HF_TOKEN / its login; it is never put into a record,
-a manifest, a log line or an error message (errors are scrubbed of it before they are raised).
+The token is the command's (:mod:`toolkit.hub_access`; by default huggingface_hub's HF_TOKEN / its login);
+it is never put into a record, a manifest, a log line or an error message. Hub failures end in one
+:class:`~toolkit.errors.HubAccessError` naming the dataset and what to do.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import PublishError
+from ..errors import HubAccessError, PublishError
 
 RETRY_STATUSES = (409, 412)
 _HF_URL = re.compile(r"^hf://datasets/([\w.-]+/[\w.-]+)/?$")
@@ -67,18 +68,22 @@ def scrub(text: str, token: str | None) -> str:
 
 
 def _token() -> str | None:
+    """The token Hub calls carry now (the command's, else huggingface_hub's own), to scrub from messages."""
     from huggingface_hub import get_token
 
-    return get_token()
+    from ..hub_access import current_token
+
+    return current_token() or get_token()
 
 
 class HubPublisher:
     """Publish to the dataset repo ``repo_id`` on the Hub (or whatever HF_ENDPOINT points at)."""
 
     def __init__(self, repo_id: str, create_pr: bool = False, private: bool = False, max_attempts: int = 8,
-                 xet: bool | None = None, revision: str = "main", gate_new_repo: bool = True):
+                 xet: bool | None = None, revision: str = "main", gate_new_repo: bool = True, create: bool = True):
         self.repo_id = repo_id
         self.gate_new_repo = gate_new_repo  # records hold harmful completions: a repo we create is gated
+        self.create = create  # False (recompute): a missing repo is an error, never created under a mistyped name
         self.create_pr = create_pr
         self.private = private
         self.max_attempts = max_attempts
@@ -92,24 +97,34 @@ class HubPublisher:
         return f"HubPublisher({self.repo_id!r})"
 
     def _api(self):
-        from huggingface_hub import HfApi
+        from ..hub_access import hub_api
 
-        return HfApi()
+        return hub_api()
+
+    def _call(self, write: bool = False):
+        """Hub failures inside become one HubAccessError about this dataset."""
+        from ..hub_access import hub_call
+
+        return hub_call(self.repo_id, write=write, pull_request=write and self.create_pr)
 
     def head(self) -> str | None:
         from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
 
-        try:
-            return self._api().repo_info(self.repo_id, repo_type="dataset", revision=self.revision).sha
-        except (RepositoryNotFoundError, RevisionNotFoundError):
-            return None
+        with self._call():
+            try:
+                return self._api().repo_info(self.repo_id, repo_type="dataset", revision=self.revision).sha
+            except (RepositoryNotFoundError, RevisionNotFoundError):
+                return None
 
     def snapshot(self, revision: str, dest: Path) -> Path:
         """A writable copy of the repo at ``revision`` (the cache's snapshot folder is named by commit,
         so a re-read never serves stale files)."""
         from huggingface_hub import snapshot_download
 
-        snap = snapshot_download(self.repo_id, repo_type="dataset", revision=revision)
+        from ..hub_access import current_token
+
+        with self._call():
+            snap = snapshot_download(self.repo_id, repo_type="dataset", revision=revision, token=current_token())
         shutil.copytree(snap, dest, symlinks=False, ignore=shutil.ignore_patterns(".cache"))
         return dest
 
@@ -117,15 +132,15 @@ class HubPublisher:
         """Snapshot the head, let ``write(root)`` add files and rebuild the shared ones, commit every
         changed file under ``parent_commit=head``; on 412/409 start over from the new head."""
         from huggingface_hub import CommitOperationAdd
-        from huggingface_hub.errors import HfHubHTTPError
 
-        token = _token()
         api = self._api()
-        try:
+        with self._call(write=True):
             existed = api.repo_exists(self.repo_id, repo_type="dataset")
+            if not existed and not self.create:
+                from ..hub_access import not_found
+
+                raise not_found(self.repo_id)
             api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
-        except HfHubHTTPError as exc:
-            raise PublishError(scrub(f"cannot create or reach dataset {self.repo_id}: {exc}", token)) from None
         if not existed and self.gate_new_repo:
             self.set_gated("auto")  # before the first record is uploaded
         delay = 0.5
@@ -143,30 +158,29 @@ class HubPublisher:
                 if not ops:
                     raise PublishError("nothing to commit: the dataset already holds exactly these files")
                 try:
-                    info = api.create_commit(self.repo_id, ops, commit_message=message, repo_type="dataset",
-                                             revision=self.revision, parent_commit=head, create_pr=self.create_pr)
-                except HfHubHTTPError as exc:
-                    status = getattr(getattr(exc, "response", None), "status_code", None)
-                    if status in RETRY_STATUSES and attempt < self.max_attempts:
+                    with self._call(write=True):
+                        info = api.create_commit(self.repo_id, ops, commit_message=message, repo_type="dataset",
+                                                 revision=self.revision, parent_commit=head, create_pr=self.create_pr)
+                except HubAccessError as exc:
+                    if exc.status in RETRY_STATUSES and attempt < self.max_attempts:
                         time.sleep(delay * (1 + random.random()))  # jitter: two retriers must not collide again
                         delay = min(delay * 2, 8.0)
                         continue
-                    raise PublishError(scrub(f"commit to {self.repo_id} failed (HTTP {status}) after {attempt} attempt(s): {exc}", token)) from None
+                    if exc.status in RETRY_STATUSES:
+                        exc.args = (f"{exc.problem}, {attempt} attempts; {exc.advice}",)
+                    raise
                 return HubCommit(info.oid, changed, attempt, info.pr_url, info.pr_revision)
         raise PublishError(f"commit to {self.repo_id} kept conflicting; gave up after {self.max_attempts} attempts")
 
     def set_gated(self, gated: str | bool) -> None:
         """Access requests on the dataset (``"auto"``: approved once the card's form is filled; False: open)."""
-        from huggingface_hub.errors import HfHubHTTPError
-
-        try:
+        with self._call(write=True):
             self._api().update_repo_settings(self.repo_id, repo_type="dataset", gated=gated)
-        except HfHubHTTPError as exc:
-            raise PublishError(scrub(f"cannot set gated={gated!r} on dataset {self.repo_id}: {exc}", _token())) from None
 
     def verify(self, revision: str, hashes: dict[str, str]) -> list[str]:
         """Paths whose published content hash (LFS sha256) differs from the manifest's; [] when all agree."""
-        infos = self._api().get_paths_info(self.repo_id, list(hashes), repo_type="dataset", revision=revision)
+        with self._call():
+            infos = self._api().get_paths_info(self.repo_id, list(hashes), repo_type="dataset", revision=revision)
         seen = {i.path: i for i in infos}
         bad = []
         for path, sha in hashes.items():

@@ -143,7 +143,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
 
     message = "Recompute leaderboard from per-item records" + (f"; re-judge {rejudge}/file with {judge}" if rejudge else "")
     if kind == "hub":
-        hub = HubPublisher(str(where), xet=xet)
+        hub = HubPublisher(str(where), xet=xet, create=False)
         if not commit:
             raise BadOption("commit=False works on a local folder only (a Hub dataset is always committed)", param="commit")
         try:

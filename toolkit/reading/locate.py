@@ -7,13 +7,12 @@ once, as a commit-named snapshot (huggingface_hub's cache), and read from there 
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from ..errors import RecordFileError, SlmboardError
+from ..errors import HubAccessError, RecordFileError
 
 HUB_PREFIX = "hf://datasets/"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -68,19 +67,21 @@ def hub_patterns(suites: Sequence[str] | None) -> list[str] | None:
 
 def fetch_snapshot(hub: HubId, suites: Sequence[str] | None = None) -> Snapshot:
     """Resolve the revision to a commit (``dataset_info``) and download that commit's snapshot; a
-    failure (not found, offline, no access) is one :class:`SlmboardError` naming the id."""
-    from huggingface_hub import HfApi, snapshot_download
+    failure (not found, offline, no access) is one :class:`~toolkit.errors.HubAccessError` naming the id."""
+    from huggingface_hub import snapshot_download
+
+    from ..hub_access import current_token, hub_api, hub_call
 
     try:
-        info = HfApi().dataset_info(hub.repo_id, revision=hub.revision)
-        root = Path(snapshot_download(hub.repo_id, repo_type="dataset", revision=info.sha,
-                                      allow_patterns=hub_patterns(suites)))
-    except Exception as exc:  # huggingface_hub raises many types (not found, offline, auth)
-        from ..secrets import scrub_secrets
-
-        reason = scrub_secrets(str(exc).splitlines()[0] if str(exc) else "", [os.environ.get("HF_TOKEN")])
-        raise SlmboardError(f"{hub}: not a local file or folder, and reading it as a Hub dataset failed: "
-                            f"{type(exc).__name__}: {reason}") from None
+        with hub_call(hub.repo_id, revision=hub.revision):
+            info = hub_api().dataset_info(hub.repo_id, revision=hub.revision)
+            root = Path(snapshot_download(hub.repo_id, repo_type="dataset", revision=info.sha, token=current_token(),
+                                          allow_patterns=hub_patterns(suites)))
+    except HubAccessError as exc:
+        if exc.status == 404 and "revision" not in exc.problem:  # DATA may as well be a mistyped local path: say both
+            raise HubAccessError(exc.repo, exc.status, f"{hub}: no such local file or folder, and no such dataset on "
+                                 f"the Hub", "check the path, or the name ORG/NAME", param=exc.param) from None
+        raise
     stamp = int(info.last_modified.timestamp()) if info.last_modified else None
     return Snapshot(hub, root, info.sha, stamp)
 

@@ -48,7 +48,7 @@ def pull_request_details(api, repo_id: str, pr) -> QueuedPullRequest:
 
 def submission_queue(repo_id: str, api=None) -> list[QueuedPullRequest]:
     """The open pull requests of ``repo_id`` with their commits and latest review result."""
-    from huggingface_hub import HfApi
+    from ..hub_access import hub_api
 
-    api = api or HfApi()
+    api = api or hub_api()
     return [pull_request_details(api, repo_id, pr) for pr in open_pull_requests(api, repo_id)]

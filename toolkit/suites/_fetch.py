@@ -62,11 +62,14 @@ def fetch_hub_file(repo_id: str, filename: str, *, suite: str, revision: str, mi
     """A file of a Hub dataset repo at ``revision``, through the ordinary Hugging Face cache."""
     from huggingface_hub import hf_hub_download
 
+    from ..hub_access import current_token
+
     source = f"hf://datasets/{repo_id}/{filename}"
     try:
         return Path(
             hf_hub_download(
-                repo_id, filename, repo_type="dataset", revision=revision, local_files_only=offline()
+                repo_id, filename, repo_type="dataset", revision=revision, local_files_only=offline(),
+                token=current_token(),  # a gated benchmark: the command's --token
             )
         )
     except Exception as exc:  # hub errors have many types; all mean "not available"
@@ -80,11 +83,14 @@ def fetch_hub_snapshot(repo_id: str, patterns: list[str], *, suite: str, revisio
     """The files of a Hub dataset repo matching ``patterns`` at ``revision`` (ordinary HF cache); the snapshot folder."""
     from huggingface_hub import snapshot_download
 
+    from ..hub_access import current_token
+
     source = f"hf://datasets/{repo_id} ({', '.join(patterns)})"
     try:
         return Path(
             snapshot_download(
-                repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns, local_files_only=offline()
+                repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns, local_files_only=offline(),
+                token=current_token(),
             )
         )
     except Exception as exc:  # hub errors have many types; all mean "not available"
