@@ -27,6 +27,11 @@ def two_node_cluster() -> Iterator[object]:
     os.environ.update(OFFLINE_ENV)  # the raylets, and so every worker, start with these
     # A short root: Ray's unix sockets live under it and a socket path has at most 107 bytes.
     temp = tempfile.mkdtemp(prefix="slmray-", dir="/tmp")
+    # Adding a node writes the head's address into Ray's *default* temp folder whatever temp_dir says, and
+    # fails on a fresh machine where no Ray ever ran (no /tmp/ray): make it.
+    from ray._common.utils import get_default_ray_temp_dir
+
+    os.makedirs(get_default_ray_temp_dir(), exist_ok=True)
     cluster = Cluster(initialize_head=True, shutdown_at_exit=True,
                       head_node_args=dict(NODE_ARGS, include_dashboard=False, temp_dir=temp))
     try:
