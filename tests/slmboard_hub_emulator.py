@@ -136,8 +136,11 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             return "/".join(rest[:3]), rest[3:]
         return (rest[0] if rest else "main"), rest[1:]
 
-    def repo_or_404(kind: str, rid: str):
+    def repo_or_404(kind: str, rid: str, request: Request | None = None):
         repo = state.repos.get((kind, rid))
+        if repo and request is not None and repo.settings["private"] and not authorised(request):
+            # as the Hub: a private repo read without its token is "not found" (401)
+            return err(401, "RepoNotFound", f"Repository Not Found for url: {kind}s/{rid}. Invalid username or password.")
         return repo if repo else err(404, "RepoNotFound", f"Repository Not Found for url: {kind}s/{rid}.")
 
     def listing(commit: Commit, prefix: str, recursive: bool) -> list[dict] | None:
@@ -307,7 +310,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         base = str(request.base_url).rstrip("/")
         if parts[0] == "api" and len(parts) >= 4 and parts[1] in TYPES:
             kind, rid, rest = TYPES[parts[1]], "/".join(parts[2:4]), parts[4:]
-            repo = repo_or_404(kind, rid)
+            repo = repo_or_404(kind, rid, request)
             if not isinstance(repo, Repo):
                 return repo
             op = rest[0] if rest else "revision"
@@ -381,7 +384,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         # Downloads: /{prefix}{ns}/{name}/resolve/{rev}/{path}
         kind, rid, rest = take_repo(parts)
         if rest and rest[0] == "resolve":
-            repo = repo_or_404(kind, rid)
+            repo = repo_or_404(kind, rid, request)
             if not isinstance(repo, Repo):
                 return repo
             rev, tail = take_rev(rest[1:])

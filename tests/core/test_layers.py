@@ -116,7 +116,7 @@ ALLOWED: dict[str, set[str]] = {
                         "toolkit.hub_access", "toolkit.naming", "toolkit.records_io", "toolkit.runs", "toolkit.scoring", "toolkit.secrets",
                         "toolkit.validation"},
     "toolkit.suites": {"toolkit.errors", "toolkit.hub_access", "toolkit.registry"},
-    "toolkit.generation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors",
+    "toolkit.generation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.hub_access",
                            "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.stage", "toolkit.suites"},
     "toolkit.judging": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.naming",
                         "toolkit.reading", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.scoring",

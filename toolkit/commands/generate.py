@@ -5,6 +5,7 @@ import argparse
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .options import OptionFlags, print_not_comparable, spec_help
 
 
@@ -47,4 +48,5 @@ def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags,
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="run folder (re-running the command resumes it)")
     model_flags, run_flags, fanout_flags = add_generation_arguments(p)
+    add_token_argument(p)
     p.set_defaults(func=partial(run, model_flags=model_flags, run_flags=run_flags, fanout_flags=fanout_flags))

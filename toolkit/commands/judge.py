@@ -6,6 +6,7 @@ import sys
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .options import OptionFlags, print_not_comparable, spec_help
 
 
@@ -51,4 +52,5 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="run folder")
     run_flags = OptionFlags(p).add_model(api.JudgingRunOptions, "judging")
     judge_flags = add_judge_arguments(p)
+    add_token_argument(p)
     p.set_defaults(func=partial(run, judge_flags=judge_flags, run_flags=run_flags))

@@ -7,6 +7,7 @@ import sys
 from functools import partial
 
 from .. import api
+from . import add_token_argument
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags, spec_help
 
@@ -72,6 +73,7 @@ def register(p: argparse.ArgumentParser) -> None:
                                                   "local weights are hf:<folder> or guard:<folder>, a served model "
                                                   "openai:<name> with --base-url"))
     flags = add_judge_arguments(p, registries=(api.MODERATORS,))
+    add_token_argument(p)
     for dest, flag in _LEGACY.items():
         p.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
     build = p.add_argument_group("building an item list")

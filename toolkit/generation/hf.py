@@ -41,10 +41,13 @@ def _local_revision(path: Path) -> str:
 
 
 def _hub_revision(repo: str, revision: str | None) -> str:
-    from huggingface_hub import HfApi
+    from ..hub_access import hub_api, hub_call
 
     try:
-        return HfApi().model_info(repo, revision=revision or "main").sha or (revision or "main")
+        with hub_call(repo, kind="model", revision=revision):  # Hub failures: one line with what to do
+            return hub_api().model_info(repo, revision=revision or "main").sha or (revision or "main")
+    except SlmboardError:
+        raise
     except Exception as exc:  # offline or unknown repo: say so instead of recording a floating name
         raise SlmboardError(f"cannot resolve revision {revision or 'main'!r} of {repo!r} on the Hub: {exc}") from exc
 
