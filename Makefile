@@ -10,7 +10,7 @@ STAMP   := $(VENV)/.slmboard-installed
 VLLM_VENV  ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.slmboard-vllm-installed
 
-.PHONY: demo test install browser clean-demo vllm-venv helm-venv helm-2024-venv
+.PHONY: demo test docs install browser clean-demo vllm-venv helm-venv helm-2024-venv
 
 install: $(STAMP)
 
@@ -85,6 +85,10 @@ browser:
 
 test: $(STAMP) browser $(VLLM_STAMP)
 	$(VENV)/bin/pytest
+
+# The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or reference fails.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean-demo:
 	rm -rf demo-output
