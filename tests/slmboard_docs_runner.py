@@ -1,0 +1,168 @@
+"""The docs runner: every ```bash and ```python block of README.md and docs/**/*.md is run or checked.
+
+The convention the pages are written to:
+
+- A block with no marker RUNS on the embedded default. The blocks of one page run in order in one fresh
+  scratch folder (state carries over between them): bash blocks with ``bash -euo pipefail``, python
+  blocks with this interpreter. ``PATH`` starts with the venv's ``bin``; ``HF_ENDPOINT`` points at a Hub
+  emulator started for the page and ``HF_TOKEN`` is its token, so ``submit --to my-org/my-board``
+  really publishes (to the emulator). A block must exit 0.
+- A marker comment on the line directly before the fence, ``<!-- needs: gpu -->`` (also ``hub``,
+  ``api-key``, ``network``, ``time``; several comma-separated), says what the block needs that a test
+  machine lacks. Such a block is not run; every ``slmboard`` command in it is parsed by the real parser
+  (the command, every flag and every value must parse) and every ``make TARGET`` must name a target of
+  the Makefile. A marked python block must compile.
+- ``<!-- docs: output -->`` before a block, or any other fence language (text, yaml, console), is never run.
+
+Sample inputs: the scratch folder holds a symlink, at the same relative path, to each repo path in
+:data:`REPO_FILES` (fixture runs written by the real tools), so a page may name them literally.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NEEDS = {"gpu", "hub", "api-key", "network", "time"}
+#: Repo paths the pages use as sample inputs (linked into every page's scratch folder).
+REPO_FILES: list[str] = [
+    "tests/importing/fixtures",
+]
+_MARKER = re.compile(r"^\s*<!--\s*(needs|docs)\s*:\s*(.*?)\s*-->\s*$")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
+_RUNNABLE = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int  # 1-based line of the opening fence
+    lang: str  # "bash" | "python"
+    code: str
+    needs: set[str] = field(default_factory=set)
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(REPO) if self.page.is_relative_to(REPO) else self.page}:{self.line}"
+
+
+def doc_pages() -> list[Path]:
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def blocks(page: Path) -> list[Block]:
+    """The bash and python blocks of ``page`` (output blocks left out), with their markers."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        indent, ticks, lang = fence.groups()
+        start, body = i, []
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(ticks):
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i].lstrip())
+            i += 1
+        i += 1
+        marker = _MARKER.match(lines[start - 1]) if start else None
+        kind = _RUNNABLE.get(lang.lower())
+        if kind is None or (marker and marker.group(1) == "docs" and "output" in marker.group(2)):
+            continue
+        needs = set()
+        if marker and marker.group(1) == "needs":
+            needs = {n.strip() for n in marker.group(2).split(",") if n.strip()}
+            unknown = needs - NEEDS
+            if unknown:
+                raise ValueError(f"{page}:{start + 1}: unknown need(s) {sorted(unknown)}; known: {sorted(NEEDS)}")
+        out.append(Block(page, start + 1, kind, "\n".join(body) + "\n", needs))
+    return out
+
+
+# ---- checking a block that is not run --------------------------------------------------------------
+def command_lines(code: str) -> list[list[str]]:
+    """Each ``slmboard ...`` / ``make ...`` command of a shell block, as argv (continuations joined, prompts
+    and comments dropped, ``$VAR`` and ``<PLACEHOLDER>`` replaced by a dummy word)."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    commands = []
+    for raw in joined.splitlines():
+        line = raw.strip().removeprefix("$ ")
+        if not line or line.startswith("#"):
+            continue
+        line = re.sub(r"<[^<>\s][^<>]*>", "PLACEHOLDER", line)
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as exc:
+            raise AssertionError(f"cannot split {line!r}: {exc}") from exc
+        words = [re.sub(r"\$\{?\w+\}?", "x", w) for w in words]
+        segment: list[str] = []
+        for word in [*words, ";"]:
+            if word in (";", "&&", "||", "|", "&"):
+                if segment and segment[0] in ("slmboard", "make"):
+                    commands.append(segment)
+                segment = []
+            elif word.startswith(("VAR=", "HF_", "CUDA_")) and not segment and "=" in word:
+                continue  # an environment assignment before the command
+            else:
+                segment.append(word)
+    return commands
+
+
+def check_command(argv: list[str]) -> str | None:
+    """None when ``argv`` parses (slmboard) / names a target (make); else what is wrong."""
+    if argv[0] == "make":
+        targets = set(re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.M))
+        bad = [t for t in argv[1:] if not t.startswith("-") and "=" not in t and t not in targets]
+        return f"make: no target {bad}" if bad else None
+    code = ("import sys; from toolkit.cli import build_parser\n"
+            "args = sys.argv[1:]\ncommand = next((a for a in args if not a.startswith('-')), '')\n"
+            "build_parser(command).parse_args(args)\n")
+    proc = subprocess.run([sys.executable, "-c", code, *argv[1:]], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}, cwd=REPO)
+    return None if proc.returncode == 0 else f"`{shlex.join(argv)}` does not parse: {proc.stderr.strip()[-600:]}"
+
+
+def check_block(block: Block) -> list[str]:
+    if block.lang == "python":
+        try:
+            compile(block.code, block.where, "exec")
+        except SyntaxError as exc:
+            return [f"{block.where}: does not compile: {exc}"]
+        return []
+    return [f"{block.where}: {problem}" for argv in command_lines(block.code) if (problem := check_command(argv))]
+
+
+# ---- running a page --------------------------------------------------------------------------------
+def page_env(scratch: Path, emulator) -> dict[str, str]:
+    venv_bin = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "HF_ENDPOINT": emulator.url,
+            "HF_TOKEN": emulator.token, "HF_HOME": str(scratch / ".hf-home"), "HF_HUB_DISABLE_XET": "1",
+            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": str(REPO),
+            "COLUMNS": "100"}
+
+
+def link_repo_files(scratch: Path) -> None:
+    for rel in REPO_FILES:
+        target = scratch / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(REPO / rel)
+
+
+def run_block(block: Block, scratch: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    if block.lang == "bash":
+        argv = ["bash", "-euo", "pipefail", "-c", block.code]
+    else:
+        argv = [sys.executable, "-c", block.code]
+    return subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def failure(block: Block, proc: subprocess.CompletedProcess) -> str:
+    return (f"{block.where}: exit {proc.returncode}\n--- block ---\n{block.code}--- output (tail) ---\n"
+            f"{(proc.stdout[-2000:] + proc.stderr[-4000:]).strip()}")
