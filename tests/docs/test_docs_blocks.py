@@ -10,6 +10,7 @@ import pytest
 from slmboard_docs_runner import (REPO, Block, blocks, check_block, doc_pages, failure, link_repo_files, page_env,
                                   run_block)
 from slmboard_hub_emulator import start_emulator
+EVALUATE_GUIDE = REPO / "docs" / "guides" / "evaluate-and-submit.md"
 #: Pages with blocks; the evaluate guide runs in its own test, which also serves the board it publishes.
 PAGES = [p for p in doc_pages() if blocks(p) and p != EVALUATE_GUIDE]
 
@@ -64,7 +65,6 @@ def test_a_marked_block_that_parses_passes():
     assert check_block(block) == [], check_block(block)
 
 
-EVALUATE_GUIDE = REPO / "docs" / "guides" / "evaluate-and-submit.md"
 
 
 def test_the_evaluate_guide_followed_literally_publishes_a_board_the_space_shows(tmp_path):
