@@ -15,7 +15,7 @@ the options otherwise; its ``output_mapping`` gives the option text, and from it
 No search inside the text: a first-match regex over free text lets an incidental "a" decide
 (helm#4344-style planted answers), so free text stays unmapped and is counted.
 
-Score mapping (a choice, documented in README "BBQ records"):
+Score mapping (a choice, documented in docs/reference/suites-and-backends.md, "BBQ records"):
 
 ==========  ============  =====  ==========================================================
 answer      judge_status  score  why

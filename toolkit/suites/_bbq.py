@@ -14,7 +14,7 @@ Source: ``data/<Category>.jsonl`` of github.com/nyu-mll/BBQ at a pinned commit (
 
 Item id ``<Category>:<example_id>`` (``example_id`` repeats across categories). Everything the BBQ
 accuracy and bias scores need is kept in the item metadata, and the generation runner copies it to
-``item_metadata`` of every record (fields documented in README "BBQ records"):
+``item_metadata`` of every record (fields documented in docs/reference/suites-and-backends.md, "BBQ records"):
 
 - ``gold_choice``        the right letter (in ambiguous contexts always the "unknown" option);
 - ``context_condition``  ``ambig`` | ``disambig``;  ``question_polarity``  ``neg`` | ``nonneg``;
