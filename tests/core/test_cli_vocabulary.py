@@ -208,14 +208,14 @@ def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path
 
 
 def _readme_commands() -> list[list[str]]:
-    """Every `slmboard ...` command line in README.md's shell blocks (continuations joined)."""
+    """Every `slmboard ...` command line in the shell blocks of README.md and docs/ (continuations joined)."""
     import re
     import shlex
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    from slmboard_testing import doc_texts
+
     out = []
-    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+    for block in (b for _, text in doc_texts() for b in re.findall(r"```bash\n(.*?)```", text, re.S)):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split(" #", 1)[0].strip()
             for part in line.split("&&"):

@@ -68,9 +68,9 @@ def test_entry_options_are_spelled_as_the_command_line_spells_them():
 
 
 def _readme_block(marker: str) -> str:
-    from pathlib import Path
+    from slmboard_testing import doc_texts
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = next(text for _, text in doc_texts() if f"<!-- {marker}" in text)  # README.md or docs/reference/ray.md
     after = text.split(f"<!-- {marker}", 1)[1]
     return after.split("```", 2)[1].split("\n", 1)[1]  # the fenced block after the marker, without its language
 

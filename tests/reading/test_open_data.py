@@ -85,12 +85,14 @@ def test_the_datasets_leaderboard_file_is_replaced_whole(synthetic_run, tmp_path
 
 
 def test_the_readmes_data_layer_example_runs(synthetic_run, tmp_path, monkeypatch, capsys):
-    text = (REPO / "README.md").read_text()
-    example = next(block.split("```", 1)[0] for block in text.split("```python\n")[1:] if "open_data" in block)
+    from slmboard_testing import doc_texts
+
+    example = next(block.split("```", 1)[0] for _, text in doc_texts() for block in text.split("```python\n")[1:]
+                   if "open_data" in block.split("```", 1)[0])
     api.submit(synthetic_run("a"), to=tmp_path / "my-dataset", n_bootstrap=0)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(example, "README.md", "exec"), namespace)
+    exec(compile(example, "the data-layer example", "exec"), namespace)
     out = capsys.readouterr().out.splitlines()
     assert out[0].split()[0] == namespace["dataset"].revision and f"'smoke': {SMOKE_ITEMS}" in out[0]
     assert out[1] == "smoke heuristic-v1 3" and len(namespace["board"]) == 1
