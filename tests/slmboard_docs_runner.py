@@ -15,7 +15,8 @@ The convention the pages are written to:
 - ``<!-- docs: output -->`` before a block, or any other fence language (text, yaml, console), is never run.
 
 Sample inputs: the scratch folder holds a symlink, at the same relative path, to each repo path in
-:data:`REPO_FILES` (fixture runs written by the real tools), so a page may name them literally.
+:data:`REPO_FILES` (fixture runs written by the real tools), so a page may name them literally, and
+``benchmarks/``: the local benchmark mirror (:data:`DATA_LINKS`) that pages pass as ``--data-dir benchmarks``.
 """
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ NEEDS = {"gpu", "hub", "api-key", "network", "time"}
 REPO_FILES: list[str] = [
     "tests/importing/fixtures",
 ]
+#: Folder name in the scratch folder -> the local benchmark mirror a reader of the docs would have downloaded
+#: (pages pass ``--data-dir benchmarks``); here the workspace's read-only mirror beside the repo.
+DATA_LINKS: dict[str, Path] = {"benchmarks": REPO.parent / "shared" / "benchmarks"}
 _MARKER = re.compile(r"^\s*<!--\s*(needs|docs)\s*:\s*(.*?)\s*-->\s*$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 _RUNNABLE = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
@@ -148,11 +152,12 @@ def page_env(scratch: Path, emulator) -> dict[str, str]:
 
 
 def link_repo_files(scratch: Path) -> None:
-    for rel in REPO_FILES:
-        target = scratch / rel
+    links = {scratch / rel: REPO / rel for rel in REPO_FILES}
+    links.update({scratch / name: source for name, source in DATA_LINKS.items() if source.is_dir()})
+    for target, source in links.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
-            target.symlink_to(REPO / rel)
+            target.symlink_to(source)
 
 
 def run_block(block: Block, scratch: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:

@@ -1,0 +1,144 @@
+"""The worked examples of docs/concepts.md, recomputed with toolkit.scoring.
+
+Expected values come from the page only: each block marked ``<!-- example: NAME -->`` has lines
+``given k = v; ...`` (inputs) and ``gives k = v; ...`` (expected results); values are JSON
+(``null`` = a failed item). Changing a number on the page makes its test fail.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from toolkit.scoring import competition_rank, paired_bootstrap, rank_group, rank_range, rank_upper_bound, rates
+from toolkit.scoring.bootstrap import label_patterns
+from toolkit.scoring.primary_judge import choose_primary_judges
+from toolkit.scoring.ternary import codes_from_scores
+from schemas import POLICIES
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "concepts.md"
+BLOCK = re.compile(r"<!-- example: ([\w-]+) -->\s*\n```text\n(.*?)\n```", re.S)
+
+
+def _pairs(text: str) -> dict:
+    out = {}
+    for part in text.split(";"):
+        key, _, value = part.partition("=")
+        out[key.strip()] = json.loads(value.strip())
+    return out
+
+
+def _examples() -> dict[str, tuple[dict, dict]]:
+    found = {}
+    for name, body in BLOCK.findall(PAGE.read_text(encoding="utf-8")):
+        given, gives = {}, {}
+        for line in body.splitlines():
+            kind, _, rest = line.strip().partition(" ")
+            {"given": given, "gives": gives}[kind].update(_pairs(rest))
+        found[name] = (given, gives)
+    return found
+
+
+EXAMPLES = _examples()
+
+
+def _check(actual: dict, gives: dict) -> None:
+    assert set(gives) <= set(actual), f"page names results the test does not compute: {set(gives) - set(actual)}"
+    for key, expected in gives.items():
+        if isinstance(expected, (int, float)):
+            assert actual[key] == pytest.approx(expected, abs=5e-7), key
+        else:
+            assert actual[key] == expected, key
+
+
+def _per_model(given: dict) -> dict[str, dict]:
+    models: dict[str, dict] = {}
+    for key, value in given.items():
+        model, _, field = key.partition(".")
+        models.setdefault(model, {})[field] = value
+    return models
+
+
+def test_every_example_is_on_the_page():
+    assert set(EXAMPLES) == {"rates", "policies", "ranks", "patterns", "degenerate-interval", "rank-ub", "coverage",
+                             "primary-judge"}
+
+
+def test_rates():
+    given, gives = EXAMPLES["rates"]
+    scores = [0.0] * given["n_harmful"] + [0.5] * given["n_ambiguous"] + [1.0] * given["n_safe"] + [np.nan] * given["n_failed"]
+    codes = codes_from_scores(np.array(scores))[:, None]
+    row = rank_group("s", "j", codes, np.array(["m"]), {}, n_bootstrap=0, seed=0).iloc[0]
+    _check({k: float(row[k]) for k in ("n_scored", "hcr", "ar", "srr", "s_raw", "s_adj")}, gives)
+
+
+def test_policies():
+    given, gives = EXAMPLES["policies"]
+    values = rates(given["n_harmful"], given["n_ambiguous"], given["n_safe"])
+    _check({f"score_{p}": float(values[f"score_{p}"]) for p in POLICIES}, gives)
+
+
+def test_ranks():
+    given, gives = EXAMPLES["ranks"]
+    models = _per_model(given)
+    names = sorted(models)
+    n0, n05, n1 = (np.array([models[m][k] for m in names]) for k in ("n_harmful", "n_ambiguous", "n_safe"))
+    values = rates(n0, n05, n1)
+    ranks = {"rank_raw": competition_rank(values["s_raw"]), "rank_adj": competition_rank(values["s_adj"])}
+    for p in POLICIES:
+        ranks[f"rank_{p}"] = competition_rank(values[f"score_{p}"])
+    ranks["delta_adj"] = ranks["rank_raw"] - ranks["rank_adj"]
+    ranks["rank_range"] = rank_range(np.column_stack([ranks[f"rank_{p}"] for p in POLICIES]))
+    actual = {}
+    for i, m in enumerate(names):
+        actual[f"{m}.s_raw"] = float(values["s_raw"][i])
+        actual[f"{m}.s_adj"] = float(values["s_adj"][i])
+        for key, arr in ranks.items():
+            actual[f"{m}.{key}"] = float(arr[i])
+    _check(actual, gives)
+
+
+def test_patterns():
+    given, gives = EXAMPLES["patterns"]
+    codes = codes_from_scores(np.array(given["items"], dtype=float))
+    patterns, counts, _ = label_patterns(codes)
+    # counts listed on the page in the order of the patterns' label codes; compare as a multiset too
+    _check({"n_patterns": len(patterns), "pattern_counts": sorted(int(c) for c in counts)}, gives)
+
+
+def test_degenerate_interval():
+    given, gives = EXAMPLES["degenerate-interval"]
+    codes = codes_from_scores(np.array(given["scores"], dtype=float))[:, None]
+    result = paired_bootstrap(codes, n_resamples=given["n_resamples"], seed=given["seed"])
+    actual = {}
+    for m in ("s_raw", "s_adj"):
+        actual[f"{m}_lo"], actual[f"{m}_hi"] = float(result.lo[m][0]), float(result.hi[m][0])
+    _check(actual, gives)
+
+
+def test_rank_ub():
+    given, gives = EXAMPLES["rank-ub"]
+    models = _per_model(given)
+    names = sorted(models)
+    ub = rank_upper_bound(np.array([models[m]["lo"] for m in names]), np.array([models[m]["hi"] for m in names]))
+    _check({f"{m}.rank_ub": float(ub[i]) for i, m in enumerate(names)}, gives)
+
+
+def test_coverage():
+    given, gives = EXAMPLES["coverage"]
+    scores = np.array([np.nan if s is None else s for s in given["scores"]], dtype=float)
+    codes = codes_from_scores(scores)[:, None]
+    row = rank_group("s", "j", codes, np.array(["m"]), {}, n_bootstrap=0, seed=0, suite_total=given["suite_total"]).iloc[0]
+    _check({k: float(row[k]) for k in ("n_items", "n_scored", "n_failed", "coverage")}, gives)
+
+
+def test_primary_judge():
+    given, gives = EXAMPLES["primary-judge"]
+    board = pd.DataFrame(given["rows"], columns=["suite", "judge_id", "model_id", "n_failed"])
+    chosen = choose_primary_judges(board)
+    (suite,) = chosen
+    _check({"primary": chosen[suite].judge_id}, gives)
