@@ -124,12 +124,21 @@ def check_command(argv: list[str]) -> str | None:
         targets = set(re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.M))
         bad = [t for t in argv[1:] if not t.startswith("-") and "=" not in t and t not in targets]
         return f"make: no target {bad}" if bad else None
-    code = ("import sys; from toolkit.cli import build_parser\n"
-            "args = sys.argv[1:]\ncommand = next((a for a in args if not a.startswith('-')), '')\n"
-            "build_parser(command).parse_args(args)\n")
-    proc = subprocess.run([sys.executable, "-c", code, *argv[1:]], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}, cwd=REPO)
-    return None if proc.returncode == 0 else f"`{shlex.join(argv)}` does not parse: {proc.stderr.strip()[-600:]}"
+    import contextlib
+    import io
+
+    from toolkit.cli import build_parser
+
+    args = argv[1:]
+    command = next((a for a in args if not a.startswith("-")), "")
+    errors = io.StringIO()
+    try:  # in-process: the parser only reads the arguments, and one import serves every command
+        with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+            build_parser(command).parse_args(args)
+    except SystemExit as exc:
+        if exc.code not in (0, None):  # 0: --help
+            return f"`{shlex.join(argv)}` does not parse: {errors.getvalue().strip()[-600:]}"
+    return None
 
 
 def check_block(block: Block) -> list[str]:

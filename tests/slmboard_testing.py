@@ -95,6 +95,6 @@ def _canonical_prompts(suite: str) -> dict[str, str]:
 def doc_texts() -> list[tuple[Path, str]]:
     """(path, text) of README.md and every page of docs/: the reference content moves from README to docs/,
     so a test that reads "the README's example" looks in all of them."""
-    repo = Path(__file__).resolve().parents[1]
-    pages = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
-    return [(page, page.read_text(encoding="utf-8")) for page in pages]
+    from slmboard_docs_runner import doc_pages  # one list of the pages, the runner's
+
+    return [(page, page.read_text(encoding="utf-8")) for page in doc_pages()]

@@ -208,21 +208,11 @@ def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path
 
 
 def _readme_commands() -> list[list[str]]:
-    """Every `slmboard ...` command line in the shell blocks of README.md and docs/ (continuations joined)."""
-    import re
-    import shlex
+    """Every `slmboard ...` command in the shell blocks of README.md and docs/ (the docs runner's reading)."""
+    from slmboard_docs_runner import blocks, command_lines, doc_pages
 
-    from slmboard_testing import doc_texts
-
-    out = []
-    for block in (b for _, text in doc_texts() for b in re.findall(r"```bash\n(.*?)```", text, re.S)):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split(" #", 1)[0].strip()
-            for part in line.split("&&"):
-                part = part.strip()
-                if part.startswith("slmboard "):
-                    out.append(shlex.split(part.replace("$K", "0"))[1:])
-    return out
+    return [argv[1:] for page in doc_pages() for block in blocks(page) if block.lang == "bash"
+            for argv in command_lines(block.code) if argv[0] == "slmboard"]
 
 
 def test_every_flag_the_readme_writes_exists_on_its_command():
