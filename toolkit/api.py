@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from .reviewing import Review
     from .space_deploy import DeployResult
 
+from .hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
+
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
            "evaluate_models", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
@@ -76,7 +78,7 @@ __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "ser
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
            "ModerationRunOptions", "FanoutOptions", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description", "N_BOOTSTRAP",
            "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError", "BadOption", "SlmboardError",
-           "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs"]
+           "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs", "downloads_token"]
 
 PathLike = str | Path
 #: Where records come from: a record file, a run folder, several run folders, a dataset folder or a Hub dataset id.

@@ -6,8 +6,7 @@ import difflib
 import os
 import re
 import sys
-from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from . import __version__
 
@@ -104,25 +103,6 @@ def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None)
     return None
 
 
-@contextmanager
-def _downloads_token(token: str | None) -> Iterator[None]:
-    """``--token`` as HF_TOKEN while the command runs: model and benchmark downloads (transformers, lm-eval,
-    datasets) and the processes the command starts resolve it as huggingface_hub does; restored after, so
-    an in-process caller's environment is left as it was. (Ray workers keep their own login.)"""
-    if not token:
-        yield
-        return
-    saved = os.environ.get("HF_TOKEN")
-    os.environ["HF_TOKEN"] = token
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("HF_TOKEN", None)
-        else:
-            os.environ["HF_TOKEN"] = saved
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import SlmboardError
 
@@ -131,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((a for a in argv if not a.startswith("-")), "")
     args = build_parser(command).parse_args(argv)
     try:
-        with _downloads_token(getattr(args, "token", None)):
+        from . import api
+
+        with api.downloads_token(getattr(args, "token", None)):
             return args.func(args)
     except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):

@@ -13,6 +13,7 @@ The token never appears in a message (messages are scrubbed of it).
 """
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
@@ -34,6 +35,25 @@ def hub_token(token: str | None) -> Iterator[None]:
         yield
     finally:
         _TOKEN.reset(reset)
+
+
+@contextmanager
+def downloads_token(token: str | None) -> Iterator[None]:
+    """A command's ``--token`` as HF_TOKEN while it runs: model and benchmark downloads (transformers, lm-eval,
+    datasets) and the processes the command starts resolve it as huggingface_hub does; restored after, so
+    an in-process caller's environment is left as it was. (Ray workers keep their own login.)"""
+    if not token:
+        yield
+        return
+    saved = os.environ.get("HF_TOKEN")
+    os.environ["HF_TOKEN"] = token
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("HF_TOKEN", None)
+        else:
+            os.environ["HF_TOKEN"] = saved
 
 
 def set_process_token(token: str | None) -> None:
