@@ -20,6 +20,9 @@ from pathlib import Path
 # Gradio phones home for analytics/version checks on import/launch; a Space does not need it and
 # offline machines would wait on it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# Gradio's queue summarises its event log (up to 10,000 events, a pandas group-by) after every event by
+# default; once per 1,000 events keeps the API page's figures without a cost that grows with uptime
+os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
 if not __package__:  # `python space/app.py` from a checkout: import `space`, `schemas`, `toolkit` from the
     # checkout, and drop space/ itself from the path (its modules must not shadow top-level names)
     here = str(Path(__file__).resolve().parent)
@@ -37,7 +40,8 @@ from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
 from space.tabs.base import Ctx, TabView  # noqa: E402
-from space.static_cache import CompressedPage, StaticCache  # noqa: E402
+from space.page_cache import PageCache  # noqa: E402
+from space.static_cache import StaticCache  # noqa: E402
 from space.wiring import wire  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
@@ -107,10 +111,17 @@ def start(data: str | Path | None = None, host: str = "127.0.0.1", port: int | N
     # a burst of visitors queues instead of piling threads onto 2 vCPUs
     demo.queue(default_concurrency_limit=4, max_size=512)
     settings = settings or Settings()
-    middleware = [Middleware(CompressedPage), Middleware(StaticCache)] if settings.static_cache else []
+    middleware = [Middleware(PageCache, page_config=lambda: _public_config(demo)), Middleware(StaticCache)] \
+        if settings.static_cache else []
     _, url, _ = demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=quiet,
                             footer_links=["api"], css=CSS, app_kwargs={"middleware": middleware})
     return demo, url
+
+
+def _public_config(demo: gr.Blocks):
+    """The config Gradio renders the page from, or None behind a login (a page per user: never kept)."""
+    login = demo.auth is not None or getattr(getattr(demo, "server_app", None), "auth_dependency", None) is not None
+    return None if login else demo.config
 
 
 def launch(data: str | Path | None = None, host: str = "127.0.0.1", port: int | None = None, block: bool = True,

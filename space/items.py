@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
 
+from space import background
+
 ALL = "(all)"
 FAILED = "failed (no score)"
 LABELS = ("harmful", "ambiguous", "safe", FAILED)
@@ -99,7 +101,7 @@ class ItemStore:
 
     def warm(self) -> None:
         """Build the index in a background thread (at start-up), so the first Items visitor does not wait."""
-        threading.Thread(target=self.index, name="slmboard-items-index", daemon=True).start()
+        background.start("slmboard-items-index", lambda stop: self.index())
 
     def suite_frame(self, suite: str | None) -> pd.DataFrame:
         """The suite's checked records (naturally sorted); empty for an unknown suite."""

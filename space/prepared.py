@@ -22,6 +22,7 @@ import json
 import threading
 from typing import Any, Callable
 
+from space import background
 from space.memo import Memo
 
 VIEW_ENTRIES = 512  # a table or a figure (~100 kB as PNG base64) per entry: tens of MB at most
@@ -61,18 +62,17 @@ class ViewOutputs:
         return fresh(self.restores.get((version, query, hashable(args)), compute))
 
     def prepare(self, version_now: Callable[[], int], combos: list, compute: Callable[..., object]) -> threading.Thread:
-        """Compute ``combos`` ((suite, judge, values) each) in the background; stops when the data changes."""
+        """Compute ``combos`` ((suite, judge, values) each) in the background; stops when the data changes or
+        the process exits."""
         version = version_now()
 
-        def run():
+        def run(stop: threading.Event):
             for suite, judge, values in combos:
-                if version_now() != version:
+                if stop.is_set() or version_now() != version:
                     return
                 compute(suite, judge, values)
 
-        thread = threading.Thread(target=run, name="slmboard-prepare-views", daemon=True)
-        thread.start()
-        return thread
+        return background.start("slmboard-prepare-views", run)
 
 
 def read_url_js(tab_keys: list[str], default: str, tab_of_param: dict[str, str]) -> str:

@@ -29,7 +29,7 @@ class Settings:
     #: at start-up and after a reload, in the background: build the Items index and prepare the views
     #: of every (suite, judge, sort) (space/prepared.py)
     warm: bool = True
-    #: serve Gradio's front-end files from memory, compressed once, and the page gzipped (space/static_cache.py)
+    #: serve Gradio's front-end files from memory, compressed once, and the page rendered once per config, gzipped (space/static_cache.py, space/page_cache.py)
     static_cache: bool = True
 
 

@@ -7,10 +7,8 @@ waits on it (BENCHMARKS.md, "Space under concurrent clients"). This ASGI middlew
 ``GET /assets/...`` and ``GET /static/...`` itself: each file is read and compressed once per
 process (brotli, gzip or none, as the request accepts), kept in memory, sent with a validator
 (ETag) and a cache lifetime (the build's assets carry a content hash in their names: immutable).
-Anything it does not find, and every other path, goes on to Gradio unchanged.
-
-``CompressedPage`` gzips the page's HTML itself: Gradio compresses only paths with a file extension,
-so ``/`` (255 kB with the baked landing view, 81 kB gzipped) went out uncompressed.
+Anything it does not find, and every other path, goes on to Gradio unchanged. (The page itself:
+space/page_cache.py.)
 """
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ from pathlib import Path
 import anyio
 import brotli
 from gradio.route_utils import BUILD_PATH_LIB, STATIC_PATH_LIB
-from starlette.middleware.gzip import GZipMiddleware
 
 COMPRESSIBLE = {".js", ".mjs", ".css", ".html", ".json", ".svg", ".txt", ".map"}
 #: URL prefix -> (folder, Cache-Control)
@@ -100,16 +97,3 @@ def _read(file: Path, encoding: str) -> tuple[bytes, str]:
     etag = '"' + hashlib.sha256(raw).hexdigest()[:20] + ("" if encoding == "identity" else f"-{encoding}") + '"'
     return body, etag
 
-
-class CompressedPage:
-    """GET of the page (``paths``) through starlette's GZipMiddleware (which honours Accept-Encoding)."""
-
-    def __init__(self, app, paths: tuple[str, ...] = ("/",)):
-        self.app = app
-        self.paths = set(paths)
-        self.gzip = GZipMiddleware(app, minimum_size=1024, compresslevel=6)
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"] in self.paths:
-            return await self.gzip(scope, receive, send)
-        return await self.app(scope, receive, send)

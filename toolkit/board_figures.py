@@ -3,6 +3,7 @@ pyplot: no global state across threads). Model ids are drawn in full; "$" is esc
 mathtext."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
@@ -78,21 +79,27 @@ def scores_ci_figure(rows: pd.DataFrame) -> Figure | None:
     n = len(rows)
     fig = Figure(figsize=(10, 1.4 + 0.3 * n), dpi=100, layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
-    y = list(range(n))[::-1]
+    y = np.arange(n)[::-1]
     for ax, metric, title in ((axes[0], "s_raw", "S_raw"), (axes[1], "s_adj", "S_adj")):
-        vals = [as_number(v) for v in rows[metric]]
-        lo = [as_number(v) for v in rows.get(f"{metric}_lo", [None] * n)]
-        hi = [as_number(v) for v in rows.get(f"{metric}_hi", [None] * n)]
-        for yi, v, l, h in zip(y, vals, lo, hi):
-            if v is None:
-                continue
-            if l is not None and h is not None:
-                ax.errorbar([v], [yi], xerr=[[v - l], [h - v]], fmt="o", color="#1f4e79", capsize=3, markersize=4)
-            else:
-                ax.plot([v], [yi], "o", color="#7f8c8d", markersize=4)
+        vals, lo, hi = (_numbers(rows, c, n) for c in (metric, f"{metric}_lo", f"{metric}_hi"))
+        drawn = ~np.isnan(vals)
+        with_ci = drawn & ~np.isnan(lo) & ~np.isnan(hi)
+        # one call per kind of point, not one per model: the same pixels, a fifth of the time to build
+        if with_ci.any():
+            v = vals[with_ci]
+            ax.errorbar(v, y[with_ci], xerr=[v - lo[with_ci], hi[with_ci] - v], fmt="o", color="#1f4e79", capsize=3,
+                        markersize=4)
+        if (drawn & ~with_ci).any():
+            ax.plot(vals[drawn & ~with_ci], y[drawn & ~with_ci], "o", color="#7f8c8d", markersize=4)
         ax.set_xlim(0, 1)
         ax.set_title(f"{title} with 95% interval", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
     axes[0].set_yticks(y, [plot_label(m) for m in rows["model_id"]], fontsize=8)
     return fig
+
+
+def _numbers(rows: pd.DataFrame, column: str, n: int) -> np.ndarray:
+    """The column as floats, NaN where there is no number (or no column)."""
+    values = (as_number(v) for v in rows[column]) if column in rows.columns else [None] * n
+    return np.array([np.nan if v is None else v for v in values], dtype=float)

@@ -130,10 +130,10 @@ def running_app():
 
     apps = []
 
-    def _start(data_dir):
-        demo, url = start(data_dir, host="127.0.0.1", port=free_port())
+    def _start(data_dir, settings=None, with_app: bool = False):
+        demo, url = start(data_dir, host="127.0.0.1", port=free_port(), settings=settings)
         apps.append(demo)
-        return url
+        return (demo, url) if with_app else url
 
     yield _start
     for demo in apps:

@@ -111,3 +111,43 @@ def test_the_landing_view_figure_is_drawn_before_the_first_visitor(dataset):
             for sort in SORTS:
                 figure.update(suite, judge, {**values, "sort": sort})
     assert plots.draws == drawn  # the page loads' figure events drew nothing
+
+
+def _per_model_reference(rows):
+    """The interval figure with its points drawn the straightforward way: the figure's own axes, emptied,
+    then one errorbar (or bare point) per model."""
+    from schemas.display import as_number
+
+    fig = scores_ci_figure(rows)
+    n = len(rows)
+    for ax, metric in zip(fig.axes, ("s_raw", "s_adj")):
+        for artist in [*ax.lines, *ax.collections]:
+            artist.remove()
+        ax.containers.clear()
+        columns = (rows[c] if c in rows else [None] * n for c in (metric, f"{metric}_lo", f"{metric}_hi"))
+        for yi, v, lo, hi in zip(range(n - 1, -1, -1), *columns):
+            v, lo, hi = as_number(v), as_number(lo), as_number(hi)
+            if v is None:
+                continue
+            if lo is not None and hi is not None:
+                ax.errorbar([v], [yi], xerr=[[v - lo], [hi - v]], fmt="o", color="#1f4e79", capsize=3, markersize=4)
+            else:
+                ax.plot([v], [yi], "o", color="#7f8c8d", markersize=4)
+    return fig
+
+
+def test_interval_figure_draws_what_one_errorbar_per_model_draws(dataset):
+    """The figure is drawn with one call per kind of point (speed); the pixels are those of one call per
+    model, with a model lacking bounds (a bare point) and one lacking a score (not drawn)."""
+    import numpy as np
+    from PIL import Image
+
+    rows = load_board(dataset).rows("smoke", "heuristic").reset_index(drop=True)
+    rows.loc[0, ["s_raw_lo", "s_adj_hi"]] = None
+    rows.loc[1, "s_adj"] = None
+    for frame in (rows, rows.drop(columns=["s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi"])):
+        drawn, reference = BytesIO(), BytesIO()
+        scores_ci_figure(frame).savefig(drawn, format="png")
+        _per_model_reference(frame).savefig(reference, format="png")
+        a, b = (np.asarray(Image.open(BytesIO(x.getvalue()))) for x in (drawn, reference))
+        assert a.shape == b.shape and (a != b).any(axis=-1).sum() == 0

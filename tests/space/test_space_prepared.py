@@ -86,3 +86,25 @@ def test_kept_signatures_leave_gradios_configs_unchanged(dataset):
     finally:
         signatures.install()
     assert kept == plain
+
+
+def test_the_process_exits_cleanly_while_views_are_being_prepared(dataset):
+    """A daemon thread still drawing a figure when the interpreter finalizes aborted the process (exit
+    134, "terminate called without an active exception"): the preparation is stopped at exit."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.space.conftest import REPO, free_port
+
+    script = textwrap.dedent(f"""
+        import sys, threading
+        sys.path.insert(0, {str(REPO)!r})
+        from space.app import start
+        demo, _ = start({str(dataset)!r}, port={free_port()})
+        demo.close()
+        print(sorted(t.name for t in threading.enumerate()))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert "slmboard-prepare-views" in done.stdout  # the fault is there: preparing when the process exits
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -52,3 +52,10 @@ def test_terminal_and_space_share_labels(tmp_path, make_dataset):
     assert S_ADJ_EXPLANATION.split(" = ", 1)[1] in DEFINITIONS
     ticks = [t.get_text() for t in rank_sensitivity_figure(board[board.suite == "smoke"]).axes[0].get_xticklabels()]
     assert ticks == [f"{p}\n({POLICY_SHORT[p]})" for p in POLICIES]
+
+
+def test_the_queue_summarises_its_event_log_rarely(running_app, dataset):
+    """Gradio's default summarises up to 10,000 logged events (a pandas group-by) after every event, a
+    cost that grows with uptime; the Space asks for it once per 1,000 events."""
+    demo, _ = running_app(dataset, with_app=True)
+    assert demo._queue.ANAYLTICS_CACHE_FREQUENCY == 1000
