@@ -114,6 +114,7 @@ def generate(
     ray_address: str | None = None,
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
+    token: str | None = None,
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
@@ -126,20 +127,24 @@ def generate(
 
     ``executor`` ("local", "ray") with ``shards=N`` runs the run as N ``shard`` jobs (on a Ray cluster at
     ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
+    ``token``: the Hugging Face token of its downloads (None: HF_TOKEN or the saved login).
     """
     from .fanout import generate_fanned_out, wants_fanout
     from .fanout.plan import fanout_refusals
     from .generation.runner import generate as run_generation
+    from .hub_access import using_token
 
-    if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
-        fanout_refusals(backend=backend, shard=shard)
-        options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
-                               mode, concurrency)
-        return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task, show_progress)
-    return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
-                          batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
-                          backend=backend, show_progress=show_progress, shard=shard, mode=mode,
-                          concurrency=concurrency)
+    with using_token(token):
+        if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
+            fanout_refusals(backend=backend, shard=shard)
+            options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
+                                   submission_id, mode, concurrency)
+            return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task,
+                                       show_progress)
+        return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
+                              batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
+                              backend=backend, show_progress=show_progress, shard=shard, mode=mode,
+                              concurrency=concurrency)
 
 
 def _job_options(suites: Sequence[str] | str, model: BackendSpec | str, model_args: str | dict[str, str] | None,
@@ -163,17 +168,21 @@ def judge(
     batch_size: int = 32,
     show_progress: bool = True,
     retry_errors: bool = True,
+    token: str | None = None,
 ) -> JudgeResult:
     """Add one judge's ItemRecords to a run (resumable; responses are never regenerated).
 
     ``judge`` is a spec ("heuristic", "learned", "openai:MODEL", "mdjudge", ...), a :class:`JudgeSpec` with options
     (``JudgeSpec("openai:gpt-4o", base_url=..., concurrency=16)``) or a built Judge; ``retry_errors``
-    judges earlier API failures again. The result's ``judge_id`` is the id written into the records.
+    judges earlier API failures again. The result's ``judge_id`` is the id written into the records. ``token``:
+    the Hugging Face token of a judge model's download (None: HF_TOKEN or the saved login).
     """
+    from .hub_access import using_token
     from .judging.runner import judge_run
 
-    return judge_run(run_dir, judge=judge, suites=_names(suites), batch_size=batch_size, show_progress=show_progress,
-                     retry_errors=retry_errors)
+    with using_token(token):
+        return judge_run(run_dir, judge=judge, suites=_names(suites), batch_size=batch_size,
+                         show_progress=show_progress, retry_errors=retry_errors)
 
 
 def _names(value: Sequence[str] | str | None) -> list[str] | None:
@@ -425,12 +434,12 @@ def evaluate(
     ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .fanout import evaluate_fanned_out, wants_fanout
     from .fanout.plan import fanout_refusals, single_outcome
-    from .hub_access import hub_token
+    from .hub_access import using_token
     from .judging.components import JudgeSpec
     from .judging.runner import judge_run
     from .publishing.submit import submit_unless_published
 
-    with hub_token(token):  # the Hub calls of the submit step (and of model downloads)
+    with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
         submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                               primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
@@ -483,13 +492,13 @@ def evaluate_models(
     as its shards are complete; a model that fails is reported in the result and the others go on. The file
     is checked before anything runs. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from .fanout import evaluate_fanned_out
-    from .hub_access import hub_token
+    from .hub_access import using_token
     from .judging.components import JudgeSpec
 
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                           primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
-    with hub_token(token):
+    with using_token(token):
         return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
                                    gpus_per_task, cpus_per_task, show_progress, models=models)
 
@@ -529,14 +538,16 @@ def moderate(
     submission_id: str | None = None,
     show_progress: bool = True,
     items: dict[str, list[ModerationItem]] | None = None,
+    token: str | None = None,
 ) -> ModerationRunResult:
     """Run a moderator on the flag / do-not-flag suite (paper 2) → RUN/moderation/<benchmark>.jsonl (resumable).
 
     ``model`` is a moderator spec (``hf`` = the embedded SmolLM2, ``hf:<folder>``, ``openai:<served model>``,
     ``guard:<folder>``, ``judge``) or a :class:`ModeratorSpec` with options (``base_url``, ``guard``,
     ``judge``, ...). ``suites``: the moderation benchmarks; ``data``: benchmark -> source export file or
-    mirror folder.
+    mirror folder. ``token``: the Hugging Face token of its downloads (None: HF_TOKEN or the saved login).
     """
+    from .hub_access import using_token
     from .moderation.components import ModeratorSpec
     from .moderation.runner import run_moderator
     from .moderation.sources import MODERATION_BENCHMARKS
@@ -544,10 +555,11 @@ def moderate(
     names = _names(suites) or []
     for name in names:  # every name checked before a model loads
         MODERATION_BENCHMARKS.get(name)
-    moderator = ModeratorSpec.of(model).build()
-    return run_moderator(out, moderator, names, variant=variant, data=dict(data or {}),
-                         lists_dir=lists_dir, limit=limit, submission_id=submission_id,
-                         batch_size=moderator.batch_size, show_progress=show_progress, items=items)
+    with using_token(token):
+        moderator = ModeratorSpec.of(model).build()
+        return run_moderator(out, moderator, names, variant=variant, data=dict(data or {}),
+                             lists_dir=lists_dir, limit=limit, submission_id=submission_id,
+                             batch_size=moderator.batch_size, show_progress=show_progress, items=items)
 
 
 def import_released_moderation(files: Sequence[PathLike], out: PathLike, moderator_id: str | None = None) -> list[Path]:

@@ -56,6 +56,14 @@ def downloads_token(token: str | None) -> Iterator[None]:
             os.environ["HF_TOKEN"] = saved
 
 
+@contextmanager
+def using_token(token: str | None) -> Iterator[None]:
+    """An API function's ``token=``: for its Hub calls (:func:`hub_token`) and the downloads of the libraries
+    it runs (:func:`downloads_token`)."""
+    with hub_token(token), downloads_token(token):
+        yield
+
+
 def set_process_token(token: str | None) -> None:
     """The token of every Hub call of this process that runs outside a :func:`hub_token` block (serve)."""
     global _process_token

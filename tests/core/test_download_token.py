@@ -57,3 +57,26 @@ def test_generate_downloads_a_private_model_with_token_and_not_without(private_m
     assert (tmp_path / "run" / "responses").is_dir() or any((tmp_path / "run").rglob("*.jsonl")), done.stdout
     assert emu.token not in done.stdout + done.stderr
     assert "HF_TOKEN" not in os.environ or os.environ["HF_TOKEN"] != emu.token  # the caller's environment untouched
+
+
+def test_the_api_takes_the_token_as_the_command_does(private_model, tmp_path):
+    """``api.generate(..., token=...)`` from a notebook: refused without it, downloaded with it, and the
+    caller's environment left as it was."""
+    emu, _ = private_model
+    env = {k: v for k, v in hub_env(emu, tmp_path).items() if k != "HF_TOKEN"}
+    env["HF_HUB_OFFLINE"] = "0"
+    got = client(env, f"""
+        import json, os
+        from toolkit import api
+        from toolkit.errors import SlmboardError
+        kwargs = dict(suites="smoke", model="hf:{MODEL}", limit=1, max_new_tokens=2, show_progress=False)
+        try:
+            api.generate({str(tmp_path / "refused")!r}, **kwargs)
+            refused = None
+        except SlmboardError as exc:
+            refused = str(exc)
+        result = api.generate({str(tmp_path / "run")!r}, token={emu.token!r}, **kwargs)
+        print(json.dumps({{"refused": refused, "written": result.n_new, "hf_token": os.environ.get("HF_TOKEN")}}))
+    """)
+    assert got["refused"] and MODEL in got["refused"]
+    assert got["written"] == 1 and got["hf_token"] is None
