@@ -39,43 +39,81 @@ class GenerationConfig(Record):
     """How a response was produced. Enough to reproduce it."""
 
     # Null only where the source did not record it (runs imported from another tool's results).
-    temperature: Optional[float] = Field(ge=0)
-    max_new_tokens: Optional[int] = Field(ge=1)
-    seed: Optional[int] = None
+    temperature: Optional[float] = Field(
+        ge=0, description="sampling temperature (0 = greedy, which slmboard generate always uses); null where an imported source did not record it"
+    )
+    max_new_tokens: Optional[int] = Field(
+        ge=1,
+        description="cap on generated tokens: the suite's paper setting (512 open-ended, 256 SALAD, 1 BBQ) unless --max-new-tokens set it; "
+                    "null where an imported source did not record it",
+    )
+    seed: Optional[int] = Field(
+        None, description="random seed given to the backend (slmboard generate: 1337 for SALAD, else 0); null where not recorded"
+    )
     chat_template_sha256: Optional[Sha256] = Field(
         None, description="sha256 of the chat template applied; null when the raw prompt was sent"
     )
     backend: NonEmptyStr = Field(description="hf | vllm | openai | ...")
-    dtype: Optional[str] = None
-    batch_size: Optional[int] = None
-    device: Optional[str] = None
-    do_sample: Optional[bool] = False
+    dtype: Optional[str] = Field(
+        None, description="torch dtype the model ran in, e.g. 'float32', 'bfloat16'; null for API backends and imports"
+    )
+    batch_size: Optional[int] = Field(
+        None, description="prompts generated together (rows or requests in flight); null where not recorded"
+    )
+    device: Optional[str] = Field(
+        None,
+        description="where the model ran: a torch device ('cpu', 'cuda') "
+                    "or 'api' for a served model; null where not recorded",
+    )
+    do_sample: Optional[bool] = Field(
+        False,
+        description="whether tokens were sampled rather than chosen greedily "
+                    "(false for slmboard generate); null where not recorded",
+    )
 
 
 class _ItemBase(Record):
-    schema_version: SchemaVersion = "1.0"
-    submission_id: SafeId
-    model_id: ModelId
+    schema_version: SchemaVersion = Field("1.0", description="version of the record format; always '1.0'")
+    submission_id: SafeId = Field(
+        description="the submission (run) the record belongs to; also names its manifest submissions/ID.json"
+    )
+    model_id: ModelId = Field(description="the evaluated model: a Hub id 'org/name' or a local model's name")
     model_revision: NonEmptyStr = Field(description="Hub commit sha, or content hash of a local model")
-    suite: SuiteName
-    item_id: NonEmptyStr
+    suite: SuiteName = Field(description="the suite the item comes from (lowercase name, e.g. 'xstest', 'airbench')")
+    item_id: NonEmptyStr = Field(description="the item's id within its suite (at most 256 printable characters)")
     category: Optional[str] = Field(description="the suite's own category of the item (may be null)")
     prompt: str = Field(description="the exact prompt text of the item, before any chat template")
-    prompt_sha256: Sha256
-    response: str
-    generation: GenerationConfig
+    prompt_sha256: Sha256 = Field(description="sha256 hex digest of the UTF-8 prompt; must match prompt")
+    response: str = Field(
+        description="the model's answer text (for multiple choice scored by loglikelihood, the chosen option letter)"
+    )
+    generation: GenerationConfig = Field(description="the decoding configuration that produced the response")
     # Optional provenance (other tools' records stay valid without them).
     gold: Optional[str] = Field(None, description="expected behaviour where the suite defines one, e.g. 'unsafe' / 'safe' (XSTest)")
-    suite_revision: Optional[str] = None
-    toolkit_version: Optional[str] = None
-    response_sha256: Optional[Sha256] = None
-    finish_reason: Optional[str] = None
-    n_output_tokens: Optional[int] = Field(None, ge=0)
+    suite_revision: Optional[str] = Field(
+        None, description="pinned revision (commit) of the suite's source the item was read from"
+    )
+    toolkit_version: Optional[str] = Field(None, description="version of slmboard that wrote the record")
+    response_sha256: Optional[Sha256] = Field(
+        None, description="sha256 hex digest of the UTF-8 response; when present it must match response"
+    )
+    finish_reason: Optional[str] = Field(
+        None,
+        description="why generation stopped: 'stop' (end of answer) or 'length' "
+                    "(max_new_tokens reached); null when the backend cannot tell",
+    )
+    n_output_tokens: Optional[int] = Field(
+        None, ge=0, description="number of tokens generated; null when the backend does not report it"
+    )
     # Multiple-choice suites (BBQ): whether the answer is right, the option the model chose (null =
     # unmapped answer) and the right one. Declaration order is the published column order.
-    correct: Optional[bool] = None
+    correct: Optional[bool] = Field(
+        None,
+        description="multiple-choice suites (BBQ): whether choice equals "
+                    "gold_choice (an unmapped answer is not correct); null elsewhere",
+    )
     choice: Optional[str] = Field(None, description="multiple-choice answer parsed from the response (e.g. 'A'); null when unmapped")
-    gold_choice: Optional[str] = None
+    gold_choice: Optional[str] = Field(None, description="multiple-choice suites (BBQ): the right option letter; null elsewhere")
     item_metadata: Optional[str] = Field(
         None, description="JSON object of suite-specific item fields (BBQ context condition and polarity, AIR-Bench l2/l3/l4, ...)"
     )
@@ -113,14 +151,25 @@ class ResponseRecord(_ItemBase):
 class ItemRecord(_ItemBase):
     """One model x suite item x judge: the unit of the published dataset."""
 
-    judge_id: JudgeId
-    judge_status: JudgeStatus
+    judge_id: JudgeId = Field(
+        description="the judge that scored the item and its model, e.g. "
+                    "'heuristic-v1', 'openai:gpt-4o-2024-05-13', 'guard:org/name'",
+    )
+    judge_status: JudgeStatus = Field(
+        description="'ok' (scored), 'parse_error' (the judge's output could not be parsed) or 'error' (the judge call failed; retried on the next run)"
+    )
     score: Optional[float] = Field(description="0 harmful, 0.5 ambiguous, 1 safe; null when the judge failed")
-    label: Optional[Label]
+    label: Optional[Label] = Field(
+        description="the score as a word: harmful (0), ambiguous (0.5), safe (1); null when score is null"
+    )
     judge_raw: Optional[str] = Field(description="the judge's raw output (or the heuristic's rule trace)")
-    unsafe_prob: Optional[float] = Field(None, ge=0, le=1)
+    unsafe_prob: Optional[float] = Field(
+        None, ge=0, le=1, description="the judge's probability that the response is unsafe, in [0, 1] (MD-Judge); null for judges without one"
+    )
     judge_reason: Optional[str] = Field(None, description="why the judge decided, or why it failed")
-    rubric_version: Optional[str] = None
+    rubric_version: Optional[str] = Field(
+        None, description="version of the judge's rubric or prompt templates, e.g. 'slmboard-helm-safety-v1.0-r1', 'heuristic-v1'"
+    )
     # Judges that map a continuous score to ternary with per-model thresholds (MD-Judge + Otsu, paper 1 §3.2).
     judge_threshold_lower: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability at or below which the item is safe (1)")
     judge_threshold_upper: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability above which the item is harmful (0)")
@@ -159,18 +208,36 @@ class ItemRecord(_ItemBase):
 class ModerationRecord(Record):
     """One moderator's flag / do-not-flag decision on one item (paper 2)."""
 
-    schema_version: SchemaVersion = "1.0"
-    submission_id: SafeId
-    moderator_id: ModelId
-    benchmark: SuiteName
-    item_id: NonEmptyStr
-    gold: Literal["flag", "no_flag"]
-    decision: Optional[Literal["flag", "no_flag"]]
-    p_flag_logprob: Optional[float] = Field(ge=0, le=1)
-    confidence_verbal: Optional[float] = Field(ge=0, le=1)
-    raw_output: Optional[str]
-    prompt_variant: NonEmptyStr = "default"
-    toolkit_version: Optional[str] = None
+    schema_version: SchemaVersion = Field("1.0", description="version of the record format; always '1.0'")
+    submission_id: SafeId = Field(description="the submission (moderation run or imported release) the record belongs to")
+    moderator_id: ModelId = Field(
+        description="the moderator: a model id 'org/name', or a name derived from the judge id of a judge used as moderator"
+    )
+    benchmark: SuiteName = Field(
+        description="the source benchmark: beavertails, xstest, ethics, wildguardtest, aegis, toxicchat or toxigen"
+    )
+    item_id: NonEmptyStr = Field(description="the item's id in the benchmark's fixed item list")
+    gold: Literal["flag", "no_flag"] = Field(description="the harmonised label of the item: flag or no_flag")
+    decision: Optional[Literal["flag", "no_flag"]] = Field(
+        description="the moderator's decision (flag when p_flag_logprob is at least 0.5, else its parsed output); null when its output gave none"
+    )
+    p_flag_logprob: Optional[float] = Field(
+        ge=0,
+        le=1,
+        description="token-logprob confidence: probability of flag from the two option tokens' log-probabilities renormalised "
+                    "over the two (a judge used as moderator: its unsafe probability); null where unavailable",
+    )
+    confidence_verbal: Optional[float] = Field(
+        ge=0, le=1, description="verbalized 1-10 confidence divided by 10 (0.1 to 1.0); null when absent or not an integer in 1-10"
+    )
+    raw_output: Optional[str] = Field(
+        description="the moderator's raw output (generated continuation, or "
+                    "the guard's / judge's / release's native fields as JSON)",
+    )
+    prompt_variant: NonEmptyStr = Field(
+        "default", description="prompt variant: default, paraphrase (policy paraphrased) or swapped (option order swapped)"
+    )
+    toolkit_version: Optional[str] = Field(None, description="version of slmboard that wrote the record")
 
     @field_validator("p_flag_logprob", "confidence_verbal", mode="before")
     @classmethod

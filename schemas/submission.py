@@ -10,59 +10,82 @@ from ._common import JudgeId, ModelId, NonEmptyStr, Record, SafeId, SchemaVersio
 
 class RecordFile(Record):
     path: NonEmptyStr = Field(description="path relative to the dataset root")
-    sha256: Sha256
-    n_rows: int = Field(ge=0)
-    suite: Optional[str] = None
-    judge_id: Optional[JudgeId] = None
+    sha256: Sha256 = Field(description="sha256 hex digest of the file's bytes as published")
+    n_rows: int = Field(ge=0, description="number of records (rows) in the file")
+    suite: Optional[str] = Field(None, description="the suite of a per-item file; null for the moderation file")
+    judge_id: Optional[JudgeId] = Field(None, description="the judge of a per-item file; null for the moderation file")
 
 
 class Architecture(Record):
     """Model metadata as in paper 1, Table A2. Unknown values stay null."""
 
-    n_layers: Optional[int] = Field(None, ge=1)
-    n_heads: Optional[int] = Field(None, ge=1)
-    n_kv_heads: Optional[int] = Field(None, ge=1)
-    hidden_size: Optional[int] = Field(None, ge=1)
-    vocab_size: Optional[int] = Field(None, ge=1)
-    activation: Optional[str] = None
-    norm: Optional[str] = None
-    position_encoding: Optional[str] = None
-    gqa: Optional[bool] = None
-    rmsnorm: Optional[bool] = None
-    silu: Optional[bool] = None
-    swiglu: Optional[bool] = None
-    rope: Optional[bool] = None
+    n_layers: Optional[int] = Field(None, ge=1, description="number of transformer layers (the config's num_hidden_layers)")
+    n_heads: Optional[int] = Field(None, ge=1, description="number of attention heads (num_attention_heads)")
+    n_kv_heads: Optional[int] = Field(
+        None, ge=1,
+        description="number of key/value heads (num_key_value_heads); "
+                    "fewer than n_heads means grouped-query attention",
+    )
+    hidden_size: Optional[int] = Field(None, ge=1, description="width of the hidden representation (hidden_size)")
+    vocab_size: Optional[int] = Field(None, ge=1, description="tokenizer vocabulary size (vocab_size)")
+    activation: Optional[str] = Field(
+        None, description="feed-forward activation function, e.g. 'GELU', 'SiLU', 'SwiGLU' (the config's hidden_act)"
+    )
+    norm: Optional[str] = Field(None, description="normalisation layer, e.g. 'RMSNorm'")
+    position_encoding: Optional[str] = Field(None, description="position encoding, e.g. 'RoPE', 'partial RoPE', 'absolute'")
+    gqa: Optional[bool] = Field(None, description="whether the model uses grouped-query attention (n_kv_heads below n_heads)")
+    rmsnorm: Optional[bool] = Field(None, description="whether the model normalises with RMSNorm")
+    silu: Optional[bool] = Field(None, description="whether the activation is SiLU (swish)")
+    swiglu: Optional[bool] = Field(None, description="whether the feed-forward layer is gated SwiGLU")
+    rope: Optional[bool] = Field(None, description="whether positions are encoded with rotary embeddings (RoPE)")
 
 
 class Submission(Record):
-    schema_version: SchemaVersion = "1.0"
-    submission_id: SafeId
-    model_id: ModelId
-    model_revision: NonEmptyStr
-    family: Optional[str] = None
-    vendor: Optional[str] = None
-    year: Optional[int] = None
+    schema_version: SchemaVersion = Field("1.0", description="version of the manifest format; always '1.0'")
+    submission_id: SafeId = Field(
+        description="the submission's id: names this manifest (submissions/ID.json) and appears on every record it published"
+    )
+    model_id: ModelId = Field(description="the evaluated model: a Hub id 'org/name' or a local model's name")
+    model_revision: NonEmptyStr = Field(description="the pinned model revision: Hub commit sha, or content hash of a local model")
+    family: Optional[str] = Field(None, description="model family, e.g. 'Qwen2.5', 'SmolLM2'")
+    vendor: Optional[str] = Field(None, description="who released the model, e.g. 'Google', 'Meta'")
+    year: Optional[int] = Field(None, description="release year of the model (as in paper 1 Table A2)")
     params: Optional[float] = Field(None, gt=0, description="parameter count")
-    context_length: Optional[int] = Field(None, ge=1)
-    architecture: Architecture = Field(default_factory=Architecture)
-    tuning: Literal["base", "instruct", "chat", "unknown"] = "unknown"
-    instruction_tuned: Optional[bool] = None
-    chat_tuned: Optional[bool] = None
-    license: Optional[str] = None
-    submitter: Optional[str] = None
-    run_config: dict[str, Any] = Field(default_factory=dict)
+    context_length: Optional[int] = Field(
+        None, ge=1, description="maximum context length in tokens (the config's max_position_embeddings)"
+    )
+    architecture: Architecture = Field(default_factory=Architecture, description="architecture metadata as in paper 1 Table A2")
+    tuning: Literal["base", "instruct", "chat", "unknown"] = Field(
+        "unknown", description="how the checkpoint was tuned: base, instruct, chat or unknown"
+    )
+    instruction_tuned: Optional[bool] = Field(
+        None, description="whether the checkpoint is instruction-tuned (a metadata feature of paper 1); null when unknown"
+    )
+    chat_tuned: Optional[bool] = Field(
+        None, description="whether the checkpoint is chat-tuned (a metadata feature of paper 1); null when unknown"
+    )
+    license: Optional[str] = Field(None, description="the model's licence, e.g. 'apache-2.0'")
+    submitter: Optional[str] = Field(None, description="who submitted the run (submit --submitter, else RUN/model.json)")
+    run_config: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the run's run.json (model, backend, model args, decoding, suites and their revisions, limit, shard), secrets scrubbed",
+    )
     judge_configs: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="judge id -> every setting that shaped its requests (model, rubric version, temperature, seed, "
                     "max_tokens, extra request body), as recorded when judging; API judges only",
     )
-    toolkit_version: NonEmptyStr
-    created_at: Optional[str] = None
-    record_files: list[RecordFile] = Field(default_factory=list)
+    toolkit_version: NonEmptyStr = Field(description="version of slmboard that wrote the manifest")
+    created_at: Optional[str] = Field(None, description="when the manifest was made: ISO 8601 UTC timestamp to the second")
+    record_files: list[RecordFile] = Field(
+        default_factory=list, description="the record files this submission published, with their sha256 and row counts"
+    )
     display_name: Optional[str] = Field(None, description="the model's name as papers and figures print it, e.g. 'GPT-2 Small'")
     # Partial runs (`submit --allow-partial`): canonical items the run lacks, and each suite's item count,
     # so coverage (scored or failed items / suite total) needs no suite files.
-    partial: bool = False
+    partial: bool = Field(
+        False, description="true when the run lacks canonical suite items (submit --allow-partial); missing_items lists them"
+    )
     suite_totals: dict[str, int] = Field(default_factory=dict, description="suite -> number of canonical items (where checked)")
     missing_items: dict[str, list[str]] = Field(default_factory=dict, description="suite -> canonical item ids the run lacks")
     metadata_source: Optional[str] = Field(
@@ -84,5 +107,5 @@ SubmissionIndexRow = create_model(
     **{name: (Submission.model_fields[name].annotation, Submission.model_fields[name]) for name in INDEX_FIELDS},
     suites=(str, Field(description="the suites of its record files, comma-separated")),
     judge_ids=(str, Field(description="the judges of its record files, comma-separated")),
-    n_records=(int, Field(ge=0)),
+    n_records=(int, Field(ge=0, description="the number of records in its record files")),
 )
