@@ -12,6 +12,7 @@ space/page_cache.py.)
 """
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import mimetypes
@@ -34,6 +35,7 @@ class StaticCache:
         self.app = app
         self.roots = {prefix: (folder.resolve(), cc) for prefix, (folder, cc) in (roots or ROOTS).items()}
         self._files: dict[tuple[Path, str], tuple[bytes, str]] = {}  # (file, encoding) -> (body, etag)
+        self._loading: dict[tuple[Path, str], asyncio.Future] = {}  # being read and compressed now
 
     async def __call__(self, scope, receive, send):
         found = self._match(scope)
@@ -74,9 +76,19 @@ class StaticCache:
         return None
 
     async def _load(self, file: Path, encoding: str) -> tuple[bytes, str]:
+        """Once per file and encoding: the first visitors of a fresh server ask for the same ~90 files at
+        once, and each request arriving while a file is compressed waits for that one compression."""
         key = (file, encoding)
-        if key not in self._files:  # once per file and encoding; a race only compresses twice
-            self._files[key] = await anyio.to_thread.run_sync(_read, file, encoding)
+        if key in self._files:
+            return self._files[key]
+        loading = self._loading.get(key)
+        if loading is None:
+            loading = self._loading[key] = asyncio.ensure_future(anyio.to_thread.run_sync(_read, file, encoding))
+        try:
+            self._files[key] = await asyncio.shield(loading)  # a client that disconnects cancels only its wait
+        finally:
+            if loading.done():
+                self._loading.pop(key, None)  # a failed read is tried again by the next request
         return self._files[key]
 
 

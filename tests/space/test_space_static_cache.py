@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 from pathlib import Path
 
 import brotli
@@ -123,3 +124,54 @@ def test_the_page_is_sent_compressed(running_app, dataset):
     assert packed.headers["content-encoding"] == "gzip"
     assert int(packed.headers["content-length"]) < len(raw.content) / 2
     assert packed.text == raw.text and "slmboard" in packed.text  # httpx decoded the gzip body
+
+
+def test_concurrent_first_requests_compress_a_file_once(served, monkeypatch):
+    """A fresh server's first visitors ask for the same files at once: one compression per file and
+    encoding, every request answered with its bytes; a failed read is tried again by the next request."""
+    import space.static_cache as static_cache
+
+    cache, down, folder = served
+    reads = []
+    real_read = static_cache._read
+
+    def counted(file, encoding):
+        reads.append((file.name, encoding))
+        time.sleep(0.2)  # a compression in progress while the other requests arrive
+        return real_read(file, encoding)
+
+    monkeypatch.setattr(static_cache, "_read", counted)
+    raw = (folder / "index-abc123.js").read_bytes()
+
+    async def burst():
+        bodies = await asyncio.gather(*(_asgi_async(cache, "/assets/index-abc123.js", {"Accept-Encoding": "br"})
+                                        for _ in range(10)))
+        return bodies
+
+    bodies = asyncio.run(burst())
+    assert reads == [("index-abc123.js", "br")]
+    assert all(brotli.decompress(b) == raw for b in bodies)
+
+    def failing(file, encoding):
+        raise OSError("disk went away")
+
+    monkeypatch.setattr(static_cache, "_read", failing)
+    with pytest.raises(OSError):
+        _asgi(cache, "/assets/font.woff2")
+    monkeypatch.setattr(static_cache, "_read", counted)
+    assert _asgi(cache, "/assets/font.woff2")[2] == (folder / "font.woff2").read_bytes()
+
+
+async def _asgi_async(app, path: str, headers: dict) -> bytes:
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    sent: list[dict] = []
+
+    async def receive():
+        await asyncio.sleep(3600)
+
+    async def send(message):
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return b"".join(m.get("body", b"") for m in sent[1:])
