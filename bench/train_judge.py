@@ -9,9 +9,11 @@ fits on all 900 answers (toolkit/judging/learned_training.py) and writes ``coef.
 holds the cross-validation figures of learned-v1 beside heuristic-v1 and the release's GPT-4
 classifier on the same answers.
 
-``--check`` retrains into a scratch folder and compares with the shipped artifact: the same
-behaviour on every training answer, every weight equal to 1e-6 and the same cross-validation
-figures of learned-v1. Exit 1 when they differ.
+``--check`` retrains into a scratch folder and compares with the shipped artifact, with tolerances that
+hold across BLAS builds and thread counts (lbfgs stops at a tolerance, so the last digits of a weight
+move with the order of floating-point sums): the same behaviour on at least 99.5% of the training
+answers, every weight within 1e-4, and cross-validation figures of learned-v1 within 0.01. Exit 1
+when they differ by more.
 
 Usage: ``.venv/bin/python bench/train_judge.py [--out DIR] [--seed 0] [--check]``
 """
@@ -129,26 +131,46 @@ def behaviours(folder: Path, matrix: np.ndarray) -> list[str]:
     return [behaviour_of(*p, weights.partial_threshold) for p in weights.probabilities(matrix)]
 
 
+#: How far a retrained artifact may move on another machine (BLAS build, thread count) and still count as
+#: the same judge: behaviours on the training answers, each weight, each cross-validation figure.
+MIN_SAME_BEHAVIOUR = 0.995
+WEIGHT_TOLERANCE = 1e-4
+FIGURE_TOLERANCE = 0.01
+
+
 def compare(shipped: Path, fresh: Path, matrix: np.ndarray) -> list[str]:
-    """Differences between two artifacts: behaviours on the training answers, then weights (1e-6)."""
+    """Differences between two artifacts beyond the tolerances above: behaviours on the training answers,
+    then weights."""
     a, card_a = load_weights(shipped)
     b, card_b = load_weights(fresh)
     problems = []
     differing = sum(x != y for x, y in zip(behaviours(shipped, matrix), behaviours(fresh, matrix)))
-    if differing:
+    if (len(matrix) - differing) / len(matrix) < MIN_SAME_BEHAVIOUR:
         problems.append(f"behaviours differ on {differing} of {len(matrix)} training answers")
     else:
-        _say(f"behaviours identical on all {len(matrix)} training answers")
+        _say(f"behaviours equal on {len(matrix) - differing} of {len(matrix)} training answers "
+             f"(at least {MIN_SAME_BEHAVIOUR:.1%} required)")
     for field in ("coef", "intercept", "signal_mean", "signal_scale"):
         x, y = getattr(a, field), getattr(b, field)
-        if x.shape != y.shape or not np.allclose(x, y, rtol=0, atol=1e-6):
+        if x.shape != y.shape or not np.allclose(x, y, rtol=WEIGHT_TOLERANCE, atol=WEIGHT_TOLERANCE):
             problems.append(f"{field}: max difference {np.max(np.abs(x - y)) if x.shape == y.shape else 'shape'}")
     for field in ("inverse_temperature", "partial_threshold"):
-        if abs(getattr(a, field) - getattr(b, field)) > 1e-6:
+        if abs(getattr(a, field) - getattr(b, field)) > WEIGHT_TOLERANCE:
             problems.append(f"{field}: {getattr(a, field)} vs {getattr(b, field)}")
     if card_a["training_data"] != card_b["training_data"]:
         problems.append("training data differ (file hashes or counts)")
     return problems
+
+
+def figures_close(a, b) -> bool:
+    """Two nested figure tables are the same up to FIGURE_TOLERANCE on every number (same keys, same texts)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(figures_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(figures_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= FIGURE_TOLERANCE
+    return a == b
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,10 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         problems = compare(args.out, fresh, data.matrix)
         cv_of = [json.loads((folder / "card.json").read_text())["cross_validation"] for folder in (args.out, fresh)]
         if all(cv_of[0][k] == cv_of[1][k] for k in cv_of[1] if k != "results") and \
-                cv_of[0]["results"][JUDGE_ID] == cv_of[1]["results"][JUDGE_ID]:
-            _say(f"cross-validation figures of {JUDGE_ID} identical")
+                figures_close(cv_of[0]["results"][JUDGE_ID], cv_of[1]["results"][JUDGE_ID]):
+            _say(f"cross-validation figures of {JUDGE_ID} within {FIGURE_TOLERANCE}")
         else:
-            problems.append(f"cross-validation figures of {JUDGE_ID} differ")
+            problems.append(f"cross-validation figures of {JUDGE_ID} differ by more than {FIGURE_TOLERANCE}")
     for p in problems:
         _say(f"DIFFERS {p}")
     print("REPRODUCED" if not problems else "NOT REPRODUCED")
