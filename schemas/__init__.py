@@ -14,7 +14,7 @@ from .records import (
     ModerationRecord,
     ResponseRecord,
 )
-from .submission import INDEX_FIELDS, Architecture, RecordFile, Submission, SubmissionIndexRow
+from .submission import INDEX_FIELDS, ITEM_KINDS, Architecture, RecordFile, Submission, SubmissionIndexRow
 
 #: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
 EXPORTED_MODELS = {
@@ -46,6 +46,7 @@ __all__ = [
     "Submission",
     "SubmissionIndexRow",
     "INDEX_FIELDS",
+    "ITEM_KINDS",
     "EXPORTED_MODELS",
     "sha256_text",
     "check_judge_id",

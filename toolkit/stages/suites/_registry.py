@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
 
+from schemas import ITEM_KINDS
+
 from toolkit.core.errors import BadOption
 from toolkit.core.registry import Registry
 from ._base import Suite, SuiteItem
@@ -25,14 +27,22 @@ def register_suite(cls: S) -> S:
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
+    kind = cls.__dict__.get("kind", getattr(cls, "kind", None))
+    if kind not in ITEM_KINDS:
+        raise ValueError(f"suite '{name}' ({cls.__qualname__}) must declare its kind, one of {', '.join(ITEM_KINDS)}; got {kind!r}")
     SUITES.add(name, cls.description, cls, cls.Options, comparable=cls.comparable,
-               extra={"source": cls.source, "revision": cls.revision, "license": cls.license})
+               extra={"source": cls.source, "revision": cls.revision, "license": cls.license, "kind": kind})
     return cls
 
 
 def get_suite(name: str, **options: object) -> Suite:
     """An instance of the registered suite ``name`` (UnknownComponent, listing valid names, otherwise)."""
     return SUITES.get(name).build(options)
+
+
+def suite_kind(name: str) -> str:
+    """The kind of item the registered suite ``name`` holds (UnknownComponent for an unknown name)."""
+    return SUITES.get(name).extra["kind"]
 
 
 def _names(names: Union[Sequence[str], str]) -> list[str]:

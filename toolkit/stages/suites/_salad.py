@@ -62,6 +62,7 @@ class _SaladSuite(Suite):
     fields: ClassVar[tuple[str, ...]]
     license = "Apache-2.0"
     revision = "main"
+    kind = "free-text"  # every SALAD question is harmful: no gold label to judge against
 
     def locate(self, data_dir: Optional[Path]) -> Path:
         mirror_path = f"{MIRROR_DIR}/{self.filename}"
