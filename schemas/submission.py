@@ -12,6 +12,16 @@ from ._common import JudgeId, ModelId, NonEmptyStr, Record, SafeId, SchemaVersio
 #: XSTest), or a multiple-choice answer (BBQ). A judge declares the kinds it fits, a suite its kind.
 ITEM_KINDS = ("free-text", "free-text-gold", "multiple-choice")
 ItemKind = Literal["free-text", "free-text-gold", "multiple-choice"]
+_KIND_WORDS = {"free-text": "free-text answers without a gold label", "free-text-gold": "free-text answers with a gold label",
+               "multiple-choice": "multiple-choice answers"}
+
+
+def describe_kinds(kinds) -> str:
+    """How messages name kinds: both free-text kinds -> "free-text answers"; else each kind's words."""
+    kinds = sorted(set(kinds))
+    if set(kinds) == {"free-text", "free-text-gold"}:
+        return "free-text answers"
+    return " and ".join(_KIND_WORDS.get(k, k) for k in kinds) or "no kind of item"
 
 
 class RecordFile(Record):

@@ -105,3 +105,78 @@ def test_submit_refuses_heuristic_records_of_bbq(bbq_and_smoke_run, tmp_path):
                                                r"and bbq holds multiple-choice answers"):
         api.submit(run, to=dataset, n_bootstrap=0)
     assert not dataset.exists()
+
+
+def heuristic_bbq_rows(run: Path) -> list[dict]:
+    """What the stage wrote before judges kept to their suites: heuristic verdicts on BBQ's letters."""
+    from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.heuristic import HeuristicJudge
+    from toolkit.stages.judging.runner import item_record, read_responses
+
+    responses = read_responses(run / "responses" / "bbq.jsonl")
+    judge = HeuristicJudge()
+    verdicts = judge.judge([JudgeInput(r.suite, r.item_id, r.prompt, r.response) for r in responses])
+    return [item_record(r, judge, v).model_dump(mode="json") for r, v in zip(responses, verdicts)]
+
+
+def test_validate_refuses_a_runs_heuristic_records_of_bbq(bbq_and_smoke_run, tmp_path):
+    run = copy_run(bbq_and_smoke_run, tmp_path / "run")
+    api.judge(run, judge="heuristic", show_progress=False)  # records heuristic-v1's kinds
+    assert not api.validate(run).errors
+    (run / "judgments" / "heuristic-v1" / "bbq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in heuristic_bbq_rows(run)))
+    errors = [str(e) for e in api.validate(run).errors]
+    assert errors == [f"{run}/judgments/heuristic-v1/bbq.jsonl:judge_id: its judge judges free-text answers, and these "
+                      "records hold multiple-choice answers: a judge's records of a suite it cannot judge are not published"]
+
+
+def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_smoke_run, tmp_path):
+    """A dataset holding heuristic verdicts on BBQ (published by hand, beside a manifest that records the judge's
+    kinds): rank, recompute and the Space leave the pair out with one line; the records stay."""
+    import hashlib
+    import subprocess as sp
+
+    from space.data import load_board
+    from toolkit.outputs.publishing.submit import _parquet_bytes
+
+    run = copy_run(bbq_and_smoke_run, tmp_path / "run")
+    api.judge(run, judge="heuristic", show_progress=False)
+    api.judge(run, judge="bbq", show_progress=False)
+    dataset = tmp_path / "board"
+    api.submit(run, to=dataset, n_bootstrap=0)
+    manifest_path = next((dataset / "submissions").glob("*.json"))
+    manifest = json.loads(manifest_path.read_text())
+    rel = f"data/bbq/{manifest['submission_id']}__heuristic-v1.parquet"
+    data = _parquet_bytes(heuristic_bbq_rows(run))
+    (dataset / rel).write_bytes(data)
+    manifest["record_files"].append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(), "n_rows": 11,
+                                     "suite": "bbq", "judge_id": "heuristic-v1"})
+    manifest_path.write_text(json.dumps(manifest, indent=2))
+    sp.run(["git", "add", "-A"], cwd=dataset, check=True)
+    sp.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "by hand"], cwd=dataset, check=True)
+    note = ("bbq · heuristic-v1: left out of the leaderboard — heuristic-v1 judges free-text answers, bbq holds "
+            "multiple-choice answers (its records stay in the data)")
+    proc = cli("rank", str(dataset), "--bootstrap", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert note in proc.stdout.splitlines() and "heuristic-v1" in proc.stdout  # smoke's row is still there
+    board = api.rank(dataset, n_bootstrap=0)
+    assert ("bbq", "heuristic-v1") not in set(zip(board.suite, board.judge_id)) and ("bbq", "bbq-mc-v1") in set(zip(board.suite, board.judge_id))
+    # validate refuses such a manifest (new ones are not published), the Space leaves the pair out
+    assert any("heuristic-v1 judges free-text answers, and bbq holds multiple-choice answers" in str(e)
+               for e in api.validate(dataset).errors)
+    # a leaderboard file written before the pair was left out (as an older toolkit did) still holds it
+    (run / "judgments" / "heuristic-v1" / "bbq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in heuristic_bbq_rows(run)))
+    from toolkit.data.reading import write_leaderboard
+    old_board = api.rank(run, n_bootstrap=0)
+    assert ("bbq", "heuristic-v1") in set(zip(old_board.suite, old_board.judge_id))
+    write_leaderboard(old_board, dataset / "data" / "leaderboard")
+    shown = load_board(dataset)
+    assert ("bbq", "heuristic-v1") not in set(zip(shown.leaderboard.suite, shown.leaderboard.judge_id))
+    assert shown.left_out == [note]
+    sp.run(["git", "checkout", "--", "."], cwd=dataset, check=True)
+    (dataset / "data" / "leaderboard" / "leaderboard.csv").unlink()
+    result = api.recompute(dataset, n_bootstrap=0)
+    assert result.left_out == [note]
+    assert (dataset / rel).is_file()  # the records stay
+    import pandas as pd
+    published = pd.read_parquet(dataset / "data" / "leaderboard" / "leaderboard.parquet")
+    assert ("bbq", "heuristic-v1") not in set(zip(published.suite, published.judge_id))

@@ -16,6 +16,8 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> 
                       commit=not a.no_commit, token=a.token, **flags.given(a))
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
+    for line in r.left_out:
+        print(line)
     for a_ in r.audit:
         d = "n/a" if a_["disagreement"] is None else f"{100 * a_['disagreement']:.1f}%"
         print(f"  {'FLAG' if a_['flagged'] else 'ok  '} {a_['submission_id']} {a_['suite']} "

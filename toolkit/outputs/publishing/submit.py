@@ -315,7 +315,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        prepared.notes.extend(table.attrs.get("left_out", []))
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"

@@ -9,21 +9,11 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from schemas import describe_kinds
+
 from .components import JUDGES
 
 __all__ = ["describe_kinds", "fitting_judges_hint", "skip_line", "suite_kind_of"]
-
-_KIND_TEXT = {"free-text": "free-text answers without a gold label", "free-text-gold": "free-text answers with a gold label",
-              "multiple-choice": "multiple-choice answers"}
-
-
-def describe_kinds(kinds: Iterable[str]) -> str:
-    """``("free-text", "free-text-gold")`` -> "free-text answers"; one kind -> its words."""
-    kinds = sorted(set(kinds))
-    if set(kinds) == {"free-text", "free-text-gold"}:
-        return "free-text answers"
-    return " and ".join(_KIND_TEXT.get(k, k) for k in kinds) or "no kind of item"
-
 
 def fitting_judges_hint(kind: str) -> str:
     """The specs of the registered judges that fit ``kind`` ("bbq"; "heuristic, learned, openai:MODEL, ...")."""
