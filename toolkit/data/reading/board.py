@@ -61,9 +61,10 @@ def leaderboard_groups(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suit
             continue
         if errors:
             continue
-        codes, models = scan.matrix()  # items × models, models sorted by name
-        rows = rank_group(suite, judge, codes, models, scan.extras_for(models), n_bootstrap, seed,
-                          (totals or {}).get(suite))
+        codes, models = scan.matrix()  # items × rows, a row = a model at a revision, sorted by (model, revision)
+        extras = scan.extras_for()
+        extras["model_revision"] = scan.row_revisions()  # the row's own revision (the key, not a first row's value)
+        rows = rank_group(suite, judge, codes, models, extras, n_bootstrap, seed, (totals or {}).get(suite))
         del scan, codes
         yield GroupBoard(suite, judge, assemble_leaderboard([rows]),
                          group_frame(source, batches)[0] if batches else None)
