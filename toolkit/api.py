@@ -220,10 +220,12 @@ def submit(
     """
     from toolkit.core.hub_access import hub_token
     from toolkit.outputs.publishing.submit import submit as publish
+    from toolkit.outputs.publishing.update import submit_update
 
     with hub_token(token):
-        return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                   primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial, update=update)
+        return (submit_update if update else publish)(
+            run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+            primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:

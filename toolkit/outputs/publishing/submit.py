@@ -288,21 +288,16 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
 def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = N_BOOTSTRAP,
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
            max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
-           gate: bool | None = None, update: bool = False) -> SubmitResult:
+           gate: bool | None = None) -> SubmitResult:
     """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
     dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
 
     ``primary_judges`` ({suite: judge}) and ``gate`` (False = ``--no-gate``) are recorded in the dataset
     card; None keeps what the card already says. A Hub repo that this call creates is gated
-    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False. ``update``: publish only the
-    judgments a submission already in the dataset lacks (:mod:`.update`)."""
+    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
     from .hub import HubPublisher, parse_target
 
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
-    if update:  # the judges a published submission lacks (see .update)
-        from .update import submit_update
-
-        return submit_update(prepared, to, n_bootstrap, create_pr, xet, max_attempts, primary_judges, gate)
     manifest = prepared.manifest
     sid = manifest.submission_id
     kind, where = parse_target(to)

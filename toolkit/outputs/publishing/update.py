@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 from schemas import RecordFile, Submission, sha256_text
 
 from toolkit.core.errors import SlmboardError
+from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from . import layout
 
 #: Manifest fields an update may extend (only with entries for the record files and judges it adds).
@@ -133,10 +134,12 @@ def write_update(root: Path, prepared, where: str) -> tuple[list[str], Submissio
     if not added:
         raise UpdateRefused(f"nothing to update: every judge of the run is already published for {sid} in {where}")
 
+    published_paths = {f.path for f in published.record_files}
+
     def read(rel: str) -> list[dict]:
-        if rel in prepared.files:
-            return parquet_rows(prepared.files[rel])
-        if not (root / rel).is_file():
+        if rel not in published_paths:
+            return parquet_rows(prepared.files[rel])  # an added file: the run's
+        if not (root / rel).is_file():  # a published one: the dataset's bytes, never the run's
             raise UpdateRefused(f"{where}/{rel}: listed in the published manifest but missing")
         return parquet_rows(root / rel)
 
@@ -152,13 +155,18 @@ def write_update(root: Path, prepared, where: str) -> tuple[list[str], Submissio
     return [f.path for f in added] + [layout.manifest_file(sid)], manifest, added
 
 
-def submit_update(prepared, to: str | Path, n_bootstrap: int, create_pr: bool = False, xet: bool | None = None,
-                  max_attempts: int = 8, primary_judges: dict[str, str] | None = None, gate: bool | None = None):
-    """Publish an update (see the module docstring) as one commit, or as a pull request with ``create_pr``."""
+def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = N_BOOTSTRAP,
+                  data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
+                  max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
+                  gate: bool | None = None):
+    """``submit --update``: check the run as ``submit`` does, then publish the judgments the submission in
+    ``to`` lacks (see the module docstring) as one commit, or as a pull request with ``create_pr``."""
     from .card import card_choices
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
-    from .submit import SubmitResult, rebuild_shared_files
+    from .submit import SubmitResult, prepare_submission, rebuild_shared_files
+
+    prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
 
     sid = prepared.manifest.submission_id
     kind, where = parse_target(to)
