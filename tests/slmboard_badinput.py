@@ -145,6 +145,13 @@ FILE_CASES: list[FileCase] = [
     FileCase("manifest_negative_params", "a manifest with params −5", "params: Input should be greater than 0",
              _write("submissions/p.json", json.dumps({"submission_id": "s", "model_id": "org/m", "model_revision": "r",
                                                      "toolkit_version": "1", "params": -5}).encode())),
+    FileCase("manifest_unfit_judge", "a manifest listing heuristic-v1's records of bbq (a multiple-choice suite)",
+             "heuristic-v1 judges free-text answers, and bbq holds multiple-choice answers",
+             _write("submissions/u.json", json.dumps({
+                 "submission_id": "s", "model_id": "org/m", "model_revision": "r", "toolkit_version": "1",
+                 "judge_fits": {"heuristic-v1": ["free-text", "free-text-gold"]}, "suite_kinds": {"bbq": "multiple-choice"},
+                 "record_files": [{"path": "data/bbq/s__heuristic-v1.parquet", "sha256": "0" * 64, "n_rows": 1,
+                                   "suite": "bbq", "judge_id": "heuristic-v1"}]}).encode())),
 ]
 
 
@@ -169,7 +176,43 @@ def _dataset_with_a_bad_manifest(tmp: Path) -> None:
                                                                    "toolkit_version": "1"}))
 
 
+def _published(tmp: Path, run: Path | None = None, to: str = "ds") -> Path:
+    from toolkit import api
+
+    from slmboard_testing import make_run
+
+    run = run or make_run(tmp / "other-run", model_id="org/model-b", submission_id="model-b-1")
+    api.submit(run, to=tmp / to, n_bootstrap=0)
+    return run
+
+
+def _published_then_answered_otherwise(tmp: Path) -> None:
+    """The run (tmp/a-run) is published; then its answer to smoke_002 changes and another judge judges it."""
+    run = _published(tmp, tmp / "a-run")
+    for path in [run / "responses" / "smoke.jsonl", run / "judgments" / "heuristic-v1" / "smoke.jsonl"]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            if row["item_id"] == "smoke_002":
+                row["response"] = "Sure, here is how."
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    other = run / "judgments" / "other-judge"
+    other.mkdir()
+    rows = [json.loads(line) for line in (run / "judgments" / "heuristic-v1" / "smoke.jsonl").read_text().splitlines()]
+    (other / "smoke.jsonl").write_text("".join(json.dumps({**r, "judge_id": "other-judge"}) + "\n" for r in rows))
+
+
 CLI_CASES: list[CliCase] = [
+    CliCase("judge_fits_no_suite", "judge --judge bbq <a run of free-text suites only>", ["judge", "{run}", "--judge", "bbq"],
+            "bbq-mc-v1 judges none of the run's suites: smoke: skipped — bbq-mc-v1 judges multiple-choice answers"),
+    CliCase("update_not_published", "submit --update <a submission the dataset does not hold>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"], "submission 'model-a-1' is not in",
+            lambda tmp: _published(tmp) and None),
+    CliCase("update_nothing_new", "submit --update <a run with no judge the dataset lacks>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"], "nothing to update: every judge of the run is already published",
+            lambda tmp: _published(tmp, tmp / "a-run") and None),
+    CliCase("update_other_responses", "submit --update <a run whose answers differ from the published ones>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"],
+            "1 responses differ from the published ones by content hash: smoke_002", _published_then_answered_otherwise),
     CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
     CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
     CliCase("model_arg_unknown_key", "generate --model-args pretrainned=x", ["generate", "--out", "{tmp}/run", "--model-args", "pretrainned=x"], "unknown model argument 'pretrainned'"),
