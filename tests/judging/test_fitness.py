@@ -180,3 +180,12 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     import pandas as pd
     published = pd.read_parquet(dataset / "data" / "leaderboard" / "leaderboard.parquet")
     assert ("bbq", "heuristic-v1") not in set(zip(published.suite, published.judge_id))
+
+
+def test_a_suite_no_judge_of_the_run_fits_is_named_at_submit(bbq_and_smoke_run, tmp_path):
+    run = copy_run(bbq_and_smoke_run, tmp_path / "run")
+    api.judge(run, judge="heuristic", show_progress=False)
+    result = api.submit(run, to=tmp_path / "board", n_bootstrap=0, allow_partial=True)
+    assert ("suite bbq: no judge of the run can judge it (multiple-choice); its responses are not published — judge it "
+            "with --judge bbq and submit again") in result.notes
+    assert not list((tmp_path / "board" / "data").glob("bbq/*"))

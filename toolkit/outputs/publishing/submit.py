@@ -36,6 +36,7 @@ from toolkit.core.secrets import scrub_secrets
 from toolkit.data.validation import iter_validated, pydantic_errors
 from . import layout
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
+from toolkit.stages.judging.fitness import fitting_judges_hint
 from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
@@ -275,6 +276,10 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     if manifest_errors:
         raise ValidationFailed(manifest_errors)
     gaps = metadata_gaps(manifest)
+    for suite in sorted(set(config.suites) - {f.suite for f in record_files if f.suite}):
+        kind = suite_kinds.get(suite, "")
+        notes.append(f"suite {suite}: no judge of the run can judge it ({kind}); its responses are not published — "
+                     f"judge it with --judge {fitting_judges_hint(kind)} and submit again")
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     if gaps:
