@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import Iterable
 
 from toolkit.core.registry import Component, split_spec
-from .components import JUDGES
+from .components import JUDGES, judge_id_of
 
 __all__ = ["judge_component", "not_comparable"]
 
 
 def _ids(component: Component, argument: str | None) -> list[str]:
-    extra = component.extra
-    if argument is None:
-        return [extra["judge_id"]] if "{argument}" not in extra.get("judge_id", "{argument}") else []
-    template = extra.get("judge_id_with_argument", extra.get("judge_id", ""))
-    return [template.format(argument=argument)] if "{argument}" in template else []
+    try:
+        return [judge_id_of(component.name, argument)]
+    except ValueError:
+        return []
 
 
 def judge_component(spec_or_id: str) -> Component | None:
