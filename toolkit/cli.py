@@ -37,6 +37,18 @@ class Parser(argparse.ArgumentParser):
                                                           f"; see `{self.prog} --help`")
         super().error(message)
 
+    def _check_value(self, action, value):  # type: ignore[override]
+        # argparse's "invalid choice" lists the choices; a misspelt command (or any choice) also gets the closest one
+        if action.choices is not None and value not in action.choices:
+            from toolkit.core.errors import closest
+
+            what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"
+            names = [str(c) for c in action.choices]
+            guess = closest(str(value), names)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            raise argparse.ArgumentError(action, f"unknown {what} {value!r}{hint}; choose from {', '.join(names)}")
+        return super()._check_value(action, value)
+
     def visible_flags(self) -> list[str]:
         return [o for a in self._actions if a.help != argparse.SUPPRESS for o in a.option_strings if o.startswith("--")]
 
