@@ -2,6 +2,7 @@
 Suite class (its options model, description and whether its results are comparable with reported ones)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
 
@@ -62,3 +63,37 @@ def load_items(
         loaded = suite.load(root)
         items.extend(loaded if limit is None else loaded[:limit])
     return items
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """One row of `slmboard suites list`: what a suite is and where its data comes from."""
+
+    name: str
+    kind: str  # "free_text" (a response judged safe / unsafe) or "multiple_choice" (a letter)
+    items: int
+    source: str
+    revision: str
+    license: str
+    comparable: bool
+    summary: str
+
+
+def suite_infos() -> list[SuiteInfo]:
+    """Every registered suite, in registration order."""
+    out = []
+    for component in SUITES.components():
+        cls = component.load()
+        out.append(SuiteInfo(component.name, "multiple_choice" if cls.multiple_choice else "free_text",
+                             cls.n_items, cls.source, cls.revision, cls.license, cls.comparable, component.summary))
+    return out
+
+
+def download_suites(to: Union[Path, str], names: Union[Sequence[str], str, None] = None) -> list:
+    """The pinned source files of ``names`` (default: every suite whose data does not ship with the package) into
+    the data folder ``to``, hashes checked (see ``_sources``); returns what is there (``FetchedFile`` each)."""
+    from ._sources import download
+
+    suites = [get_suite(n) for n in _names(names)] if names is not None else [
+        get_suite(c.name) for c in SUITES.components()]
+    return download(suites, Path(to))
