@@ -21,7 +21,7 @@ def short_source(source: str) -> str:
 
 def run_list(a: argparse.Namespace) -> int:
     rows = [("name", "kind", "items", "source", "revision", "licence")]
-    rows += [(s.name, KINDS.get(s.kind, s.kind), f"{s.items:,}", short_source(s.source), s.revision, s.license) for s in api.suite_list()]
+    rows += [(s.name, KINDS.get(s.kind, s.kind), "?" if s.items is None else f"{s.items:,}", short_source(s.source), s.revision, s.license) for s in api.suite_list()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])

@@ -93,6 +93,10 @@ class UnknownComponent(SlmboardError, LookupError):
         return str(self.args[0])
 
 
+class PluginFailed(SlmboardError, LookupError):
+    """A component an installed package adds (an entry point) could not be used: the message names the package."""
+
+
 class RecordFileCorrupt(ValidationFailed):
     """A record file a stage resumes from holds bad rows; each error names the file and line."""
 

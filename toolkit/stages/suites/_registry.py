@@ -10,14 +10,7 @@ from toolkit.core.errors import BadOption
 from toolkit.core.registry import Registry
 from ._base import Suite, SuiteItem
 
-#: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
-SUITES: Registry[Suite] = Registry("suite", normalize=lambda n: n.strip().lower())
-
-S = TypeVar("S", bound=type[Suite])
-
-
-def register_suite(cls: S) -> S:
-    """Class decorator: add a Suite subclass to SUITES under its ``name``."""
+def _checked(cls: object) -> str:
     name = getattr(cls, "name", None)
     if not (isinstance(cls, type) and issubclass(cls, Suite)):
         raise TypeError(f"{cls!r} is not a subclass of Suite")
@@ -26,6 +19,30 @@ def register_suite(cls: S) -> S:
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
+    return name
+
+
+def plugin_suite(name: str, obj: object, plugin: dict) -> dict:
+    """A suite another package adds (entry-point group ``slmboard.suites``, ``NAME = "module:SuiteSubclass"``, the
+    class's ``name`` equal to NAME). Its records' ``suite_revision`` names the package and version that made them."""
+    if _checked(obj) != name:
+        raise TypeError(f"the entry point is named {name!r} but the class's name is {getattr(obj, 'name')!r}")
+    cls = type(obj.__name__, (obj,), {"revision": f"{obj.revision} ({plugin['package']} {plugin['version']})",
+                                      "__module__": obj.__module__, "__qualname__": obj.__qualname__})
+    return {"summary": cls.description, "target": cls, "options": cls.Options, "comparable": cls.comparable,
+            "extra": {"source": cls.source, "revision": cls.revision, "license": cls.license}}
+
+
+#: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
+SUITES: Registry[Suite] = Registry("suite", normalize=lambda n: n.strip().lower(), plugins="slmboard.suites",
+                                   adapt=plugin_suite)
+
+S = TypeVar("S", bound=type[Suite])
+
+
+def register_suite(cls: S) -> S:
+    """Class decorator: add a Suite subclass to SUITES under its ``name``."""
+    name = _checked(cls)
     SUITES.add(name, cls.description, cls, cls.Options, comparable=cls.comparable,
                extra={"source": cls.source, "revision": cls.revision, "license": cls.license})
     return cls
@@ -71,7 +88,7 @@ class SuiteInfo:
 
     name: str
     kind: str  # "free_text" (a response judged safe / unsafe) or "multiple_choice" (a letter)
-    items: int
+    items: int | None  # None: a plugin suite that does not say
     source: str
     revision: str
     license: str
@@ -85,7 +102,7 @@ def suite_infos() -> list[SuiteInfo]:
     for component in SUITES.components():
         cls = component.load()
         out.append(SuiteInfo(component.name, "multiple_choice" if cls.multiple_choice else "free_text",
-                             cls.n_items, cls.source, cls.revision, cls.license, cls.comparable, component.summary))
+                             getattr(cls, "n_items", None), cls.source, cls.revision, cls.license, cls.comparable, component.summary))
     return out
 
 
