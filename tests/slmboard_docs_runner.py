@@ -154,10 +154,14 @@ def check_block(block: Block) -> list[str]:
 # ---- running a page --------------------------------------------------------------------------------
 def page_env(scratch: Path, emulator) -> dict[str, str]:
     venv_bin = str(Path(sys.executable).parent)
+    # `pip install` on a page installs into the scratch folder (on PYTHONPATH), never into the shared venv, from
+    # local folders only and with the venv's setuptools (no index: the test machine has no network)
+    site = scratch / ".site-packages"
     return {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "HF_ENDPOINT": emulator.url,
             "HF_TOKEN": emulator.token, "HF_HOME": str(scratch / ".hf-home"), "HF_HUB_DISABLE_XET": "1",
-            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": str(REPO),
-            "COLUMNS": "100"}
+            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "PIP_TARGET": str(site), "PIP_NO_INDEX": "1",
+            "PIP_NO_BUILD_ISOLATION": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "COLUMNS": "100"}
 
 
 def link_repo_files(scratch: Path) -> None:
