@@ -95,7 +95,13 @@ def command_lines(code: str) -> list[list[str]]:
     and comments dropped, ``$VAR`` and ``<PLACEHOLDER>`` replaced by a dummy word)."""
     joined = re.sub(r"\\\n\s*", " ", code)
     commands = []
+    heredoc_end = None  # the body of a here-document (cat > FILE <<'EOF' ... EOF) is a file's text, not commands
     for raw in joined.splitlines():
+        if heredoc_end is not None:
+            heredoc_end = None if raw.strip() == heredoc_end else heredoc_end
+            continue
+        opened = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", raw)
+        heredoc_end = opened.group(1) if opened else None
         line = raw.strip().removeprefix("$ ")
         if not line or line.startswith("#"):
             continue

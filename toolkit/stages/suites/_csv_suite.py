@@ -49,8 +49,8 @@ class CsvSuite(Suite):
         if not path.is_file():
             raise SuiteDataError(
                 f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. "
-                f"The file is {self.source} (revision {self.revision}); put it there, or leave data_dir unset "
-                f"to fetch it into the cache.",
+                f"The file is {self.source} (revision {self.revision}); put it there (`slmboard suites download` "
+                f"(toolkit.api.download_suites) does), or leave data_dir unset to fetch it into the cache.",
                 param="data_dir",
             )
         return path
