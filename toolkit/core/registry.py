@@ -294,7 +294,8 @@ class Registry(Generic[T]):
     its registered form (e.g. lower-case suite names).
 
     ``plugins``: an entry-point group (``slmboard.judges``) whose entries other installed packages add,
-    loaded on the first look-up (after the built-ins registered). ``adapt(name, obj, plugin)`` turns an entry
+    loaded on the first look-up (after the built-ins registered). ``adapt(name, obj, plugin)`` (or its
+    ``"module:function"``, imported when a plugin is found) turns an entry
     point's object into :meth:`add`'s arguments (``summary``, ``target``, ``options`` and details) or raises
     TypeError saying why it cannot be one; ``plugin`` is ``{"package", "version", "entry_point"}``, which the
     component keeps as ``extra["plugin"]`` so what it writes can say where it came from. A plugin that fails
@@ -303,7 +304,7 @@ class Registry(Generic[T]):
     """
 
     def __init__(self, kind: str, normalize: Callable[[str], str] = str.strip, plugins: str | None = None,
-                 adapt: Callable[[str, Any, dict], dict] | None = None) -> None:
+                 adapt: "Callable[[str, Any, dict], dict] | str | None" = None) -> None:
         self.kind = kind
         self._normalize = normalize
         self._entries: dict[str, Component[T]] = {}
@@ -356,7 +357,8 @@ class Registry(Generic[T]):
                 if self._normalize(ep.name) in self._entries:
                     raise TypeError(f"slmboard already has a {self.kind} named {ep.name!r}; rename the entry point")
                 obj = ep.load()
-                details = dict(self._adapt(ep.name, obj, plugin) if self._adapt else
+                adapt = _resolve(self._adapt) if isinstance(self._adapt, str) else self._adapt
+                details = dict(adapt(ep.name, obj, plugin) if adapt else
                                {"summary": (inspect.getdoc(obj) or ep.name).splitlines()[0], "target": obj})
                 summary, target = details.pop("summary"), details.pop("target")
                 options = details.pop("options", NoOptions)
@@ -478,6 +480,11 @@ class Spec(Generic[T]):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self)))
+
+
+def _resolve(target: str) -> Callable[..., Any]:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def _same(a: Component, b: Component) -> bool:

@@ -98,28 +98,7 @@ class MDJudgeOptions(Options):
     judge_id: Optional[str] = option(None, help="the id to write instead of mdjudge[:<model>]", cli=False)
 
 
-def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
-    """A judge another package adds (entry-point group ``slmboard.judges``, ``NAME = "module:JudgeSubclass"``): a
-    :class:`~toolkit.stages.judging.base.Judge` subclass with a class attribute ``judge_id`` (what it writes into
-    records), optionally ``Options`` (an :class:`Options` model: its options, and their flags) and ``comparable``
-    (default False: a plugin's verdicts are not compared with reported results unless it says so)."""
-    from .base import Judge
-
-    if not (isinstance(obj, type) and issubclass(obj, Judge)):
-        raise TypeError(f"{obj!r} is not a subclass of toolkit.stages.judging.Judge")
-    judge_id = getattr(obj, "judge_id", None)
-    if not isinstance(judge_id, str) or not judge_id.strip():
-        raise TypeError(f"{obj.__qualname__} must set a class attribute judge_id (the id it writes into records)")
-    options = getattr(obj, "Options", NoOptions)
-    if not (isinstance(options, type) and issubclass(options, Options)):
-        raise TypeError(f"{obj.__qualname__}.Options must be a subclass of toolkit.core.registry.Options")
-    summary = (obj.__doc__ or name).strip().splitlines()[0]
-    return {"summary": summary, "target": obj, "options": options, "comparable": bool(getattr(obj, "comparable", False)),
-            "extra": {"judge_id": judge_id, "export_kind": "unknown",
-                      "export_text": f"{summary} (a plugin judge: {plugin['package']} {plugin['version']})"}}
-
-
-JUDGES: Registry = Registry("judge", plugins="slmboard.judges", adapt=plugin_judge)
+JUDGES: Registry = Registry("judge", plugins="slmboard.judges", adapt="toolkit.stages.judging.base:plugin_judge")
 #: name -> judge. ``extra``: ``judge_id`` (what it writes; ``{argument}`` = the spec's argument), how export formats
 #: describe it (``export_kind``; a fixed ``export_text``, or ``export``: "module:function" (argument, suite) ->
 #: (text, judging model, prompt template), imported only when exporting).
