@@ -157,8 +157,36 @@ def judge_run(
     tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
     run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
+    record_plugin(run, judge_obj.judge_id)
     outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
     result.seconds = outcome.seconds
     result.judge_stats = judge_obj.usage_stats()
     return result
+
+
+def record_plugin(run: RunDir, judge_id: str) -> None:
+    """A plugin judge (another package's) writes its package and version into ``judge-config.json`` (published with
+    the run); a run judged by another version of it is refused, so one judgment folder is one judge's."""
+    import json
+
+    from toolkit.core.records_io import atomic_write_text
+    from .lookup import judge_component
+
+    component = judge_component(judge_id)
+    plugin = component.extra.get("plugin") if component is not None else None
+    if plugin is None:
+        return
+    path = run.judge_config_file(judge_id)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"judge_id": judge_id}
+    except ValueError as exc:
+        raise SlmboardError(f"{path}: not valid JSON ({exc}); fix or remove it") from None
+    earlier = config.get("plugin")
+    if earlier is not None and (earlier.get("package"), earlier.get("version")) != (plugin["package"], plugin["version"]):
+        raise SlmboardError(f"{path}: this run was judged by {judge_id} from {earlier.get('package')} "
+                            f"{earlier.get('version')}, and {plugin['package']} {plugin['version']} is installed now; "
+                            "judge a copy of the run, or install the version it was judged with")
+    if earlier != plugin:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({**config, "plugin": plugin}, indent=2, sort_keys=True) + "\n")
