@@ -41,6 +41,7 @@ class ImportResult:
     report: MatchReport
     outcome: WriteOutcome
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> ok / parse_error counts
+    failed_requests: dict[str, int] = field(default_factory=dict)  # suite -> items whose request failed in the source
 
     def report_lines(self) -> list[str]:
         """What was matched, left out and judged, for people (the first rows of each kind)."""
@@ -53,6 +54,9 @@ class ImportResult:
             if ids:
                 lines.append(f"  {suite}: {len(ids)} of {rep.totals[suite]} item(s) not in the source: "
                              + ", ".join(ids[:8]) + (" …" if len(ids) > 8 else ""))
+        for suite, n in sorted(self.failed_requests.items()):
+            lines.append(f"  {suite}: {n} failed request(s): no answer, counted as failed items (request_error keeps the "
+                         "source's error text; no judgment of them is ok)")
         for judge, counts in sorted(self.status.items()):
             lines.append(f"judge {judge}: {counts.get('ok', 0)} scored, {counts.get('parse_error', 0)} parse_error")
         return lines
@@ -141,7 +145,8 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
         outcome = write_into_run(run, run.load_config(), built, entry)
     else:
         outcome = write_new_run(run.root, new_config(ident, parsed, built, entry), built)
-    return ImportResult(run.root, ident.submission_id, report, outcome, built.status)
+    return ImportResult(run.root, ident.submission_id, report, outcome, built.status,
+                        {suite: len(ids) for suite, ids in built.failed_requests.items()})
 
 
 def _all_files(paths: list[Path]) -> list[Path]:
@@ -170,7 +175,8 @@ def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, o
         "options": {k: v for k, v in options.items() if v not in (None, False, [], "")},
         "judges": judges_of_records(parsed, built),
         "counts": {"matched": len(report.matched), "unmatched": len(report.unmatched),
-                   "duplicate": len(report.duplicates), "reworded": sum(m.reworded for m in report.matched)},
+                   "duplicate": len(report.duplicates), "reworded": sum(m.reworded for m in report.matched),
+                   "failed_requests": sum(len(ids) for ids in built.failed_requests.values())},
         "unmatched": [{"where": r.where, "why": why} for r, why in report.unmatched],
         "suite_totals": report.totals,
         "missing_items": report.missing,

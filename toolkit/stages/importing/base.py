@@ -73,6 +73,7 @@ class SourceRow:
     question: Optional[ChoiceQuestion] = None  # multiple-choice rows that set choice through the option text
     origin: Optional[str] = None  # the part of the source it is from (a HELM run folder, an lm-eval task), for notes
     generation: Optional[dict[str, Any]] = None  # its own decoding settings, in a source of several runs (HELM)
+    error: Optional[str] = None  # the request failed (the source's error text): a failed item, whatever was judged of it
 
 
 @dataclass
