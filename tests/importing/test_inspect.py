@@ -198,3 +198,41 @@ def test_an_unfinished_eval_is_refused(benchmarks, tmp_path, capsys):
     err = capsys.readouterr().err
     assert str(src) in err and message in err, err
     assert not out.exists()
+
+
+@pytest.fixture
+def mixed_logs(tmp_path) -> tuple[Path, list[tuple[Path, str]]]:
+    """Real Inspect logs of three tasks in one folder: the XSTest run and two logs of other tasks and models."""
+    others = [REAL / "data_arc_sonnet.json", REAL / "data_pubmedqa_gpt4o_mini.json"]
+    if not all(p.is_file() for p in others):
+        pytest.skip(f"real Inspect logs not found under {REAL}")
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(log_file(".eval", MOCK_LOGS), folder)
+    named = []
+    for path in others:
+        shutil.copy(path, folder)
+        named.append((folder / path.name, json.loads(path.read_text(encoding="utf-8"))["eval"]["task"]))
+    return folder, named
+
+
+def test_logs_of_tasks_of_no_suite_are_skipped_by_name_before_any_other_check(mixed_logs, benchmarks, tmp_path, capsys):
+    folder, others = mixed_logs
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(folder), *MODEL, "--skip-unmatched", "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for path, task in others:
+        assert f"skipped {path} (Inspect task {task}):" in printed, printed
+    assert "models" not in printed
+    assert len(rows(out, "xstest")) == len(rows(out, "xstest", JUDGE)) > 0
+
+
+def test_without_skip_unmatched_the_refusal_names_each_log_and_task(mixed_logs, benchmarks, tmp_path, capsys):
+    folder, others = mixed_logs
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(folder), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    for path, task in others:
+        assert f"{path} (Inspect task {task})" in err, err
+    assert "--skip-unmatched" in err and "logs are of" not in err
+    assert not out.exists()

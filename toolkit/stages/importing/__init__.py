@@ -46,11 +46,12 @@ class ImportResult:
     outcome: WriteOutcome
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> ok / parse_error counts
     failed_requests: dict[str, int] = field(default_factory=dict)  # suite -> items whose request failed in the source
+    notes: list[str] = field(default_factory=list)  # the parser's choices (which of several runs it read)
 
     def report_lines(self) -> list[str]:
         """What was matched, left out and judged, for people (the first rows of each kind)."""
         rep = self.report
-        lines = [rep.summary()]
+        lines = list(self.notes) + [rep.summary()]
         lines += [f"  skipped {part.origin}: {part.rows} row(s) of no slmboard suite (skip_unmatched)" for part in rep.skipped]
         lines += [f"  {note}" for note in rep.partial.values()]
         lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:LISTED]]
@@ -128,6 +129,18 @@ def _load_suite(name: str, rows: list[SourceRow], data_dir) -> tuple[list, Optio
         return BBQ(categories=categories).load(data_dir), note
 
 
+def _one_model(parsed: ParsedSource, rows: list[SourceRow]) -> None:
+    """The rows kept (after parts of no suite were left out) must be of one model, where the source says per row."""
+    by_model: dict[str, str] = {}
+    for row in rows:
+        if row.model is not None:
+            by_model.setdefault(row.model, row.origin or row.where)
+    if len(by_model) > 1:
+        named = "; ".join(f"{model} ({where})" for model, where in sorted(by_model.items()))
+        raise ImportRefused(f"the {parsed.format} source's rows are of {len(by_model)} models ({named}); import one model "
+                            "at a time")
+
+
 def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suite: Optional[str] = None,
                   model_id: Optional[str] = None, model_revision: Optional[str] = None, data_dir=None,
                   id_map: Optional[str] = None, skip_unmatched: bool = False, accept_reworded: bool = False,
@@ -141,6 +154,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     given = checked.given_kwargs()
     parsed = component.load()(list(sources), **given)
     rows, skipped = assign_suites(parsed, suite, skip_unmatched)
+    _one_model(parsed, rows)
     loaded = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
     items = {name: suite_items for name, (suite_items, _) in loaded.items()}
     report = match_rows(rows, items, IdMap(id_map) if id_map else None, accept_reworded)
@@ -169,7 +183,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     else:
         outcome = write_new_run(run.root, new_config(ident, parsed, built, entry), built)
     return ImportResult(run.root, ident.submission_id, report, outcome, built.status,
-                        {suite: len(ids) for suite, ids in built.failed_requests.items()})
+                        {suite: len(ids) for suite, ids in built.failed_requests.items()}, parsed.notes)
 
 
 def _all_files(paths: list[Path]) -> list[Path]:

@@ -130,7 +130,8 @@ def _rows(log, path: Path, judge_of: dict[str, str]) -> list[SourceRow]:
         error = (" ".join(str(sample.error.message).split()) or "the sample failed in Inspect") if sample.error is not None else None
         row = SourceRow(where=f"{path}:{n}", prompt=_prompt(sample, path, n), response=output.completion if output else "",
                         source_id=str(sample.id), metadata={"inspect_task": log.eval.task, "inspect_epoch": sample.epoch},
-                        error=error)
+                        error=error, suite="xstest" if _is_xstest(log.eval.task) else None,
+                        origin=f"{path} (Inspect task {log.eval.task})", model=log.eval.model)
         if output and output.choices and output.choices[0].stop_reason:
             row.finish_reason = str(output.choices[0].stop_reason)
         if output and output.usage:
@@ -163,9 +164,9 @@ def _is_xstest(task: str) -> bool:
 def parse(paths: list[str | Path]) -> ParsedSource:
     files = _log_files(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"))
     logs = [(p, _read(p)) for p in files]
-    models = {log.eval.model for _, log in logs}
-    if len(models) > 1:
-        raise fail(files[0], None, "eval.model", f"the logs are of {len(models)} models ({', '.join(sorted(models))}); import one model at a time")
+    # Logs of tasks of no suite are left out (skip_unmatched) or refused by file and task once suites are assigned;
+    # the model of the rows kept is checked then too (one run folder is one model).
+    mapped = [(p, log) for p, log in logs if _is_xstest(log.eval.task)] or logs
     rows: list[SourceRow] = []
     scales, info = {}, {}
     for path, log in logs:
@@ -178,7 +179,7 @@ def parse(paths: list[str | Path]) -> ParsedSource:
             info[judge] = {"scorer": name, "task": log.eval.task, "options": dict(spec.options or {}) if spec else {},
                            "scale": "XSTest classes C/P/I through the gold" if xstest else "Inspect values C=1, P=0.5, I=0",
                            "failures_from_source": True}
-    first = logs[0][1]
+    first = mapped[0][1]
     suite = "xstest" if all(_is_xstest(log.eval.task) for _, log in logs) else None
     return ParsedSource(
         format="inspect", rows=rows, scales=scales, tool="inspect_ai", tool_version=first.eval.packages.get("inspect_ai"),
