@@ -117,12 +117,6 @@ class _ItemBase(Record):
     item_metadata: Optional[str] = Field(
         None, description="JSON object of suite-specific item fields (BBQ context condition and polarity, AIR-Bench l2/l3/l4, ...)"
     )
-    # A request that failed (a content filter, an API error the source tool kept) is a failed item, never an empty answer.
-    request_error: Optional[str] = Field(
-        None,
-        description="why the request for the response failed, as the tool that made it recorded it (e.g. HELM's 'Content "
-                    "blocked: Prompt blocked with reason: 4'); no judgment of such an item is 'ok'; null when the model answered",
-    )
 
     @field_validator("item_id")
     @classmethod
@@ -150,8 +144,20 @@ class _ItemBase(Record):
         return v
 
 
+def _request_error_field():
+    # A request that failed (a content filter, an API error the source tool kept) is a failed item, never an
+    # empty answer. Declared last on each record (added after publishing began: old shards keep their columns).
+    return Field(
+        None,
+        description="why the request for the response failed, as the tool that made it recorded it (e.g. HELM's 'Content "
+                    "blocked: Prompt blocked with reason: 4'); no judgment of such an item is 'ok'; null when the model answered",
+    )
+
+
 class ResponseRecord(_ItemBase):
     """One model's answer to one suite item, before judging."""
+
+    request_error: Optional[str] = _request_error_field()
 
 
 class ItemRecord(_ItemBase):
@@ -180,13 +186,7 @@ class ItemRecord(_ItemBase):
     # Judges that map a continuous score to ternary with per-model thresholds (MD-Judge + Otsu, paper 1 §3.2).
     judge_threshold_lower: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability at or below which the item is safe (1)")
     judge_threshold_upper: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability above which the item is harmful (0)")
-
-    @field_validator("judge_status")
-    @classmethod
-    def _failed_request_is_not_ok(cls, v: str, info: ValidationInfo) -> str:
-        if v == "ok" and info.data.get("request_error") is not None:
-            raise ValueError("'ok' on an item whose request failed (request_error is set): a failed request is a failed item")
-        return v
+    request_error: Optional[str] = _request_error_field()
 
     @field_validator("score", mode="before")
     @classmethod
@@ -205,6 +205,13 @@ class ItemRecord(_ItemBase):
         status = info.data.get("judge_status")
         if status is not None and (status == "ok") != (v is not None):
             raise ValueError(f"score {v!r} with judge_status {status!r}: status is 'ok' exactly when score is not null")
+        return v
+
+    @field_validator("request_error")
+    @classmethod
+    def _failed_request_is_not_ok(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None and info.data.get("judge_status") == "ok":
+            raise ValueError("set, with judge_status 'ok': a failed request is a failed item, no judgment of it is 'ok'")
         return v
 
     @field_validator("label")

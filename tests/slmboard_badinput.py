@@ -48,7 +48,7 @@ RECORD_CASES: list[RecordCase] = [
     RecordCase("score_bool", "score true", "2:score", "0, 0.5, 1 or null", lambda: _row(score=True)),
     RecordCase("label_mismatch", "label 'harmful' with score 1", "2:label", "does not match score", lambda: _row(label="harmful")),
     RecordCase("ok_judgment_of_failed_request", "judge_status 'ok' on an item whose request failed (request_error set)",
-               "2:judge_status", "a failed request is a failed item", lambda: _row(request_error="Content blocked")),
+               "2:request_error", "a failed request is a failed item", lambda: _row(request_error="Content blocked")),
     RecordCase("label_unknown", "label 'unsafe' (not in the rubric)", "2:label", "Input should be", lambda: _row(label="unsafe")),
     RecordCase("status_ok_null_score", "judge_status ok with score null", "2:score", "status is 'ok' exactly when", lambda: _row(score=None, label=None)),
     RecordCase("status_failed_with_score", "judge_status parse_error with a score", "2:score", "status is 'ok' exactly when", lambda: _row(judge_status="parse_error")),

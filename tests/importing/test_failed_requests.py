@@ -86,5 +86,5 @@ def test_an_ok_judgment_of_a_failed_request_is_invalid():
                 generation={"temperature": 0, "max_new_tokens": 8, "backend": "import:helm"},
                 judge_id="heuristic-v1", judge_raw=None, request_error="Content blocked by OpenAI filter")
     ItemRecord.model_validate({**base, "judge_status": "parse_error", "score": None, "label": None})
-    with pytest.raises(ValidationError, match="request failed"):
+    with pytest.raises(ValidationError, match="a failed request is a failed item"):
         ItemRecord.model_validate({**base, "judge_status": "ok", "score": 1.0, "label": "safe"})
