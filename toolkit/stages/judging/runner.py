@@ -109,9 +109,17 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
     def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
         inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
                              category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
-        judgments = self.judge.judge_with_progress(inputs, progress)
-        if len(judgments) != len(inputs):
-            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
+        # A failed request (request_error) has no answer to judge: a failed item, never sent to the judge.
+        asked = [i for i, r in enumerate(batch) if r.request_error is None]
+        answered = self.judge.judge_with_progress([inputs[i] for i in asked], progress) if asked else []
+        if len(answered) != len(asked):
+            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(answered)} judgments for {len(asked)} items")
+        judgments = {i: judgment for i, judgment in zip(asked, answered)}
+        judgments = [judgments.get(i) or Judgment(None, "parse_error", None, f"no answer to judge: the request failed "
+                                                                              f"({r.request_error[:200]})")
+                     for i, r in enumerate(batch)]
+        if len(asked) < len(batch):
+            progress(len(batch) - len(asked))
         records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
         for record, judgment in zip(records, judgments):
             self.result.status_counts[judgment.status] += 1
