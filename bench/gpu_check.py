@@ -112,6 +112,9 @@ def plain_greedy(model, ids_list: list[list[int]], max_new: int, eos: int, devic
     import torch
     import transformers
 
+    import inspect
+
+    cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"  # by version
     out = []
     sync(device)
     start = time.perf_counter()
@@ -120,7 +123,7 @@ def plain_greedy(model, ids_list: list[list[int]], max_new: int, eos: int, devic
             cache = transformers.DynamicCache(config=model.config)
             step, tokens = torch.tensor([ids], device=device), []
             for _ in range(max_new):
-                logits = model(input_ids=step, past_key_values=cache, use_cache=True).logits[0, -1]
+                logits = model(input_ids=step, use_cache=True, **{cache_kw: cache}).logits[0, -1]
                 token = int(torch.argmax(logits.float()))
                 tokens.append(token)
                 if token == eos:

