@@ -44,7 +44,7 @@ vllm-toolkit: $(VLLM_TOOLKIT_STAMP)
 $(VLLM_TOOLKIT_STAMP): $(VLLM_STAMP) constraints-vllm-toolkit.txt
 	$(VLLM_VENV)/bin/python -m pip install --quiet -c constraints-vllm.txt -c constraints-vllm-toolkit.txt \
 		pandas pyarrow datasets scipy
-	PYTHONPATH=$(CURDIR) $(VLLM_VENV)/bin/python -c "import vllm, toolkit.api, toolkit.generation.vllm_backend"
+	PYTHONPATH=$(CURDIR) $(VLLM_VENV)/bin/python -c "import vllm, toolkit.api, toolkit.stages.generation.vllm_backend"
 	touch $(VLLM_TOOLKIT_STAMP)
 
 # crfm-helm (HELM) in its own venv, for regenerating HELM fixtures of `slmboard import helm`; NOT part of

@@ -95,7 +95,7 @@ def _checkpoint(results: dict, save: str | None, count_tokens=None) -> None:
 
 
 def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str | None = None) -> tuple[dict, object]:
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     backend = make_backend("hf", {"dtype": "float32"}, OLD_BATCH)
     one = make_backend("hf", {"dtype": "float32"}, 1)
@@ -153,8 +153,8 @@ def raw_all_in_flight(base_url: str, served: str, prompts: list[str], max_new: i
 def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]) -> dict:
     os.environ["SLMBOARD_VLLM_VENV"] = venv
     import slmboard_servers
-    from toolkit.generation import BackendSpec
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation import BackendSpec
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     slmboard_servers.VLLM_VENV = Path(venv)
     served = "smollm2-bench"
@@ -215,7 +215,7 @@ def run_inprocess_vllm(prompts: list[str], max_new: int, venv: str, model_dir: s
 def inner_vllm(spec_path: str) -> int:
     """In ``--vllm-venv``: the ``vllm`` backend on the prompts of ``spec_path``; writes out.json beside it."""
     spec = json.loads(Path(spec_path).read_text())
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     backend = make_backend(f"vllm:{spec['model_dir']}", {"dtype": "float32", "enforce_eager": "true",
                                                         "max_length": "2048"}, len(spec["prompts"]))
@@ -307,7 +307,7 @@ def main() -> int:
     if a.inner_vllm:
         return inner_vllm(a.inner_vllm)
 
-    from toolkit.suites import load_items
+    from toolkit.stages.suites import load_items
 
     prompts = [i.prompt for i in load_items("smoke", limit=a.n_prompts)]
     if a.prompts:
@@ -318,7 +318,7 @@ def main() -> int:
     print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
     results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "b1", "d")], a.save)
     if "v" in paths:
-        from toolkit.generation.embedded import dense_model_dir
+        from toolkit.stages.generation.embedded import dense_model_dir
 
         results.update(run_inprocess_vllm(prompts, a.max_new_tokens, a.vllm_venv, str(dense_model_dir()[0])))
         _checkpoint(results, a.save)

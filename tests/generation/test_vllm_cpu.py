@@ -128,7 +128,7 @@ def work(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     return dense_model_dir()[0]
 
