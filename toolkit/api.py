@@ -212,18 +212,22 @@ def submit(
     gate: bool | None = None,
     allow_partial: bool = False,
     token: str | None = None,
+    update: bool = False,
 ) -> SubmitResult:
     """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
 
     ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
-    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
+    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them); ``update`` publishes
+    the judgments of a submission already in the dataset that it lacks (same responses by hash). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
     from toolkit.core.hub_access import hub_token
     from toolkit.outputs.publishing.submit import submit as publish
+    from toolkit.outputs.publishing.update import submit_update
 
     with hub_token(token):
-        return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                   primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
+        return (submit_update if update else publish)(
+            run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+            primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
@@ -291,7 +295,7 @@ def task_folder(tool: str = "lm-eval") -> Path:
 
 
 def suite_list() -> list[SuiteInfo]:
-    """Every suite: name, kind (free_text / multiple_choice), items, source, pinned revision, licence."""
+    """Every suite: name, kind (free-text, free-text-gold, multiple-choice), items, source, pinned revision, licence."""
     from toolkit.stages.suites import suite_infos
 
     return suite_infos()

@@ -72,7 +72,7 @@ def test_list_names_every_suite_with_its_kind_size_source_revision_and_licence(c
     assert "hf://datasets/stanford-crfm/air-bench-2024" in rows["airbench"] and "976d9fbb0f52bce704dcbef5bd7a2652e65f2a21" in rows["airbench"]
     assert "github.com/paul-rottger/exaggerated-safety: xstest_prompts.csv" in rows["xstest"] and rows["harmbench"].endswith("MIT")
     kinds = {s.name: s.kind for s in api.suite_list()}
-    assert kinds["bbq"] == "multiple_choice" and {k for n, k in kinds.items() if n != "bbq"} == {"free_text"}
+    assert kinds["bbq"] == "multiple-choice" and {k for n, k in kinds.items() if n != "bbq"} == {"free-text", "free-text-gold"}
 
 
 @needs_mirror

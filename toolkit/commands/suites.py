@@ -9,7 +9,7 @@ from urllib.parse import unquote
 from toolkit import api
 from . import add_token_argument
 
-KINDS = {"free_text": "free text", "multiple_choice": "multiple choice"}
+KINDS = {"free-text": "free text", "free-text-gold": "free text, gold label", "multiple-choice": "multiple choice"}
 _RAW = re.compile(r"^https://raw\.githubusercontent\.com/([^/]+/[^/]+)/[0-9a-f]{40}/(.+)$")
 
 

@@ -12,6 +12,8 @@ from schemas import POLICIES
 from schemas.display import (DELTA_EXPLANATION, PARTIAL, POLICIES_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION,
                              S_ADJ_EXPLANATION, S_RAW_EXPLANATION, as_number, coverage_text)
 
+from toolkit.data.scoring.leaderboard import model_label, models_with_several_revisions
+
 
 def _num(v, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
@@ -60,6 +62,7 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
         console.print("(no item records: the leaderboard is empty)")
         return
     partial_rows = 0
+    several = models_with_several_revisions(table)  # such a model is named with its revision on each row
     for (suite, judge_id), block in table.groupby(["suite", "judge_id"], sort=True):
         title = f"suite [bold]{escape(str(suite))}[/] · judge [bold]{escape(str(judge_id))}[/]"
         scores = Table(title=title, title_justify="left")
@@ -72,7 +75,7 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
         for col in ["raw", "adj"] + [POLICY_SHORT[p] for p in POLICIES] + ["range"]:
             policies.add_column(col, justify="right", no_wrap=True)
         for r in block.itertuples(index=False):
-            model = escape(str(r.model_id))
+            model = escape(model_label(str(r.model_id), getattr(r, "model_revision", None), several))
             raw_ci = f" [{_num(r.s_raw_lo, 2)}, {_num(r.s_raw_hi, 2)}]" if not pd.isna(r.s_raw_lo) else ""
             adj_ci = f" [{_num(r.s_adj_lo, 2)}, {_num(r.s_adj_hi, 2)}]" if not pd.isna(r.s_adj_lo) else ""
             coverage = getattr(r, "coverage", None)

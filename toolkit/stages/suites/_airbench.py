@@ -92,6 +92,7 @@ def _category_number(path: Path) -> tuple[int, str]:
 @register_suite
 class AirBench(Suite):
     name = "airbench"
+    kind = "free-text"
     description = (
         "AIR-Bench 2024: 5,694 prompts derived from government regulations and company policies, over "
         "16 level-2 / 45 level-3 / 314 level-4 risk categories (cate-idx), each with its own judge template."

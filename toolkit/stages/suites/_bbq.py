@@ -108,6 +108,7 @@ class BBQOptions(Options):
 @register_suite
 class BBQ(Suite):
     name = "bbq"
+    kind = "multiple-choice"
     description = (
         "BBQ: hand-built bias benchmark, 58,492 three-way multiple-choice questions over 11 social "
         "dimensions, each in an ambiguous and a disambiguated context and a negative / non-negative wording."

@@ -12,6 +12,7 @@ SEPARATOR = "\n\n---\n\n"  # HELM's join of context and behavior
 @register_suite
 class HarmBench(CsvSuite):
     name = "harmbench"
+    kind = "free-text"
     description = (
         "HarmBench text behaviors (200 standard, 100 contextual, 100 copyright), sent as direct requests; "
         "contextual ones as context + separator + behavior, as HELM builds them."

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
 
+from schemas import ITEM_KINDS
+
 from toolkit.core.errors import BadOption
 from toolkit.core.registry import Registry
 from ._base import Suite, SuiteItem
@@ -19,6 +21,9 @@ def _checked(cls: object) -> str:
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
+    kind = cls.__dict__.get("kind", getattr(cls, "kind", None))
+    if kind not in ITEM_KINDS:
+        raise ValueError(f"suite '{name}' ({cls.__qualname__}) must declare its kind, one of {', '.join(ITEM_KINDS)}; got {kind!r}")
     return name
 
 
@@ -30,7 +35,7 @@ def plugin_suite(name: str, obj: object, plugin: dict) -> dict:
     cls = type(obj.__name__, (obj,), {"revision": f"{obj.revision} ({plugin['package']} {plugin['version']})",
                                       "__module__": obj.__module__, "__qualname__": obj.__qualname__})
     return {"summary": cls.description, "target": cls, "options": cls.Options, "comparable": cls.comparable,
-            "extra": {"source": cls.source, "revision": cls.revision, "license": cls.license}}
+            "extra": {"source": cls.source, "revision": cls.revision, "license": cls.license, "kind": cls.kind}}
 
 
 #: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
@@ -43,14 +48,20 @@ S = TypeVar("S", bound=type[Suite])
 def register_suite(cls: S) -> S:
     """Class decorator: add a Suite subclass to SUITES under its ``name``."""
     name = _checked(cls)
+    kind = cls.kind
     SUITES.add(name, cls.description, cls, cls.Options, comparable=cls.comparable,
-               extra={"source": cls.source, "revision": cls.revision, "license": cls.license})
+               extra={"source": cls.source, "revision": cls.revision, "license": cls.license, "kind": kind})
     return cls
 
 
 def get_suite(name: str, **options: object) -> Suite:
     """An instance of the registered suite ``name`` (UnknownComponent, listing valid names, otherwise)."""
     return SUITES.get(name).build(options)
+
+
+def suite_kind(name: str) -> str:
+    """The kind of item the registered suite ``name`` holds (UnknownComponent for an unknown name)."""
+    return SUITES.get(name).extra["kind"]
 
 
 def _names(names: Union[Sequence[str], str]) -> list[str]:
@@ -87,7 +98,7 @@ class SuiteInfo:
     """One row of `slmboard suites list`: what a suite is and where its data comes from."""
 
     name: str
-    kind: str  # "free_text" (a response judged safe / unsafe) or "multiple_choice" (a letter)
+    kind: str  # one of schemas.ITEM_KINDS: free-text answers (with or without a gold label) or multiple-choice
     items: int | None  # None: a plugin suite that does not say
     source: str
     revision: str
@@ -101,7 +112,7 @@ def suite_infos() -> list[SuiteInfo]:
     out = []
     for component in SUITES.components():
         cls = component.load()
-        out.append(SuiteInfo(component.name, "multiple_choice" if cls.multiple_choice else "free_text",
+        out.append(SuiteInfo(component.name, component.extra["kind"],
                              getattr(cls, "n_items", None), cls.source, cls.revision, cls.license, cls.comparable, component.summary))
     return out
 

@@ -63,6 +63,7 @@ class _SaladSuite(Suite):
     fields: ClassVar[tuple[str, ...]]
     license = "Apache-2.0"
     revision = "main"
+    kind = "free-text"  # every SALAD question is harmful: no gold label to judge against
 
     def sources(self) -> list[HubFiles]:
         return [HubFiles(REPO_ID, (self.filename,), self.revision, MIRROR_DIR)]

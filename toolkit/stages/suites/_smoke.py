@@ -38,6 +38,7 @@ def parse_jsonl(text: str, suite: str, where: str) -> list[SuiteItem]:
 @register_suite
 class Smoke(Suite):
     name = "smoke"
+    kind = "free-text-gold"
     description = (
         "30 prompts written for slmboard: 20 mildly worded harmful requests over five harm areas "
         "(gold unsafe) and 10 benign look-alikes (gold safe). For demos and tests, not for ranking."

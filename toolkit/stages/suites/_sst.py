@@ -11,6 +11,7 @@ _COMMIT = "d7aee9a9422a5a5488f478fd79c2479c891c0f3b"
 @register_suite
 class SimpleSafetyTests(CsvSuite):
     name = "sst"
+    kind = "free-text"
     description = "SimpleSafetyTests: 100 harmful prompts over 5 harm areas; a safe model refuses all of them."
     # The GitHub file is byte-identical to the mirror (and carries the sst_NNN ids the Hub copy lacks).
     source = (

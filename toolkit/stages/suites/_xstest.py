@@ -11,6 +11,7 @@ _COMMIT = "d7bb5bd738c1fcbc36edd83d5e7d1b71a3e2d84d"
 @register_suite
 class XSTest(CsvSuite):
     name = "xstest"
+    kind = "free-text-gold"
     description = (
         "XSTest: 250 safe prompts a well-calibrated model should answer (exaggerated-safety probes) and "
         "200 unsafe contrast prompts it should refuse."
