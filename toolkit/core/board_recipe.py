@@ -13,9 +13,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolkit.core.dataset_layout import BOARD_FILE
 from toolkit.core.errors import SlmboardError, pydantic_errors
-
-BOARD_FILE = "board.yaml"
 RECIPE_VERSION = 1
 
 

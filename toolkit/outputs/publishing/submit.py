@@ -21,7 +21,9 @@ import pyarrow.parquet as pq
 from schemas import RecordFile, Submission
 
 from toolkit import __version__
-from toolkit.core.errors import AlreadyPublished, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.board_recipe import read_recipe
+from toolkit.core.dataset_layout import BOARD_FILE
+from toolkit.core.errors import AlreadyPublished, BadOption, BoardRecipeRefused, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
 from toolkit.stages.judging.lookup import not_comparable
 from toolkit.core.records_io import (
@@ -286,12 +288,28 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 
     def write(root: Path) -> list[str]:
         refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
+        fit_recipe(root)
         for rel, data in prepared.files.items():
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
         rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices)
         return sorted(prepared.files) + [layout.manifest_file(sid)]
+
+    def fit_recipe(root: Path) -> None:
+        """A board made by `slmboard create` takes only what its board.yaml allows (a board without one: anything)."""
+        recipe = read_recipe(root)
+        if recipe is None:
+            return
+        if gate is not None:
+            raise BadOption(f"{where}: gating is a property of the board (board.yaml gated: {str(recipe.gated).lower()}); "
+                            "it is set when the board is created (`slmboard create DATASET --no-gate`)", param="gate")
+        files = manifest.record_files
+        broken = recipe.refusals(sorted({f.suite for f in files if f.suite}), sorted({f.judge_id for f in files if f.judge_id}),
+                                 dict(manifest.run_config.get("generation") or {}), manifest.run_config.get("limit"),
+                                 manifest.partial)
+        if broken:
+            raise BoardRecipeRefused(f"{where}: the run does not fit the board's {BOARD_FILE}: {'; '.join(broken)}")
 
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
     if ref.is_hub:
