@@ -480,10 +480,12 @@ def evaluate(
     from toolkit.core.hub_access import using_token
     from toolkit.stages.judging.components import JudgeSpec
     from toolkit.stages.judging.runner import judge_run
-    from toolkit.outputs.publishing.submit import submit_unless_published
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board, submit_unless_published
 
     with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+        refuse_gate_option(gate)
+        refuse_missing_board(to)  # a board is created on purpose; nothing is generated for one that is not there
         submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                               primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
         if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
@@ -541,7 +543,13 @@ def evaluate_models(
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                           primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
+    from toolkit.workflows.fanout import load_models_file
+
     with using_token(token):
+        refuse_gate_option(gate)
+        load_models_file(models)  # its own refusals first (read again by the fan-out)
+        refuse_missing_board(to)  # before a single model runs
         return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
                                    gpus_per_task, cpus_per_task, show_progress, models=models)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolkit.core.board_recipe import BoardRecipe, read_recipe
 from toolkit.core.dataset_layout import BOARD_FILE, is_dataset
-from toolkit.core.errors import BoardExists, NothingToCommit, SlmboardError
+from toolkit.core.errors import BoardExists, BoardMissing, NothingToCommit
 from toolkit.core.records_io import atomic_write_text
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from .card import CardChoices
@@ -60,32 +60,23 @@ def create_board(dataset: str | Path, recipe: BoardRecipe, private: bool = False
         return CreateResult(shown, None, False, recipe)
 
 
-def board_recipe_of(dataset: str | Path) -> tuple[bool, BoardRecipe | None]:
-    """(whether the dataset exists, its recipe or None) without writing anything: ``submit`` and ``evaluate``
-    ask before any work, so a missing board is named before a model is run."""
+def board_exists(dataset) -> bool:
+    """Whether the dataset ``submit`` writes to is there (a local git folder, a Hub dataset repo); reads only."""
     from .hub import parse_target
     from .local_folder import LocalFolderHub
 
     ref = parse_target(dataset)
     if not ref.is_hub:
-        local = LocalFolderHub(ref.path)
-        return local.exists(), read_recipe(local.root) if local.exists() else None
-    from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError
-
-    from toolkit.core.hub_access import current_token, hub_api, hub_call
+        return LocalFolderHub(ref.path).exists()
+    from toolkit.core.hub_access import hub_api, hub_call
 
     with hub_call(ref.repo_id, revision=ref.revision):
-        if not hub_api().repo_exists(ref.repo_id, repo_type="dataset"):
-            return False, None
-        try:
-            path = hf_hub_download(ref.repo_id, BOARD_FILE, repo_type="dataset", revision=ref.revision, token=current_token())
-        except EntryNotFoundError:
-            return True, None
-    return True, read_recipe(Path(path).parent)
+        return hub_api().repo_exists(ref.repo_id, repo_type="dataset")
 
 
-def missing_board(dataset: str | Path) -> SlmboardError:
-    ref_text = str(dataset)
-    return SlmboardError(f"{ref_text}: no such board; create it first with `slmboard create {ref_text}` (a board is "
-                         "created on purpose, so a mistyped name never becomes a new dataset)", param="to")
+def missing_board(dataset) -> BoardMissing:
+    from .hub import parse_target
+
+    ref = parse_target(dataset)
+    return BoardMissing(f"{ref.url}: no such dataset; create the board first with `slmboard create {ref.written}` "
+                        "(boards are created on purpose: a mistyped name never becomes a new dataset)")
