@@ -184,6 +184,8 @@ def _published(tmp: Path, run: Path | None = None, to: str = "ds") -> Path:
     from slmboard_testing import make_run
 
     run = run or make_run(tmp / "other-run", model_id="org/model-b", submission_id="model-b-1")
+    if not (tmp / to).exists():
+        api.create(tmp / to)
     api.submit(run, to=tmp / to, n_bootstrap=0)
     return run
 
@@ -201,6 +203,18 @@ def _published_then_answered_otherwise(tmp: Path) -> None:
     other.mkdir()
     rows = [json.loads(line) for line in (run / "judgments" / "heuristic-v1" / "smoke.jsonl").read_text().splitlines()]
     (other / "smoke.jsonl").write_text("".join(json.dumps({**r, "judge_id": "other-judge"}) + "\n" for r in rows))
+
+
+def _smoke_board(tmp: Path) -> None:
+    from toolkit import api
+
+    api.create(tmp / "b", suites=["smoke"])
+
+
+def _xstest_board(tmp: Path) -> None:
+    from toolkit import api
+
+    api.create(tmp / "x", suites=["xstest"])
 
 
 CLI_CASES: list[CliCase] = [
@@ -225,6 +239,23 @@ CLI_CASES: list[CliCase] = [
     CliCase("learned_judge_argument", "judge --judge learned:big", ["judge", "{run}", "--judge", "learned:big"],
             "judge 'learned' takes no ':<argument>'"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
+    CliCase("submit_no_board", "submit RUN --to <a folder that does not exist>", ["submit", "{run}", "--to", "{tmp}/nope"],
+            "no such dataset; create the board first with `slmboard create"),
+    CliCase("submit_ambiguous_to", "submit RUN --to my-board (no ORG/, no such folder)", ["submit", "{run}", "--to", "my-board"],
+            "'my-board' is ambiguous: neither ORG/NAME (a Hub dataset), an existing folder nor an explicit path"),
+    CliCase("submit_bad_hf_url", "submit RUN --to hf://datasets/NAME", ["submit", "{run}", "--to", "hf://datasets/board"],
+            "expected hf://datasets/ORG/NAME[@REV]"),
+    CliCase("submit_no_gate", "submit RUN --to BOARD --no-gate", ["submit", "{run}", "--to", "{tmp}/b", "--no-gate"],
+            "gating is a property of the board, chosen when it is created (`slmboard create`, gate=False)", _smoke_board),
+    CliCase("submit_off_recipe", "submit RUN (smoke) --to <a board whose board.yaml allows xstest only>",
+            ["submit", "{run}", "--to", "{tmp}/x"], "does not fit the board's board.yaml: suite(s) smoke are not on this board",
+            _xstest_board),
+    CliCase("create_other_recipe", "create <an existing board> with another recipe", ["create", "{tmp}/b", "--suites", "xstest"],
+            "already a board with another recipe (board.yaml)", _smoke_board),
+    CliCase("create_ambiguous", "create my-board (no ORG/, no such folder)", ["create", "my-board"], "'my-board' is ambiguous"),
+    CliCase("evaluate_no_board", "evaluate --to <a folder that does not exist> (nothing is generated)",
+            ["evaluate", "--out", "{tmp}/run", "--to", "{tmp}/nope", "--suites", "smoke", "--limit", "1", "--judge", "heuristic"],
+            "no such dataset; create the board first with `slmboard create"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
     CliCase("rank_bad_manifest", "rank <a dataset folder whose manifest lacks model_revision>", ["rank", "{tmp}/ds"],
             "submissions/s.json:model_revision: required field is missing", _dataset_with_a_bad_manifest),

@@ -4,8 +4,9 @@
     run = api.generate("runs/smol", suites=["smoke"], limit=5)
     api.judge("runs/smol", judge=api.JudgeSpec("openai:gpt-4o-2024-05-13", concurrency=16))
     api.validate("runs/smol").raise_if_failed()
-    api.submit("runs/smol", to="my-dataset")
-    board = api.rank("my-dataset")
+    api.create("./my-dataset")                      # a board is created on purpose (board.yaml, card)
+    api.submit("runs/smol", to="./my-dataset")
+    board = api.rank("./my-dataset")
 
 Components (suites, judges, model backends, moderators, import and export formats) are named by a spec
 string or a typed spec (:class:`JudgeSpec`, :class:`BackendSpec`, :class:`ModeratorSpec`) whose options
@@ -69,10 +70,12 @@ if TYPE_CHECKING:
     from toolkit.outputs.space_deploy import DeployResult
     from toolkit.stages.suites import SuiteInfo
     from toolkit.stages.suites._sources import FetchedFile
+    from toolkit.core.board_recipe import BoardRecipe
+    from toolkit.outputs.publishing.create import CreateResult
 
 from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
-__all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
+__all__ = ["generate", "judge", "validate", "create", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
            "evaluate_models", "task_folder", "suite_list", "download_suites", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
@@ -230,6 +233,47 @@ def submit(
             primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
+def create(
+    dataset: PathLike,
+    suites: Sequence[str] | None = None,
+    judges: Sequence[str] | None = None,
+    primary_judges: dict[str, str] | None = None,
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+    limit: int | None = None,
+    complete: bool | None = None,
+    gate: bool = True,
+    description: str | None = None,
+    recipe: BoardRecipe | Mapping[str, Any] | PathLike | None = None,
+    private: bool = False,
+    token: str | None = None,
+) -> CreateResult:
+    """Create a board on purpose: ``board.yaml`` (its recipe: the suites, judges, primary judges, decoding and
+    limits a submission must have; None leaves a field unconstrained) and its dataset card, in a new local folder
+    (git) or Hub dataset. ``gate=False``: the dataset takes no access requests (records hold harmful completions,
+    so boards are gated by default). ``recipe``: a whole recipe instead (a BoardRecipe, a mapping or a board.yaml
+    path). A board that exists is refused unless its recipe is this one. ``token``: as in :func:`submit`."""
+    from toolkit.core.board_recipe import BoardRecipe, parse_recipe, read_recipe
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.create import create_board
+
+    if recipe is None:
+        decoding = {k: v for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens)) if v is not None}
+        limits = {k: v for k, v in (("items", limit), ("complete", complete)) if v is not None}
+        recipe = parse_recipe({"suites": _names(suites), "judges": _names(judges), "primary_judges": primary_judges or None,
+                               "decoding": decoding or None, "limits": limits or None, "gated": gate,
+                               "description": description}, "the create arguments")
+    elif isinstance(recipe, (str, Path)):
+        path = Path(recipe)
+        recipe = read_recipe(path.parent) if path.name == "board.yaml" else None
+        if recipe is None:
+            raise BadOption(f"{path}: expected a board.yaml file", param="recipe")
+    elif not isinstance(recipe, BoardRecipe):
+        recipe = parse_recipe(dict(recipe), "recipe")
+    with hub_token(token):
+        return create_board(dataset, recipe, private=private)
+
+
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
     """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
     Hub dataset id (checked: scores, duplicates; errors name the source file and line). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
@@ -351,12 +395,12 @@ def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, bloc
     from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
     from toolkit.outputs.space_launcher import launch_space
 
-    hub = parse_hub_id(data)
+    hub = parse_hub_id(data)  # parsed here once; the Space gets the explicit form (hf://datasets/... or an absolute path)
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
-        fetch_snapshot(hub) if hub else local_path(data)
+        where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
     if token is not None:
         set_process_token(token)  # the server reads the dataset again in its own threads
-    return launch_space(data, host=host, port=port, block=block, refresh=refresh)
+    return launch_space(where, host=host, port=port, block=block, refresh=refresh)
 
 
 def demo(
@@ -461,10 +505,12 @@ def evaluate(
     from toolkit.core.hub_access import using_token
     from toolkit.stages.judging.components import JudgeSpec
     from toolkit.stages.judging.runner import judge_run
-    from toolkit.outputs.publishing.submit import submit_unless_published
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board, submit_unless_published
 
     with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+        refuse_gate_option(gate)
+        refuse_missing_board(to)  # a board is created on purpose; nothing is generated for one that is not there
         submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                               primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
         if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
@@ -522,7 +568,13 @@ def evaluate_models(
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                           primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
+    from toolkit.workflows.fanout import load_models_file
+
     with using_token(token):
+        refuse_gate_option(gate)
+        load_models_file(models)  # its own refusals first (read again by the fan-out)
+        refuse_missing_board(to)  # before a single model runs
         return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
                                    gpus_per_task, cpus_per_task, show_progress, models=models)
 

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from slmboard_hub_clients import cli, hub_env
+from slmboard_hub_clients import cli, hub_env, client
 from slmboard_hub_emulator import start_emulator
 from slmboard_testing import make_run
 
@@ -39,7 +39,8 @@ def home(tmp_path_factory):
 def published(emulator, home):
     """DATASET holds one submission; the run returned is a second one, which no failing command may publish."""
     env = hub_env(emulator, home)
-    cli(env, "submit", str(make_run(home / "first")), "--to", DATASET, "--bootstrap", "0", "--no-gate")
+    cli(env, "create", DATASET, "--no-gate")
+    cli(env, "submit", str(make_run(home / "first")), "--to", DATASET, "--bootstrap", "0")
     return make_run(home / "second", model_id="org/model-b", submission_id="model-b-1")
 
 
@@ -96,6 +97,43 @@ def test_no_network_is_one_line_naming_the_repo(command, published, home):
     assert_one_line(proc, DATASET, "cannot reach the Hub", "check the network connection")
 
 
+@pytest.mark.parametrize("command", ["submit", "rank", "review"])
+def test_a_hub_host_that_does_not_resolve_is_one_line(command, published, home):
+    """No DNS for the Hub's host (httpx2's ConnectError from a name lookup) was an 86-90-line traceback."""
+    no_host = type("NoHost", (), {"url": "http://nonexistent.invalid", "token": "hf_unusedtoken0123"})
+    proc = cli(hub_env(no_host, home / f"dns-{command}"), *commands(published)[command], check=False, timeout=120)
+    assert_one_line(proc, DATASET, "cannot reach the Hub at http://nonexistent.invalid", "HF_ENDPOINT")
+
+
+# (injected status and rule, the typed error the one Hub access module raises)
+TYPED = [
+    (404, {"path_prefix": "/api/datasets/org/board"}, "HubRepoNotFound"),
+    (403, {"path_prefix": "/api/datasets/org/board", "code": "GatedRepo", "message": "Access to this dataset is gated"}, "HubGated"),
+    (429, {"path_prefix": "/api/datasets/org/board"}, "HubRateLimited"),
+]
+
+
+@pytest.mark.parametrize("status,rule,kind", TYPED, ids=[k for _, _, k in TYPED])
+def test_hub_failures_are_typed_and_carry_repo_and_revision(status, rule, kind, emulator, published, home, inject):
+    inject(status, **rule)
+    code = ("import json; from toolkit import api\n"
+            "try:\n    api.rank('org/board@main', n_bootstrap=0)\n"
+            "except api.SlmboardError as e:\n"
+            "    print(json.dumps({'type': type(e).__name__, 'repo': e.repo, 'revision': e.revision, "
+            "'hub': isinstance(e, __import__('toolkit.core.errors', fromlist=['x']).HubAccessError)}))")
+    out = client(hub_env(emulator, home / f"typed-{status}"), code)
+    assert out == {"type": kind, "repo": DATASET, "revision": "main", "hub": True}
+
+
+def test_a_missing_revision_and_an_unreachable_hub_are_typed(emulator, published, home):
+    code = ("import json; from toolkit import api\n"
+            "try:\n    api.rank('org/board@no-such-branch', n_bootstrap=0)\n"
+            "except api.SlmboardError as e:\n    print(json.dumps({'type': type(e).__name__, 'revision': e.revision}))")
+    assert client(hub_env(emulator, home / "typed-rev"), code) == {"type": "HubRevisionNotFound", "revision": "no-such-branch"}
+    no_host = type("NoHost", (), {"url": "http://nonexistent.invalid", "token": "hf_unusedtoken0123"})
+    assert client(hub_env(no_host, home / "typed-dns"), code)["type"] == "HubUnreachable"
+
+
 # (command, status, where it is injected, what the line says)
 FAILURES = [
     ("submit", 401, {"path_prefix": "/api/datasets/org/board/commit", "method": "POST"}, ["dataset org/board", "HTTP 401", "hf auth login", "--token"]),
@@ -145,7 +183,8 @@ def test_token_flag_reaches_the_hub_and_is_never_printed(emulator, home):
     """HF_TOKEN unset and no saved login: without --token the write is refused in one line; with it, it lands."""
     env = {k: v for k, v in hub_env(emulator, home / "token").items() if k != "HF_TOKEN"}
     run = make_run(home / "token-run", model_id="org/model-t", submission_id="model-t-1")
-    args = ("submit", str(run), "--to", "org/tokened", "--bootstrap", "0", "--no-gate")
+    cli(env, "create", "org/tokened", "--no-gate", "--token", emulator.token)
+    args = ("submit", str(run), "--to", "org/tokened", "--bootstrap", "0")
     assert_one_line(cli(env, *args, check=False), "dataset org/tokened", "hf auth login", "--token")
     proc = cli(env, *args, "--token", emulator.token)
     assert "published" in proc.stdout and emulator.token not in proc.stdout + proc.stderr

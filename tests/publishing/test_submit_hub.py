@@ -15,6 +15,7 @@ import pytest
 
 from slmboard_hub_clients import hub_env, cli, client
 from slmboard_hub_emulator import start_emulator
+from toolkit.core.errors import BadOption
 from toolkit.outputs.publishing.hub import parse_target
 from toolkit.core.runs import RunDir
 
@@ -54,26 +55,29 @@ READ_BACK = """
 
 def test_to_accepts_folder_hf_url_and_repo_id(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert parse_target("hf://datasets/org/name") == ("hub", "org/name")
-    assert parse_target("org/name") == ("hub", "org/name")
-    assert parse_target(tmp_path / "x") == ("folder", tmp_path / "x")
-    assert parse_target("./org/name")[0] == "folder"
+    assert (parse_target("hf://datasets/org/name").repo_id, parse_target("hf://datasets/org/name").revision) == ("org/name", None)
+    assert parse_target("org/name@main").repo_id == "org/name" and parse_target("org/name@main").revision == "main"
+    assert parse_target(tmp_path / "x").path == tmp_path / "x"
+    assert parse_target("./org/name").path == Path("org/name")
     (tmp_path / "demo-output").mkdir()
-    assert parse_target("demo-output/dataset") == ("folder", Path("demo-output/dataset"))  # parent exists locally
-    assert parse_target("a/b/c")[0] == "folder"
+    with pytest.raises(BadOption, match="ambiguous: demo-output/ is a folder here"):
+        parse_target("demo-output/dataset")  # a folder or a Hub dataset? neither is guessed
+    with pytest.raises(BadOption, match="ambiguous"):
+        parse_target("my-board")
 
 
 def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
     run_a = synthetic_run("a")
     run_b = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1", scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": None})
+    cli(env, "create", f"hf://datasets/{DATASET}")
     out_a = cli(env, "submit", str(run_a), "--to", f"hf://datasets/{DATASET}", "--bootstrap", "50")
     out_b = cli(env, "submit", str(run_b), "--to", DATASET, "--bootstrap", "50")
     assert "hf://datasets/org/board" in out_a.stdout
     got = client(env, READ_BACK)
     assert got["n_items"] == 6 and got["models"] == ["org/model-a", "org/model-b"]
     assert got["board_models"] == ["org/model-a", "org/model-b"] and got["subs"] == ["model-a-1", "model-b-1"]
-    assert got["n_commits"] == 3  # the repo's initial commit + one per submission
+    assert got["n_commits"] == 4  # the repo's initial commit, `create`'s, one per submission
     readme = Path(got["snap"], "README.md").read_text()
     assert "config_name: smoke" in readme and 'load_dataset("org/board"' in readme
     # tokens never reach what we print or publish
@@ -87,6 +91,7 @@ def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, s
 
 def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("seed", model_id="org/seed", submission_id="seed-1")), "--to", DATASET, "--bootstrap", "0")
     runs = [synthetic_run(f"r{i}", model_id=f"org/model-{i}", submission_id=f"model-{i}-1") for i in range(2)]
     procs = [subprocess.Popen([sys.executable, "-m", "toolkit.cli", "submit", str(r), "--to", DATASET, "--bootstrap", "0"],
@@ -94,7 +99,7 @@ def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, sy
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     stats = emulator.stats()
-    assert stats["commit"] == 3
+    assert stats["commit"] == 4  # create, the seed, the two concurrent submitters
     assert stats["commit_412"] + stats["commit_409"] >= 1, stats  # they did collide, and retried
     got = client(env, READ_BACK)
     assert got["subs"] == ["model-0-1", "model-1-1", "seed-1"]
@@ -109,6 +114,7 @@ def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, sy
 
 def test_create_pr_leaves_main_untouched(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     out = cli(env, "submit", str(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")), "--to", DATASET,
               "--bootstrap", "0", "--create-pr")
@@ -126,6 +132,7 @@ def test_create_pr_leaves_main_untouched(emulator, synthetic_run, tmp_path):
 
 def test_invalid_run_commits_nothing_and_names_file_row_field(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     bad = synthetic_run("bad", model_id="org/model-c", submission_id="model-c-1")
     jfile = RunDir(bad).judgment_file("heuristic-v1", "smoke")
@@ -140,6 +147,7 @@ def test_invalid_run_commits_nothing_and_names_file_row_field(emulator, syntheti
 
 
 def test_wrong_token_fails_cleanly_without_leaking_it(emulator, synthetic_run, tmp_path):
+    cli(hub_env(emulator, tmp_path), "create", DATASET)
     env = {**hub_env(emulator, tmp_path), "HF_TOKEN": "hf_wrongtokenABCDEFGH12345"}
     proc = cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", check=False)
     assert proc.returncode == 1, proc.stdout
@@ -149,6 +157,7 @@ def test_wrong_token_fails_cleanly_without_leaking_it(emulator, synthetic_run, t
 
 def test_recompute_on_the_hub_commits_rebuilt_files(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     out = cli(env, "recompute", f"hf://datasets/{DATASET}", "--bootstrap", "0", "--rejudge", "2")
     assert "recomputed 1 leaderboard row(s)" in out.stdout and "model-a-1" in out.stdout
@@ -160,7 +169,7 @@ def test_recompute_on_the_hub_commits_rebuilt_files(emulator, synthetic_run, tmp
         print(json.dumps({"files": files, "n": len(api.list_repo_commits("org/board", repo_type="dataset"))}))
     """)
     assert "data/audit/rejudge.json" in got["files"] and any(f.startswith("figures/") for f in got["files"])
-    assert got["n"] == 3
+    assert got["n"] == 4  # initial, create, submit, recompute
 
 
 @pytest.mark.hub

@@ -80,10 +80,15 @@ def leaderboard(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_total
     intervals. Scores other than 0/0.5/1/null and duplicated records are refused (ValidationFailed
     naming the file and row). ``table.attrs["left_out"]``: one line per (suite, judge) group left out
     (a judge on a suite it does not fit)."""
+    from toolkit.core import dataset_layout as layout
+
     dataset = open_data(data, suites=suites)
     groups = leaderboard_groups(dataset, n_bootstrap, seed, suite_totals, suites, judges)
     table = assemble_leaderboard([g.rows for g in groups])
     table.attrs["left_out"] = dataset.left_out(suites, judges)  # one line per (suite, judge) left out
+    #: a board made by `slmboard create` that no one has submitted to yet (the commands say so in one line)
+    table.attrs["no_submissions_yet"] = bool(table.empty and dataset.root is not None
+                                             and dataset.file(layout.BOARD_FILE) is not None and not dataset.manifests)
     return table
 
 

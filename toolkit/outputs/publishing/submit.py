@@ -21,7 +21,9 @@ import pyarrow.parquet as pq
 from schemas import RecordFile, Submission
 
 from toolkit import __version__
-from toolkit.core.errors import RecordError, SlmboardError, ValidationFailed
+from toolkit.core.board_recipe import read_recipe
+from toolkit.core.dataset_layout import BOARD_FILE
+from toolkit.core.errors import AlreadyPublished, BadOption, BoardRecipeRefused, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
 from toolkit.stages.judging.lookup import not_comparable
 from toolkit.core.records_io import (
@@ -35,6 +37,7 @@ from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from toolkit.core.secrets import scrub_secrets
 from toolkit.data.validation import iter_validated, pydantic_errors
 from . import layout
+from .boards import refuse_missing_board
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from toolkit.stages.judging.fitness import fitting_judges_hint
 from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
@@ -47,10 +50,6 @@ if TYPE_CHECKING:
 
 
 ROW_KEY = "_row"  # the source line of a record, carried beside it until the parquet is written
-
-
-class AlreadyPublished(SlmboardError):
-    """The dataset already holds this submission id (or one of its per-item files)."""
 
 
 @dataclass
@@ -294,18 +293,21 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
            max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
            gate: bool | None = None) -> SubmitResult:
-    """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
-    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
+    """Validate ``run_dir`` and publish it into the board ``to`` as one commit: a local folder (git), or a Hub
+    dataset (``hf://datasets/org/name[@branch]`` or ``org/name[@branch]``), made by ``slmboard create``; a
+    board that does not exist is refused. Nothing is written unless every check passes, board.yaml's included.
 
-    ``primary_judges`` ({suite: judge}) and ``gate`` (False = ``--no-gate``) are recorded in the dataset
-    card; None keeps what the card already says. A Hub repo that this call creates is gated
-    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
+    ``primary_judges`` ({suite: judge}) are recorded in the dataset card; None keeps what the card already
+    says. ``gate=False`` is refused: gating is the board's, set when it is created."""
     from .hub import HubPublisher, parse_target
 
+    refuse_gate_option(gate)
+    ref = parse_target(to)  # an ambiguous --to is refused before the run is read
+    where = ref.repo_id if ref.is_hub else ref.path
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
-    kind, where = parse_target(to)
+    refuse_missing_board(ref)
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
@@ -317,24 +319,39 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 
     def write(root: Path) -> list[str]:
         refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
+        fit_recipe(root)
         for rel, data in prepared.files.items():
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
-        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices)
         prepared.notes.extend(table.attrs.get("left_out", []))
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
+    def fit_recipe(root: Path) -> None:
+        """A board made by `slmboard create` takes only what its board.yaml allows (a board without one: anything)."""
+        recipe = read_recipe(root)
+        if recipe is None:
+            return
+        files = manifest.record_files
+        broken = recipe.refusals(sorted({f.suite for f in files if f.suite}), sorted({f.judge_id for f in files if f.judge_id}),
+                                 dict(manifest.run_config.get("generation") or {}), manifest.run_config.get("limit"),
+                                 manifest.partial)
+        if broken:
+            raise BoardRecipeRefused(f"{where}: the run does not fit the board's {BOARD_FILE}: {'; '.join(broken)}")
+
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
-    if kind == "hub":
+    if ref.is_hub:
         if create_pr is None:
             create_pr = False
-        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False)
+        hub = HubPublisher(ref.repo_id, create_pr=create_pr, xet=xet, max_attempts=max_attempts, create=False,
+                           revision=ref.revision or "main")
+        hub.check_branch()
         done = hub.commit(message, write)
         bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in manifest.record_files})
         if bad:
             raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
-        return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
+        return SubmitResult(ref.url, sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
     if create_pr:
         raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
@@ -346,6 +363,13 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     info: CommitInfo = local.commit(message, write)
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes,
                         not_comparable=prepared.not_comparable)
+
+
+def refuse_gate_option(gate: bool | None) -> None:
+    """Gating is a property of the board, set when it is created; a submission does not change it."""
+    if gate is False:
+        raise BadOption("gating is a property of the board, chosen when it is created (`slmboard create`, gate=False); "
+                        "a board that exists keeps it (a maintainer lifts it with `slmboard recompute`)", param="gate")
 
 
 def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:

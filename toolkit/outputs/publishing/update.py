@@ -162,6 +162,7 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
     """``submit --update``: check the run as ``submit`` does, then publish the judgments the submission in
     ``to`` lacks (see the module docstring) as one commit, or as a pull request with ``create_pr``."""
     from .card import card_choices
+    from .boards import refuse_missing_board
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
     from .submit import SubmitResult, prepare_submission, rebuild_shared_files
@@ -169,25 +170,29 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
 
     sid = prepared.manifest.submission_id
-    kind, where = parse_target(to)
+    ref = parse_target(to)
+    where = ref.repo_id if ref.is_hub else ref.path
+    refuse_missing_board(ref)
     state: dict = {}
 
     def write(root: Path) -> list[str]:
         files, manifest, added = write_update(root, prepared, str(where))
         state.update(manifest=manifest, added=added)
-        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None,
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id,
                                      choices=card_choices(root, primary_judges, gate))
         state["left_out"] = list(table.attrs.get("left_out", []))
         return files
 
-    if kind == "hub":
-        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts, create=False)
+    if ref.is_hub:
+        hub = HubPublisher(ref.repo_id, create_pr=create_pr, xet=xet, max_attempts=max_attempts, create=False,
+                           revision=ref.revision or "main")
+        hub.check_branch()
         done = hub.commit(f"Update submission {sid}: add judges", write)
         added = state["added"]
         bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in added})
         if bad:
             raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
-        return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, sum(f.n_rows for f in added),
+        return SubmitResult(ref.url, sid, done.revision, done.files, sum(f.n_rows for f in added),
                             done.pr_url, done.attempts, [*prepared.notes, *state["left_out"]],
                             not_comparable=prepared.not_comparable)
     if create_pr:
