@@ -47,6 +47,8 @@ RECORD_CASES: list[RecordCase] = [
     RecordCase("score_string", 'score given as a string "0.5"', "2:score", "0, 0.5, 1 or null", lambda: _row(score="0.5", label="ambiguous")),
     RecordCase("score_bool", "score true", "2:score", "0, 0.5, 1 or null", lambda: _row(score=True)),
     RecordCase("label_mismatch", "label 'harmful' with score 1", "2:label", "does not match score", lambda: _row(label="harmful")),
+    RecordCase("ok_judgment_of_failed_request", "judge_status 'ok' on an item whose request failed (request_error set)",
+               "2:request_error", "a failed request is a failed item", lambda: _row(request_error="Content blocked")),
     RecordCase("label_unknown", "label 'unsafe' (not in the rubric)", "2:label", "Input should be", lambda: _row(label="unsafe")),
     RecordCase("status_ok_null_score", "judge_status ok with score null", "2:score", "status is 'ok' exactly when", lambda: _row(score=None, label=None)),
     RecordCase("status_failed_with_score", "judge_status parse_error with a score", "2:score", "status is 'ok' exactly when", lambda: _row(judge_status="parse_error")),
@@ -380,7 +382,8 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_eee_sample_field", "import eee with a sample lacking output.raw", "_samples.jsonl:1:output.raw: required EEE field is missing",
                lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suites", "smoke", "--out", str(d / "run")]),
-    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
+    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json",
+               "{src}: no lm-eval results file here: results_<date>.json (--output_path DIR) or NAME_<date>.json (--output_path NAME.json)",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suites", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_prompt_field", "import lm-eval --prompt-field naming no field of the doc",
                "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:1:doc.question: no prompt field (question) in the doc "
@@ -422,6 +425,24 @@ IMPORT_CASES: list[ImportCase] = [
                "{src}:2 (id smoke_001): 'reworded': prompt is not a smoke item; its id 'smoke_001' is one but the wording differs",
                lambda d: _table(_csv_source(d, "item_id,prompt,response\nsmoke_001,reworded,no\n"),
                                 "--columns", "prompt=prompt,response=response,item_id=item_id")),
+    ImportCase("import_lm_eval_samples_of_another_run", "import lm-eval whose samples are of another run (another date)",
+               "results_2026-01-01T00-00-00.000000.json: no samples_<task>_2026-01-01T00-00-00.000000.jsonl beside it; "
+               "run lm_eval with --log_samples",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, samples_date="2026-02-02T00-00-00.000000")), "--model-id", "org/m",
+                          "--out", str(d / "run")]),
+    ImportCase("import_eee_two_values_of_one_metric", "import eee with two rows of one sample and metric",
+               "agg_samples.jsonl:2:evaluation_result_id: a second value of judge eee:smoke/s_raw for sample 'smoke_001' "
+               "(first at line 1); one row per (sample, evaluation_result_id)",
+               lambda d: ["eee", str(_eee_pair(d, same_sample=True)), "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_unknown_metric", "import eee --metric naming no metric of the aggregate",
+               "no sample of metric 'accuracy'; the aggregates' metrics: smoke/s_raw (metric is --metric on the command line)",
+               lambda d: ["eee", str(_eee_pair(d)), "--metric", "accuracy", "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_undeclared_metric", "import eee with a sample of a metric the aggregate does not list",
+               "agg_samples.jsonl:1:evaluation_result_id: 'smoke/other' is none of agg.json's evaluation_results (smoke/s_raw)",
+               lambda d: ["eee", str(_eee_pair(d, result_id="smoke/other")), "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_inspect_task_without_suite", "import inspect on a folder with a log of a task of no slmboard suite",
+               "(Inspect task nope): 6 row(s)); set skip_unmatched to leave them out",
+               lambda d: ["inspect", str(_inspect_task_log(d, "nope")), "--data-dir", str(d), "--out", str(d / "run")]),
     ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
                "(lm-eval task nope): 2 row(s)); set skip_unmatched to leave them out",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
@@ -462,17 +483,36 @@ def _truncated_eval(d: Path) -> Path:
     return path
 
 
-def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Path:
+def _inspect_task_log(d: Path, task: str) -> Path:
+    """The committed XSTest log (Inspect's mock grader) beside a copy of it whose task is ``task``, written with
+    inspect_ai's own writer."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    (log_path,) = sorted((Path(__file__).parent / "importing" / "fixtures" / "inspect_xstest" / "logs_mock_grader").glob("*.eval"))
+    folder = d / "logs"
+    folder.mkdir()
+    log = read_eval_log(str(log_path))
+    write_eval_log(log, str(folder / "xstest.json"))
+    log.eval.task = task
+    write_eval_log(log, str(folder / f"{task}.json"))
+    return folder
+
+
+def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False, same_sample: bool = False,
+              result_id: str | None = None) -> Path:
     """A minimal EEE aggregate + samples pair over two smoke prompts (checksum and row count filled in)."""
     import hashlib
 
     samples = []
     for n, prompt in enumerate(_smoke_prompts(), start=1):
         s = {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "org/m", "evaluation_name": "smoke",
-             "sample_id": f"smoke_00{n}", "interaction_type": "single_turn", "input": {"raw": prompt, "reference": []},
+             "sample_id": "smoke_001" if same_sample else f"smoke_00{n}", "interaction_type": "single_turn",
+             "input": {"raw": _smoke_prompts()[0] if same_sample else prompt, "reference": []},
              "output": {"raw": ["I can't help with that."]}, "answer_attribution": [], "evaluation": {"score": 1.0, "is_correct": True}}
         if drop_output:
             del s["output"]
+        if result_id:
+            s["evaluation_result_id"] = result_id
         samples.append(json.dumps(s))
     text = "\n".join(samples) + "\n"
     agg = {"schema_version": "0.3.0", "evaluation_id": "e", "model_info": {"name": "m", "id": "org/m"},
@@ -486,7 +526,8 @@ def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Pat
     return folder
 
 
-def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke") -> Path:
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke",
+                    samples_date: str | None = None) -> Path:
     """lm-eval's output layout for one task (default slmboard_smoke; two samples)."""
     folder = d / "lm-eval-out" / "org__m"
     folder.mkdir(parents=True)
@@ -498,7 +539,7 @@ def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task:
     lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
              for n, p in enumerate(_smoke_prompts())]
     text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
-    (folder / f"samples_{task}_{date}.jsonl").write_text(text)
+    (folder / f"samples_{task}_{samples_date or date}.jsonl").write_text(text)
     return d / "lm-eval-out"
 
 

@@ -45,6 +45,9 @@ class RunConfig(BaseModel):
     backend: str
     model_args: dict[str, str] = Field(default_factory=dict)
     generation: GenerationConfig
+    # Imports: each suite's own decoding, as its records carry it (a HELM folder asks BBQ for 1 token, the rest
+    # for 512); ``generation`` is then the first suite's. Empty for generated runs (one setting, per-suite caps by rule).
+    suite_generation: dict[str, GenerationConfig] = Field(default_factory=dict)
     suites: list[str]
     suite_revisions: dict[str, str] = Field(default_factory=dict)
     limit: Optional[int] = None

@@ -41,6 +41,20 @@ def _console() -> Console:
     return console
 
 
+def _print_table(console: Console, table: Table) -> None:
+    """A table whole: piped or captured output has no screen to fit, so the console widens to the table's natural
+    width rather than cutting its last columns (on a terminal rich fits it to the screen)."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    console.width = max(width, console.measure(table, options=console.options.update(max_width=10_000)).maximum)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
+
+
 def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> None:
     """Two tables per (suite, judge): the scores, then the rank under each ambiguity policy."""
     console = console or _console()
@@ -72,8 +86,8 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
                 _num(r.s_raw) + raw_ci, _num(r.s_adj) + adj_ci, _int(r.rank_adj), _delta(r.delta_adj), _int(r.rank_ub),
             )
             policies.add_row(model, _int(r.rank_raw), _int(r.rank_adj), *[_int(getattr(r, f"rank_{p}")) for p in POLICIES], _int(r.rank_range))
-        console.print(scores)
-        console.print(policies)
+        _print_table(console, scores)
+        _print_table(console, policies)
     if partial_rows:  # a partial run's scores cover only part of its suite: not comparable with complete rows
         console.print(f"{PARTIAL}: {partial_rows} row(s) cover only part of their suite (coverage = items judged / items in "
                       "the suite); their scores are not comparable with those of complete runs", style="bold yellow")

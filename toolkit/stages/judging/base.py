@@ -159,6 +159,30 @@ class Judge(abc.ABC):
         return f"{type(self).__name__}(judge_id={getattr(self, 'judge_id', '?')!r})"
 
 
+def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
+    """A judge another package adds (entry-point group ``slmboard.judges``, ``NAME = "module:JudgeSubclass"``): a
+    :class:`~toolkit.stages.judging.base.Judge` subclass with a class attribute ``judge_id`` (what it writes into
+    records), optionally ``Options`` (an :class:`Options` model: its options, and their flags) and ``comparable``
+    (default False: a plugin's verdicts are not compared with reported results unless it says so)."""
+    if not (isinstance(obj, type) and issubclass(obj, Judge)):
+        raise TypeError(f"{obj!r} is not a subclass of toolkit.stages.judging.Judge")
+    judge_id = getattr(obj, "judge_id", None)
+    if not isinstance(judge_id, str) or not judge_id.strip():
+        raise TypeError(f"{obj.__qualname__} must set a class attribute judge_id (the id it writes into records)")
+    options = getattr(obj, "Options", NoOptions)
+    if not (isinstance(options, type) and issubclass(options, Options)):
+        raise TypeError(f"{obj.__qualname__}.Options must be a subclass of toolkit.core.registry.Options")
+    from schemas import ITEM_KINDS
+
+    fits = tuple(obj.fits)  # the kinds of item it judges (Judge.fits; default free text)
+    if not fits or set(fits) - set(ITEM_KINDS):
+        raise TypeError(f"{obj.__qualname__}.fits must name kinds of item among {', '.join(ITEM_KINDS)}; got {fits!r}")
+    summary = (obj.__doc__ or name).strip().splitlines()[0]
+    return {"summary": summary, "target": obj, "options": options, "comparable": bool(getattr(obj, "comparable", False)),
+            "extra": {"judge_id": judge_id, "export_kind": "unknown", "fits": fits,
+                      "export_text": f"{summary} (a plugin judge: {plugin['package']} {plugin['version']})"}}
+
+
 def register_judge(name: str, summary: str | None = None, options: type[Options] = NoOptions,
                    **details: object) -> Callable[[Callable[..., Judge]], Callable[..., Judge]]:
     """Decorator: register a judge class or factory under ``name`` with its options model (a second,

@@ -53,7 +53,7 @@ class RequestOptions(EndpointOptions):
                              aliases=("--batch",))
     extra_body: Optional[dict] = option(None, help="extra request-body fields as a JSON object, e.g. vLLM structured "
                                                    "outputs '{\"structured_outputs\": {\"regex\": \"...\"}}' (recorded in "
-                                                   "judgments/<judge>/judge-config.json)",
+                                                   "judgments/<judge id>/judge-config.json)",
                                         aliases=("--judge-extra-body",), metavar="JSON")
     batch_poll_seconds: float = option(30.0, help="seconds between Batch API status polls", cli=False, gt=0)
     batch_state_path: Optional[str] = option(None, help="where the pending batch id is kept (default: in the run)",
@@ -105,15 +105,17 @@ class MDJudgeOptions(Options):
 FREE_TEXT = ("free-text", "free-text-gold")
 MULTIPLE_CHOICE = ("multiple-choice",)
 
-JUDGES: Registry = Registry("judge")
+JUDGES: Registry = Registry("judge", plugins="slmboard.judges", adapt="toolkit.stages.judging.base:plugin_judge")
 #: name -> judge. ``extra``: ``judge_id`` (what it writes; ``{argument}`` = the spec's argument), how export formats
 #: describe it (``export_kind``; a fixed ``export_text``, or ``export``: "module:function" (argument, suite) ->
 #: (text, judging model, prompt template), imported only when exporting).
-JUDGES.add("heuristic", "offline surface rules for refusals and degenerate answers (no model): a stand-in",
+JUDGES.add("heuristic", "offline surface rules for refusals and degenerate answers, plus a small sentence encoder "
+           "(all-MiniLM-L6-v2) for off-topic answers; no language model, no API: a stand-in",
            "toolkit.stages.judging.heuristic:HeuristicJudge", HeuristicOptions, comparable=False,
            extra={"judge_id": "heuristic-v1", "export_kind": "heuristic", "fits": FREE_TEXT,
                   "export_text": "slmboard's offline heuristic judge: surface rules for refusals and degenerate answers "
-                                 "(no model); a stand-in, not a reported-result judge"})
+                                 "and a small sentence encoder for off-topic answers (no language model, no API); a stand-in, not a "
+                                 "reported-result judge"})
 JUDGES.add("learned", "offline judge learned from human XSTest labels: complies / partially refuses / refuses, "
            "scored through the item's gold (no API)",
            "toolkit.stages.judging.learned:LearnedJudge", LearnedOptions, comparable=False,

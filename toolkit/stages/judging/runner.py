@@ -109,9 +109,17 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
     def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
         inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
                              category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
-        judgments = self.judge.judge_with_progress(inputs, progress)
-        if len(judgments) != len(inputs):
-            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
+        # A failed request (request_error) has no answer to judge: a failed item, never sent to the judge.
+        asked = [i for i, r in enumerate(batch) if r.request_error is None]
+        answered = self.judge.judge_with_progress([inputs[i] for i in asked], progress) if asked else []
+        if len(answered) != len(asked):
+            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(answered)} judgments for {len(asked)} items")
+        judgments = {i: judgment for i, judgment in zip(asked, answered)}
+        judgments = [judgments.get(i) or Judgment(None, "parse_error", None, f"no answer to judge: the request failed "
+                                                                              f"({r.request_error[:200]})")
+                     for i, r in enumerate(batch)]
+        if len(asked) < len(batch):
+            progress(len(batch) - len(asked))
         records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
         for record, judgment in zip(records, judgments):
             self.result.status_counts[judgment.status] += 1
@@ -157,8 +165,38 @@ def judge_run(
     tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))  # may refuse (a judge-config.json of other settings)
     run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
+    record_plugin(run, judge_obj)
     outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
     result.seconds = outcome.seconds
     result.judge_stats = judge_obj.usage_stats()
     return result
+
+
+def record_plugin(run: RunDir, judge: Judge) -> None:
+    """A plugin judge (another package's) writes its package and version into ``judge-config.json`` (published with
+    the run); a run judged by another version of it is refused, so one judgment folder is one judge's. The plugin
+    is found by the judge's class (the registered target), never by parsing its id back."""
+    import json
+
+    from toolkit.core.records_io import atomic_write_text
+    from .components import JUDGES
+
+    plugin = next((c.extra["plugin"] for c in JUDGES.components()
+                   if "plugin" in c.extra and c.target is type(judge)), None)
+    if plugin is None:
+        return
+    judge_id = judge.judge_id
+    path = run.judge_config_file(judge_id)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"judge_id": judge_id}
+    except ValueError as exc:
+        raise SlmboardError(f"{path}: not valid JSON ({exc}); fix or remove it") from None
+    earlier = config.get("plugin")
+    if earlier is not None and (earlier.get("package"), earlier.get("version")) != (plugin["package"], plugin["version"]):
+        raise SlmboardError(f"{path}: this run was judged by {judge_id} from {earlier.get('package')} "
+                            f"{earlier.get('version')}, and {plugin['package']} {plugin['version']} is installed now; "
+                            "judge a copy of the run, or install the version it was judged with")
+    if earlier != plugin:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({**config, "plugin": plugin}, indent=2, sort_keys=True) + "\n")

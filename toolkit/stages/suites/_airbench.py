@@ -27,6 +27,7 @@ from typing import Optional
 from ._base import Suite, SuiteDataError, SuiteItem, check_items
 from ._csv_suite import read_rows
 from ._fetch import fetch_hub_snapshot
+from ._sources import HubFiles
 from ._registry import register_suite
 
 REPO_ID = "stanford-crfm/air-bench-2024"
@@ -99,6 +100,10 @@ class AirBench(Suite):
     source = f"hf://datasets/{REPO_ID}/{PROMPT_GLOB} (+ {JUDGE_FILE})"
     revision = _REVISION
     license = "CC-BY-4.0"
+    n_items = 5694
+
+    def sources(self) -> list[HubFiles]:
+        return [HubFiles(REPO_ID, (PROMPT_GLOB, JUDGE_FILE), self.revision, MIRROR_DIR)]
 
     # ---- locating the files ------------------------------------------------------------------
     def _root(self, data_dir: Optional[Path], pattern: str) -> Path:

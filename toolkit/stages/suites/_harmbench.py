@@ -25,6 +25,8 @@ class HarmBench(CsvSuite):
     license = "MIT"
     mirror_path = "harmbench/harmbench_behaviors_text_all.csv"
     columns = ("Behavior", "FunctionalCategory", "SemanticCategory", "Tags", "ContextString", "BehaviorID")
+    sha256 = "8d81accedd38eaaf8b760618622bb888417d1fd0c86eba65c427a16f1cbb4afc"
+    n_items = 400
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         behavior, context = row["Behavior"], row["ContextString"]

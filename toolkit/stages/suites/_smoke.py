@@ -47,6 +47,7 @@ class Smoke(Suite):
     revision = "v1"  # bump whenever data/smoke.jsonl changes (a test pins its hash)
     license = "Apache-2.0"
     comparable = False  # written for demos and tests: never a reported result
+    n_items = 30
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         # data_dir is ignored: the smoke suite always travels with the package.

@@ -21,6 +21,8 @@ class XSTest(CsvSuite):
     license = "CC-BY-4.0"
     mirror_path = "xstest/xstest_prompts.csv"
     columns = ("id", "prompt", "type", "label", "focus", "note")
+    sha256 = "11783fb294ed017473ee53c207d71f2161c7672c8d0b037501e78387f801cb5a"
+    n_items = 450
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         source_id = row["id"].strip()
