@@ -181,7 +181,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     got = {(r.suite, r.judge_id): r.n_items for r in board.itertuples()}
     want = {(suite, judge): sum(1 for r in expected if r["judge"] == judge) for judge, (suite,) in suites_of.items()}
     want.update({(suite, "heuristic-v1"): sum(1 for r in expected if r["suite"] == suite) for suite in {r["suite"] for r in expected}})
-    want.update({("bbq", "helm:exact_match"): bbq_items(), ("bbq", "heuristic-v1"): bbq_items()})
+    want.update({("bbq", "helm:exact_match"): bbq_items()})  # heuristic-v1 judges free text: BBQ is skipped (issue 31)
     assert got == want
     capsys.readouterr()
 

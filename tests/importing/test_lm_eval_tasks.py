@@ -134,7 +134,7 @@ def test_a_mixed_lm_eval_run_publishes_with_lm_evals_accuracy_on_bbq_only(benchm
     acc = [json.loads(line)["acc"] for line in next(LM_EVAL_RUN.rglob("samples_slmboard_bbq_*.jsonl")).read_text().splitlines()]
     n = {task: len(next(LM_EVAL_RUN.rglob(f"samples_slmboard_{task}_*.jsonl")).read_text().splitlines()) for task in ("xstest", "sst", "bbq")}
     got = {(r.suite, r.judge_id): r for r in board.itertuples()}
-    assert {k: r.n_items for k, r in got.items()} == {("bbq", "lm-eval:acc"): n["bbq"], ("bbq", "heuristic-v1"): n["bbq"],
+    assert {k: r.n_items for k, r in got.items()} == {("bbq", "lm-eval:acc"): n["bbq"],  # no heuristic BBQ row (issue 31)
                                                       ("xstest", "heuristic-v1"): n["xstest"], ("sst", "heuristic-v1"): n["sst"]}
     assert got[("bbq", "lm-eval:acc")].s_raw == pytest.approx(sum(acc) / len(acc))
     capsys.readouterr()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from schemas import ITEM_KINDS
+
 from toolkit.core.errors import RecordError
 from toolkit.core.runs import RunConfig, RunDir
 from toolkit.stages.judging.fitness import describe_kinds, fitting_judges_hint, suite_kind_of
@@ -28,8 +30,8 @@ def suite_kinds_of_run(suites: Iterable[str], rows_by_suite: Mapping[str, list[d
     return out
 
 
-def judge_fits_of_run(run: RunDir, config: RunConfig, judge_ids: Iterable[str], suite_kinds: Mapping[str, str],
-                      judged_suites: Mapping[str, set[str]]) -> dict[str, list[str]]:
+def judge_fits_of_run(run: RunDir, config: RunConfig, judge_ids: Iterable[str],
+                      suite_kinds: Mapping[str, str]) -> dict[str, list[str]]:
     """judge id -> the kinds of item it can judge (see the module docstring for where each comes from)."""
     scoped = suite_scoped_judges(config)
     out: dict[str, list[str]] = {}
@@ -41,8 +43,8 @@ def judge_fits_of_run(run: RunDir, config: RunConfig, judge_ids: Iterable[str], 
             kinds = {suite_kinds.get(s) or suite_kind_of(s) for s in scoped[judge_id]}
         elif (component := judge_component(judge_id)) is not None and "fits" in component.extra:
             kinds = set(component.extra["fits"])  # judged before the stage recorded fitness
-        else:  # records no judge of ours wrote and no import declared: the suites they are on
-            kinds = {suite_kinds[s] for s in judged_suites.get(judge_id, ()) if s in suite_kinds}
+        else:  # records no judge of ours wrote and no import declared: constrained by nothing, so held to every suite
+            kinds = set(ITEM_KINDS)
         out[judge_id] = sorted(kinds)
     return out
 

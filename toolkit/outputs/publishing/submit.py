@@ -94,7 +94,7 @@ def _fitness(run: RunDir, config: RunConfig, groups: dict[tuple[str, str], list[
     judged: dict[str, set[str]] = defaultdict(set)
     for suite, judge_id in groups:
         judged[judge_id].add(suite)
-    return judge_fits_of_run(run, config, judged, suite_kinds, judged), suite_kinds
+    return judge_fits_of_run(run, config, judged, suite_kinds), suite_kinds
 
 
 def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, str], list[dict]], list[RecordError]]:

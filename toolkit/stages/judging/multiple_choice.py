@@ -40,7 +40,7 @@ from typing import Sequence
 
 from toolkit.core.choices import LETTERS as CHOICE_LETTERS, parse_choice
 from .base import Judge, JudgeInput, Judgment
-from .components import judge_id_of
+from .components import JUDGES, judge_id_of
 
 __all__ = ["parse_choice", "MultipleChoiceJudge", "JUDGE_ID", "LETTERS"]
 

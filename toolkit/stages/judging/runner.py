@@ -159,8 +159,8 @@ def judge_run(
                              + "; ".join(result.skipped_suites))
     skipped = {line.split(":", 1)[0] for line in result.skipped_suites}
     tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
+    judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))  # may refuse (a judge-config.json of other settings)
     run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
-    judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
     record_plugin(run, judge_obj)
     outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
