@@ -67,12 +67,13 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review
     from toolkit.outputs.space_deploy import DeployResult
+    from toolkit.workflows.requests import EvalRequest, Filed, Outcome
 
 from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
-           "evaluate_models", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
+           "evaluate_models", "request_evaluation", "work_requests", "list_requests", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
@@ -617,3 +618,68 @@ def deploy_space(space: str, data: str, private: bool = False, token: str | None
     from toolkit.outputs.space_deploy import deploy_space as deploy
 
     return deploy(space, data, private=private, token=token)
+
+
+def request_evaluation(model: str, to: str, who: str | None = None, token: str | None = None) -> Filed:
+    """Ask the board ``to`` (a Hub dataset made by ``create``) to evaluate ``model`` (``ORG/NAME[@REVISION]``):
+    the board's request policy is checked (the model readable and public, safetensors weights within the
+    parameter limit, a chat template, no code of its own, not on the board nor already requested, the
+    user's daily rate), each refusal a :class:`~toolkit.workflows.requests.RequestRefused`, nothing written;
+    then the request is written to the board's requests dataset, or opened there as a pull request when
+    ``token`` may not write. ``who``: the user it is filed for (a Space, for its logged-in user); None: the
+    token's account. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.workflows.requests import file_request
+
+    with hub_token(token):
+        return file_request(model, to, who=who)
+
+
+def work_requests(
+    board: str,
+    once: bool = True,
+    poll: float | None = None,
+    runs: PathLike = "slmboard-worker-runs",
+    executor: str = DEFAULT_EXECUTOR,
+    ray_address: str | None = None,
+    batch_size: int | str | None = None,
+    heartbeat_s: float = 60.0,
+    max_requests: int | None = None,
+    show_progress: bool = True,
+    say: Any = print,
+    token: str | None = None,
+) -> list[Outcome]:
+    """(Maintainers) the board's worker: claim a request, evaluate it with the board's recipe (generate → judge →
+    submit, on ``executor``), close it finished or failed; ``once``: one request (or none waiting) and return;
+    else every ``poll`` seconds until ``max_requests`` were handled (None: forever). ``runs``: where run folders
+    live (storage shared by the workers lets a reclaimed request resume). ``token``: the Hugging Face token of
+    its Hub calls and downloads (a fine-grained token that may write the board and its requests dataset)."""
+    import time
+
+    from toolkit.core.hub_access import using_token
+    from toolkit.workflows.requests import WorkerOptions, work_once
+
+    options = WorkerOptions(runs=Path(runs), executor=executor, ray_address=ray_address, batch_size=batch_size,
+                            heartbeat_s=heartbeat_s)
+    done: list[Outcome] = []
+    with using_token(token):
+        while True:
+            outcome = work_once(board, options, show_progress=show_progress, say=say)
+            if outcome is not None:
+                done.append(outcome)
+                say(f"{outcome.request.status}: {outcome.request.model}@{outcome.request.commit[:12]}"
+                    + (f" -> submission {outcome.request.submission_id}" if outcome.request.submission_id else "")
+                    + (f" ({outcome.request.reason})" if outcome.request.reason else ""))
+            if once or (max_requests is not None and len(done) >= max_requests):
+                return done
+            if outcome is None:
+                time.sleep(poll or 60.0)
+
+
+def list_requests(board: str, token: str | None = None) -> list[EvalRequest]:
+    """Every evaluation request of ``board`` (pending, running, finished, failed; pull requests included), newest first."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.workflows.requests import list_requests as listed
+
+    with hub_token(token):
+        return listed(board)

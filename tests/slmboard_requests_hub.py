@@ -1,0 +1,75 @@
+"""The Hub emulator with tiny random Llamas uploaded as model repos, and a board that takes requests."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from slmboard_hub_clients import client, hub_env
+from slmboard_hub_emulator import start_emulator
+
+#: The recipe of every board here: the cheapest evaluation that still ranks (done-when of issue 36).
+RECIPE = {"suites": ["smoke"], "judges": ["heuristic-v1"], "decoding": {"max_new_tokens": 8}, "limits": {"items": 2}}
+
+
+def save_tiny(folder, chat_template: bool = True, auto_map: bool = False) -> None:
+    """A tiny random Llama (about 0.8M parameters) with the embedded SmolLM2's tokenizer, saved as safetensors."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from toolkit.stages.generation.embedded import dense_model_dir
+
+    embedded, _ = dense_model_dir()
+    config = LlamaConfig(vocab_size=49152, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048, tie_word_embeddings=True)
+    LlamaForCausalLM(config).save_pretrained(folder, safe_serialization=True)
+    for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
+        if (embedded / name).exists() and (chat_template or name != "chat_template.jinja"):
+            shutil.copy(embedded / name, folder / name)
+    tok = json.loads((folder / "tokenizer_config.json").read_text())
+    if not chat_template:
+        tok.pop("chat_template", None)
+        (folder / "tokenizer_config.json").write_text(json.dumps(tok))
+    if auto_map:
+        cfg = json.loads((folder / "config.json").read_text())
+        cfg["auto_map"] = {"AutoModelForCausalLM": "modeling_evil.EvilForCausalLM"}
+        (folder / "config.json").write_text(json.dumps(cfg))
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """(emulator, home): org/tiny, org/no-template, org/remote-code, org/gated, org/private-tiny uploaded."""
+    home = tmp_path_factory.mktemp("requests-hub")
+    models = {"org/tiny": {}, "org/no-template": {"chat_template": False}, "org/remote-code": {"auto_map": True},
+              "org/gated": {}, "org/private-tiny": {}}
+    for repo, kwargs in models.items():
+        save_tiny(home / repo.replace("/", "__"), **kwargs)
+    emu = start_emulator()
+    env = hub_env(emu, home)
+    client(env, f"""
+        import json
+        from huggingface_hub import HfApi
+        api = HfApi()
+        for repo in {list(models)!r}:
+            api.create_repo(repo, repo_type="model", private=repo == "org/private-tiny")
+            api.upload_folder(repo_id=repo, repo_type="model", folder_path={str(home)!r} + "/" + repo.replace("/", "__"))
+        api.update_repo_settings("org/gated", gated="auto")
+        print(json.dumps({{"ok": True}}))
+    """)
+    yield emu, home
+    emu.stop()
+
+
+def make_board(env, board: str, recipe: dict) -> None:
+    """A board dataset with ``recipe`` as its board.yaml and its requests dataset beside it."""
+    client(env, f"""
+        import json, yaml
+        from huggingface_hub import HfApi, CommitOperationAdd
+        from toolkit.workflows.requests.store import open_queue
+        api = HfApi()
+        api.create_repo({board!r}, repo_type="dataset")
+        api.create_commit({board!r}, [CommitOperationAdd("board.yaml", yaml.safe_dump({recipe!r}).encode())],
+                          repo_type="dataset", commit_message="recipe")
+        open_queue({board!r} + "-requests", {board!r})
+        print(json.dumps({{"ok": True}}))
+    """)
