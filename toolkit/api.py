@@ -328,12 +328,12 @@ def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, bloc
     from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
     from toolkit.outputs.space_launcher import launch_space
 
-    hub = parse_hub_id(data)
+    hub = parse_hub_id(data)  # parsed here once; the Space gets the explicit form (hf://datasets/... or an absolute path)
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
-        fetch_snapshot(hub) if hub else local_path(data)
+        where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
     if token is not None:
         set_process_token(token)  # the server reads the dataset again in its own threads
-    return launch_space(data, host=host, port=port, block=block, refresh=refresh)
+    return launch_space(where, host=host, port=port, block=block, refresh=refresh)
 
 
 def demo(

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from slmboard_hub_clients import cli, hub_env
+from slmboard_hub_clients import cli, hub_env, client
 from slmboard_hub_emulator import start_emulator
 from slmboard_testing import make_run
 
@@ -94,6 +94,43 @@ def test_no_network_is_one_line_naming_the_repo(command, published, home):
     env = {**hub_env(emulator_at(closed_port()), home / command)}
     proc = cli(env, *commands(published)[command], check=False, timeout=120)
     assert_one_line(proc, DATASET, "cannot reach the Hub", "check the network connection")
+
+
+@pytest.mark.parametrize("command", ["submit", "rank", "review"])
+def test_a_hub_host_that_does_not_resolve_is_one_line(command, published, home):
+    """No DNS for the Hub's host (httpx2's ConnectError from a name lookup) was an 86-90-line traceback."""
+    no_host = type("NoHost", (), {"url": "http://nonexistent.invalid", "token": "hf_unusedtoken0123"})
+    proc = cli(hub_env(no_host, home / f"dns-{command}"), *commands(published)[command], check=False, timeout=120)
+    assert_one_line(proc, DATASET, "cannot reach the Hub at http://nonexistent.invalid", "HF_ENDPOINT")
+
+
+# (injected status and rule, the typed error the one Hub access module raises)
+TYPED = [
+    (404, {"path_prefix": "/api/datasets/org/board"}, "HubRepoNotFound"),
+    (403, {"path_prefix": "/api/datasets/org/board", "code": "GatedRepo", "message": "Access to this dataset is gated"}, "HubGated"),
+    (429, {"path_prefix": "/api/datasets/org/board"}, "HubRateLimited"),
+]
+
+
+@pytest.mark.parametrize("status,rule,kind", TYPED, ids=[k for _, _, k in TYPED])
+def test_hub_failures_are_typed_and_carry_repo_and_revision(status, rule, kind, emulator, published, home, inject):
+    inject(status, **rule)
+    code = ("import json; from toolkit import api\n"
+            "try:\n    api.rank('org/board@main', n_bootstrap=0)\n"
+            "except api.SlmboardError as e:\n"
+            "    print(json.dumps({'type': type(e).__name__, 'repo': e.repo, 'revision': e.revision, "
+            "'hub': isinstance(e, __import__('toolkit.core.errors', fromlist=['x']).HubAccessError)}))")
+    out = client(hub_env(emulator, home / f"typed-{status}"), code)
+    assert out == {"type": kind, "repo": DATASET, "revision": "main", "hub": True}
+
+
+def test_a_missing_revision_and_an_unreachable_hub_are_typed(emulator, published, home):
+    code = ("import json; from toolkit import api\n"
+            "try:\n    api.rank('org/board@no-such-branch', n_bootstrap=0)\n"
+            "except api.SlmboardError as e:\n    print(json.dumps({'type': type(e).__name__, 'revision': e.revision}))")
+    assert client(hub_env(emulator, home / "typed-rev"), code) == {"type": "HubRevisionNotFound", "revision": "no-such-branch"}
+    no_host = type("NoHost", (), {"url": "http://nonexistent.invalid", "token": "hf_unusedtoken0123"})
+    assert client(hub_env(no_host, home / "typed-dns"), code)["type"] == "HubUnreachable"
 
 
 # (command, status, where it is injected, what the line says)

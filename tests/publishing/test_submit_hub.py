@@ -15,6 +15,7 @@ import pytest
 
 from slmboard_hub_clients import hub_env, cli, client
 from slmboard_hub_emulator import start_emulator
+from toolkit.core.errors import BadOption
 from toolkit.outputs.publishing.hub import parse_target
 from toolkit.core.runs import RunDir
 
@@ -54,13 +55,15 @@ READ_BACK = """
 
 def test_to_accepts_folder_hf_url_and_repo_id(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert parse_target("hf://datasets/org/name") == ("hub", "org/name")
-    assert parse_target("org/name") == ("hub", "org/name")
-    assert parse_target(tmp_path / "x") == ("folder", tmp_path / "x")
-    assert parse_target("./org/name")[0] == "folder"
+    assert (parse_target("hf://datasets/org/name").repo_id, parse_target("hf://datasets/org/name").revision) == ("org/name", None)
+    assert parse_target("org/name@main").repo_id == "org/name" and parse_target("org/name@main").revision == "main"
+    assert parse_target(tmp_path / "x").path == tmp_path / "x"
+    assert parse_target("./org/name").path == Path("org/name")
     (tmp_path / "demo-output").mkdir()
-    assert parse_target("demo-output/dataset") == ("folder", Path("demo-output/dataset"))  # parent exists locally
-    assert parse_target("a/b/c")[0] == "folder"
+    with pytest.raises(BadOption, match="ambiguous: demo-output/ is a folder here"):
+        parse_target("demo-output/dataset")  # a folder or a Hub dataset? neither is guessed
+    with pytest.raises(BadOption, match="ambiguous"):
+        parse_target("my-board")
 
 
 def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, synthetic_run, tmp_path):

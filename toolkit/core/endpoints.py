@@ -13,7 +13,7 @@ import os
 from typing import Optional
 from urllib.parse import urlparse
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import ApiKeyMissing, SlmboardError
 from toolkit.core.registry import Options, option
 
 __all__ = ["EndpointOptions", "ApiKeyMissing", "api_key", "DEFAULT_KEY_ENV", "LOCAL_HOSTS"]
@@ -22,10 +22,6 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 #: What a local server without keys is sent (it checks only that the header is present).
 LOCAL_PLACEHOLDER = "EMPTY"
-
-
-class ApiKeyMissing(SlmboardError):
-    """No API key in the environment variable the component was told to read."""
 
 
 class EndpointOptions(Options):

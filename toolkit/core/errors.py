@@ -69,6 +69,10 @@ class PublishError(SlmboardError):
     """The dataset could not be updated; it was left as it was before the attempt."""
 
 
+class NothingToCommit(PublishError):
+    """The dataset already holds exactly the files a commit would write."""
+
+
 class UnknownComponent(SlmboardError, LookupError):
     """A name that no registry holds (suite, judge, backend, moderator); the message lists the valid names."""
 
@@ -94,13 +98,114 @@ class BadOption(SlmboardError, ValueError):
 
 
 class HubAccessError(SlmboardError):
-    """A call to the Hugging Face Hub failed (no network, not logged in, gated, no access, not found,
-    conflicting commits, rate limited): one line naming the repo and what to do. ``status`` is the
-    HTTP status (None: the Hub was not reached); made by :func:`toolkit.core.hub_access.translate`."""
+    """A call to the Hugging Face Hub failed: one line naming the repo (and revision) and what to do.
+    ``status`` is the HTTP status (None: the Hub was not reached). Made by
+    :func:`toolkit.core.hub_access.translate` only; the subclasses below say what happened, so callers
+    tell failures apart by type, never by the text of the message."""
 
-    def __init__(self, repo: str, status: int | None, problem: str, advice: str, *, param: str | None = None):
-        self.repo, self.status, self.problem, self.advice = repo, status, problem, advice
+    def __init__(self, repo: str, status: int | None, problem: str, advice: str, *, param: str | None = None,
+                 revision: str | None = None):
+        self.repo, self.status, self.problem, self.advice, self.revision = repo, status, problem, advice, revision
         super().__init__(f"{problem}; {advice}", param=param)
 
     def __reduce__(self):  # picklable (a Ray task's error travels to the driver) with its message as it is now
-        return type(self), (self.repo, self.status, self.problem, self.advice), {"param": self.param, "args": self.args}
+        return type(self), (self.repo, self.status, self.problem, self.advice), {
+            "param": self.param, "args": self.args, "revision": self.revision}
+
+
+class HubRepoNotFound(HubAccessError):
+    """The repository does not exist (or is private and the token cannot see it)."""
+
+
+class HubRevisionNotFound(HubAccessError):
+    """The repository exists; the branch, tag, commit or pull request named after ``@`` does not."""
+
+
+class HubGated(HubAccessError):
+    """The repository is gated and this account has not been granted access."""
+
+
+class HubNoWriteAccess(HubAccessError):
+    """The token may read the repository but not write to it (or open a pull request on it)."""
+
+
+class HubUnreachable(HubAccessError):
+    """Nothing reached the Hub: no network, a host name that does not resolve, a closed port, offline mode."""
+
+
+class HubCommitConflict(HubAccessError):
+    """Another commit landed on the branch in between (HTTP 409/412): read the new head and try again."""
+
+
+class HubRateLimited(HubAccessError):
+    """The Hub answered HTTP 429."""
+
+
+class HubUploadFailed(HubAccessError):
+    """The files of a commit could not be uploaded (e.g. to XET storage); nothing was committed."""
+
+
+# Errors of the stages and outputs (defined here so that every error class has one home).
+
+class JudgeConfigMismatch(SlmboardError):
+    """A run's judgments were made with other request settings than the command asks for."""
+
+
+class EmbeddingModelError(RuntimeError):
+    """The off-topic rule's embedding model could not be loaded or run."""
+
+
+class ArtifactError(SlmboardError):
+    """The learned judge's weights are missing, altered or do not fit this version of the features."""
+
+
+class NothingToJudge(SlmboardError):
+    """The run folder holds no responses (for the asked suites)."""
+
+
+class SuiteDataError(SlmboardError, ValueError):
+    """A suite's data is missing, unreachable or malformed."""
+
+
+class ExecutorError(SlmboardError):
+    """A job could not run to its end on the executor (its worker kept dying, the cluster is unreachable)."""
+
+
+class ImportFailed(ValidationFailed):
+    """The source cannot be imported; every error names the source file, row and field."""
+
+
+class ImportRefused(SlmboardError):
+    """The source is readable but importing it would be wrong (differs from the run, unmatched rows...)."""
+
+
+class StorageNotShared(SlmboardError):
+    """A job's node cannot see the run folder the driver wrote."""
+
+
+class ExportError(SlmboardError):
+    """An export that cannot be written (bad input, missing dataset id, ...); nothing was written."""
+
+
+class AlreadyPublished(SlmboardError):
+    """The dataset already holds this submission id (or one of its per-item files)."""
+
+
+class AnalysisError(SlmboardError):
+    """The analysis could not run on this data."""
+
+
+class NotARun(SlmboardError):
+    """A folder without run.json where a run folder is expected."""
+
+
+class RunMismatch(SlmboardError):
+    """A run folder holds another model, decoding config or shard than the command asks for."""
+
+
+class ApiKeyMissing(SlmboardError):
+    """No API key in the environment variable the component was told to read."""
+
+
+class UnknownFields(SlmboardError, ValueError):
+    """A row to write has keys its record schema does not define."""

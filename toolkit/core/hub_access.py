@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
 
-from toolkit.core.errors import HubAccessError, SlmboardError
+from toolkit.core.errors import (HubAccessError, HubCommitConflict, HubGated, HubNoWriteAccess, HubRateLimited, HubRepoNotFound,
+                                 HubRevisionNotFound, HubUnreachable, SlmboardError)
 
 _TOKEN: ContextVar[str | None] = ContextVar("slmboard_hub_token", default=None)
 _process_token: str | None = None  # serve: the Space's server threads do not see the caller's context
@@ -103,15 +104,31 @@ def _status(exc: BaseException) -> int | None:
     return getattr(response, "status_code", None)
 
 
-def _is_connection_failure(exc: BaseException) -> bool:
-    """No network, a closed port, a timeout, offline mode: nothing reached the Hub (or nothing came back)."""
-    import httpx
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The HTTP clients' "nothing came back" errors: httpx's, and httpx2's (huggingface_hub >= 2 talks
+    through httpx2, whose errors are not httpx's classes)."""
+    import socket
+
     from huggingface_hub.errors import LocalEntryNotFoundError, OfflineModeIsEnabled
 
+    found: list[type[BaseException]] = [OfflineModeIsEnabled, LocalEntryNotFoundError, ConnectionError, TimeoutError,
+                                        socket.gaierror]  # gaierror: a host name that does not resolve (no DNS)
+    for client in ("httpx", "httpx2"):
+        try:
+            found.append(__import__(client).TransportError)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    """No network, a host that does not resolve, a closed port, a timeout, offline mode: nothing reached the Hub
+    (or nothing came back)."""
+    transport = _transport_errors()
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:  # the download functions wrap the connection error
         seen.add(id(exc))
-        if isinstance(exc, (httpx.TransportError, OfflineModeIsEnabled, LocalEntryNotFoundError, ConnectionError, TimeoutError)):
+        if isinstance(exc, transport):
             return True
         exc = exc.__cause__ or exc.__context__
     return False
@@ -127,49 +144,55 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
     what = f"{kind} {repo}" + (f"@{revision}" if revision else "")
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
         if _offline():
-            return HubAccessError(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
-                                  "unset HF_HUB_OFFLINE to download it")
-        return HubAccessError(repo, None, f"{what}: cannot reach the Hub at {endpoint()}",
-                              "check the network connection (and HF_ENDPOINT), then try again")
+            return HubUnreachable(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
+                                  "unset HF_HUB_OFFLINE to download it", revision=revision)
+        return HubUnreachable(repo, None, f"{what}: cannot reach the Hub at {endpoint()}",
+                              "check the network connection (and HF_ENDPOINT), then try again", revision=revision)
     if isinstance(exc, HFValidationError):  # e.g. a path where an id belongs: it never reached the Hub
-        return HubAccessError(repo, None, f"{what}: not a Hub repo id", "write it as ORG/NAME")
+        return HubAccessError(repo, None, f"{what}: not a Hub repo id", "write it as ORG/NAME", revision=revision)
     if not isinstance(exc, HfHubHTTPError):
         return None
     status = _status(exc)
     if isinstance(exc, RevisionNotFoundError):
-        return HubAccessError(repo, status, f"{what}: revision not found", "check the branch, tag, commit or refs/pr/N")
+        return HubRevisionNotFound(repo, status, f"{what}: revision not found", "check the branch, tag, commit or refs/pr/N",
+                                   revision=revision)
     if isinstance(exc, GatedRepoError) or (status == 403 and "gated" in str(exc).lower()):
-        return HubAccessError(repo, status, f"{what} is gated and this account has not been granted access",
-                              f"accept the conditions on {repo_url(repo, kind)}, then try again")
+        return HubGated(repo, status, f"{what} is gated and this account has not been granted access",
+                        f"accept the conditions on {repo_url(repo, kind)}, then try again", revision=revision)
     if isinstance(exc, RepositoryNotFoundError) and status == 401:  # the Hub's answer to an anonymous private read
-        return HubAccessError(repo, status, f"{what}: not found on the Hub, or private and this request carried no token "
-                              "that can see it (HTTP 401)", "check the name ORG/NAME; if it is private, run "
-                              "`hf auth login` or pass a token", param="token")
+        return HubRepoNotFound(repo, status, f"{what}: not found on the Hub, or private and this request carried no token "
+                               "that can see it (HTTP 401)", "check the name ORG/NAME; if it is private, run "
+                               "`hf auth login` or pass a token", param="token", revision=revision)
     if isinstance(exc, RepositoryNotFoundError) or status == 404:
-        return not_found(repo, kind, status)
+        return not_found(repo, kind, status, revision)
     if status == 401:
         return HubAccessError(repo, status, f"{what}: the Hub refused the request (HTTP 401: not logged in or the token is invalid)",
                               "run `hf auth login` or pass a token", param="token")
     if status == 403:
         said = _server_message(exc)
         if pull_request:
-            return HubAccessError(repo, status, f"{what}: the Hub refused the pull request (HTTP 403{said})",
-                                  "ask its owner to open pull requests (discussions) or for write access")
+            return HubNoWriteAccess(repo, status, f"{what}: the Hub refused the pull request (HTTP 403{said})",
+                                    "ask its owner to open pull requests (discussions) or for write access",
+                                    revision=revision)
         if write and kind == "dataset":
-            return HubAccessError(repo, status, f"{what}: this token may not write to it (HTTP 403)",
-                                  "ask its owner for write access, or submit it as a pull request", param="create_pr")
-        return HubAccessError(repo, status, f"{what}: this token has no {'write' if write else 'read'} access to it (HTTP 403)",
-                              f"ask its owner for {'write ' if write else ''}access, or use a token of an account that has it")
+            return HubNoWriteAccess(repo, status, f"{what}: this token may not write to it (HTTP 403)",
+                                    "ask its owner for write access, or submit it as a pull request", param="create_pr",
+                                    revision=revision)
+        kind_of = HubNoWriteAccess if write else HubAccessError
+        return kind_of(repo, status, f"{what}: this token has no {'write' if write else 'read'} access to it (HTTP 403)",
+                       f"ask its owner for {'write ' if write else ''}access, or use a token of an account that has it",
+                       revision=revision)
     if status in (409, 412):
-        return HubAccessError(repo, status, f"{what}: other commits kept landing at the same time (HTTP {status})",
-                              "try again")
+        return HubCommitConflict(repo, status, f"{what}: other commits kept landing at the same time (HTTP {status})",
+                              "try again", revision=revision)
     if status == 429:
-        return HubAccessError(repo, status, f"{what}: rate limited by the Hub (HTTP 429)", "wait a few minutes and retry")
+        return HubRateLimited(repo, status, f"{what}: rate limited by the Hub (HTTP 429)", "wait a few minutes and retry",
+                              revision=revision)
     from toolkit.core.secrets import scrub_secrets
 
     first = scrub_secrets(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, [current_token()])
     advice = "try again later" if status and status >= 500 else "see the Hub's message"
-    return HubAccessError(repo, status, f"{what}: the Hub answered HTTP {status}: {first}", advice)
+    return HubAccessError(repo, status, f"{what}: the Hub answered HTTP {status}: {first}", advice, revision=revision)
 
 
 def _server_message(exc: BaseException) -> str:
@@ -180,10 +203,11 @@ def _server_message(exc: BaseException) -> str:
     return f": {scrub_secrets(text[0], [current_token()])}" if text else ""
 
 
-def not_found(repo: str, kind: str = "dataset", status: int | None = 404) -> HubAccessError:
+def not_found(repo: str, kind: str = "dataset", status: int | None = 404, revision: str | None = None) -> HubRepoNotFound:
     """The repo is not there (or not visible with this token)."""
-    return HubAccessError(repo, status, f"{kind} {repo}: not found on the Hub (HTTP {status})",
-                          "check the name ORG/NAME; a private repo also reads as not found without a token that can see it")
+    return HubRepoNotFound(repo, status, f"{kind} {repo}: not found on the Hub (HTTP {status})",
+                           "check the name ORG/NAME; a private repo also reads as not found without a token that can see it",
+                           revision=revision)
 
 
 @contextmanager

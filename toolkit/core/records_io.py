@@ -18,11 +18,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from toolkit.core.errors import RecordError, RecordFileError, SlmboardError
+from toolkit.core.errors import RecordError, RecordFileError, SlmboardError, UnknownFields
 
-
-class UnknownFields(SlmboardError, ValueError):
-    """A row to write has keys its record schema does not define."""
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a single record beyond this is certainly not one of ours

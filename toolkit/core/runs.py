@@ -17,19 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemas import GenerationConfig
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import NotARun, RunMismatch, SlmboardError
 from toolkit.core.judge_names import judge_slug
 from toolkit.core.records_io import atomic_write_text
 
 JUDGE_CONFIG_FILE = "judge-config.json"
-
-
-class NotARun(SlmboardError):
-    """A folder without run.json where a run folder is expected."""
-
-
-class RunMismatch(SlmboardError):
-    """A run folder holds another model, decoding config or shard than the command asks for."""
 
 
 class RunConfig(BaseModel):

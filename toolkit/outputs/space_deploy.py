@@ -17,7 +17,7 @@ from pathlib import Path
 
 from toolkit.core.errors import SlmboardError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]  # toolkit/outputs/ -> the checkout
 SHIPPED_PACKAGES = ("space", "schemas", "toolkit")  # whole packages: their __init__s import siblings
 SKIP_SUFFIXES = (".pyc", ".pyo")
 ENTRY_POINT = '''"""Entry point of the slmboard leaderboard Space (written by `slmboard space deploy`).
@@ -80,8 +80,9 @@ def _same(remote: str | None, data: bytes) -> bool:
 def _dataset_needs_token(api, data: str) -> bool:
     from toolkit.core.hub_access import hub_call
 
-    with hub_call(data, "dataset"):
-        info = api.dataset_info(data)
+    repo, _, revision = data.partition("@")
+    with hub_call(repo, "dataset", revision=revision or None):
+        info = api.dataset_info(repo, revision=revision or None)
     return bool(info.private) or bool(info.gated)
 
 
@@ -89,11 +90,14 @@ def deploy_space(space_id: str, data: str, private: bool = False, token: str | N
                  root: Path = REPO_ROOT) -> DeployResult:
     from toolkit.core.hub_access import hub_token
 
-    if space_id.count("/") != 1 or data.count("/") != 1:
-        raise SlmboardError(f"expected ORG/SPACE and ORG/DATASET, got {space_id!r} and {data!r}")
-    data = data.removeprefix("hf://datasets/")
+    from toolkit.core.dataset_ref import HUB_PREFIX, DatasetRef, is_repo_id
+
+    if not is_repo_id(space_id):
+        raise SlmboardError(f"expected ORG/SPACE, got {space_id!r}", param="space")
+    text = str(data).strip()  # the Space reads the Hub only: ORG/NAME here is never a local folder
+    ref = DatasetRef.parse(text if text.startswith("hf://") else HUB_PREFIX + text, param="data")
     with hub_token(token):
-        return _deploy(space_id, data, private, root)
+        return _deploy(space_id, str(ref), private, root)
 
 
 def _deploy(space_id: str, data: str, private: bool, root: Path) -> DeployResult:

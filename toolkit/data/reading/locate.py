@@ -2,21 +2,19 @@
 
 DATA is a local path (a record file, a run folder, a dataset folder), or a Hub dataset id:
 ``ORG/NAME``, ``ORG/NAME@REV`` or ``hf://datasets/ORG/NAME[@REV]`` (REV: a branch, tag, commit or
-``refs/pr/N``). A bare ``ORG/NAME`` that exists on this machine is a path. A Hub dataset is fetched
+``refs/pr/N``), as :class:`~toolkit.core.dataset_ref.DatasetRef` parses it. A bare ``ORG/NAME`` that exists
+on this machine is a path. A Hub dataset is fetched
 once, as a commit-named snapshot (huggingface_hub's cache), and read from there like a folder.
 """
 from __future__ import annotations
 
-import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from toolkit.core.errors import HubAccessError, RecordFileError
-
-HUB_PREFIX = "hf://datasets/"
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-
+from toolkit.core.dataset_ref import HUB_PREFIX, DatasetRef  # noqa: F401  (HUB_PREFIX: re-exported)
+from toolkit.core.errors import HubAccessError, HubRepoNotFound, RecordFileError
 
 class HubId(NamedTuple):
     """A Hub dataset named by DATA (compares equal to the tuple ``(repo_id, revision)``)."""
@@ -28,19 +26,18 @@ class HubId(NamedTuple):
         return self.repo_id + (f"@{self.revision}" if self.revision else "")
 
 
+_told: set[str] = set()  # folders already said to shadow a Hub id (serve re-reads its data)
+
+
 def parse_hub_id(data) -> HubId | None:
-    """The Hub dataset DATA names (``ORG/NAME[@REV]``, ``hf://datasets/ORG/NAME[@REV]``); None for a
-    local path (a ``Path`` object, or a string that exists here or does not read as an id)."""
-    if isinstance(data, Path):
-        return None
-    text = str(data).strip()
-    explicit = text.startswith(HUB_PREFIX)
-    if explicit:
-        text = text[len(HUB_PREFIX):].rstrip("/")
-    repo, _, revision = text.partition("@")
-    if not _REPO_ID.match(repo) or (not explicit and Path(str(data)).exists()):
-        return None
-    return HubId(repo, revision or None)
+    """The Hub dataset DATA names (:class:`~toolkit.core.dataset_ref.DatasetRef`, the one grammar); None for a
+    local path. An existing folder spelled like a Hub id is read as the folder, and said so once on stderr."""
+    ref = DatasetRef.parse(data)
+    note = ref.folder_note()
+    if note and note not in _told:
+        _told.add(note)
+        print(f"note: {note}", file=sys.stderr)
+    return HubId(ref.repo_id, ref.revision) if ref.is_hub else None
 
 
 @dataclass(frozen=True)
@@ -77,9 +74,10 @@ def fetch_snapshot(hub: HubId, suites: Sequence[str] | None = None) -> Snapshot:
             root = Path(snapshot_download(hub.repo_id, repo_type="dataset", revision=info.sha, token=current_token(),
                                           allow_patterns=hub_patterns(suites)))
     except HubAccessError as exc:
-        if exc.status == 404 and "revision" not in exc.problem:  # DATA may as well be a mistyped local path: say both
-            raise HubAccessError(exc.repo, exc.status, f"{hub}: no such local file or folder, and no such dataset on "
-                                 f"the Hub", "check the path, or the name ORG/NAME", param=exc.param) from None
+        if isinstance(exc, HubRepoNotFound) and exc.status == 404:  # DATA may as well be a mistyped local path: say both
+            raise HubRepoNotFound(exc.repo, exc.status, f"{hub}: no such local file or folder, and no such dataset on "
+                                  f"the Hub", "check the path, or the name ORG/NAME", param=exc.param,
+                                  revision=hub.revision) from None
         raise
     stamp = int(info.last_modified.timestamp()) if info.last_modified else None
     return Snapshot(hub, root, info.sha, stamp)

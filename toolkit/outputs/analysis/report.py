@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import AnalysisError, SlmboardError
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
 BBQ_JUDGES = ("bbq-mc-v1",)
@@ -235,7 +235,3 @@ def _readme(summary: dict) -> str:
     lines += ["", "## Notes", ""] + [f"- {n}" for n in summary["notes"]] + ["", "## Files", ""]
     lines += [f"- `{f}`" for f in summary["files"]]
     return "\n".join(lines) + "\n"
-
-
-class AnalysisError(SlmboardError):
-    """The analysis could not run on this data."""

@@ -7,11 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from toolkit.core.errors import SlmboardError
-
-
-class ExportError(SlmboardError):
-    """An export that cannot be written (bad input, missing dataset id, ...); nothing was written."""
+from toolkit.core.errors import ExportError, SlmboardError
 
 
 class StagedFiles:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import shutil
 import tempfile
 import time
@@ -24,11 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from toolkit.core.errors import HubAccessError, PublishError
+from toolkit.core.dataset_ref import DatasetRef
+from toolkit.core.errors import BadOption, HubCommitConflict, NothingToCommit, PublishError
 
-RETRY_STATUSES = (409, 412)
-_HF_URL = re.compile(r"^hf://datasets/([\w.-]+/[\w.-]+)/?$")
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
 @dataclass
@@ -40,24 +37,11 @@ class HubCommit:
     pr_revision: str | None = None  # "refs/pr/N" in PR mode
 
 
-def parse_target(to: str | os.PathLike) -> tuple[str, str | Path]:
-    """``--to``: ("hub", "org/name") for ``hf://datasets/org/name`` or an ``org/name`` that is not a
-    local path; ("folder", Path) otherwise. A Path object is always a folder; so is a string whose
-    parent folder exists locally (``demo-output/dataset``), which keeps local use unsurprising."""
-    if isinstance(to, Path):
-        return "folder", to
-    text = str(to).strip()
-    m = _HF_URL.match(text)
-    if m:
-        return "hub", m.group(1)
-    if text.startswith("hf://"):
-        raise PublishError(f"{text!r}: expected hf://datasets/<org>/<name>")
-    path = Path(text).expanduser()
-    if path.exists() or text.startswith((".", "/", "~")) or not _REPO_ID.match(text):
-        return "folder", path
-    if path.parent.is_dir() and path.parent != Path("."):
-        return "folder", path
-    return "hub", text
+def parse_target(to: str | os.PathLike) -> DatasetRef:
+    """``--to`` as a dataset reference for writing (:class:`~toolkit.core.dataset_ref.DatasetRef`, the grammar
+    every command reads DATA with): a Hub id or ``hf://datasets/...`` is the Hub, an existing folder or an
+    explicit path (``./x``, ``/x``, ``~/x``) is a folder; any other name is refused as ambiguous."""
+    return DatasetRef.parse(to, writing=True, param="to")
 
 
 def scrub(text: str, token: str | None) -> str:
@@ -106,6 +90,19 @@ class HubPublisher:
         from toolkit.core.hub_access import hub_call
 
         return hub_call(self.repo_id, write=write, pull_request=write and self.create_pr)
+
+    def check_branch(self) -> None:
+        """A submission is committed onto a branch: ``@REV`` naming a tag, a commit or a pull request is refused
+        (before anything is written), naming the branches there are."""
+        if self.revision == "main":
+            return
+        with self._call():
+            refs = self._api().list_repo_refs(self.repo_id, repo_type="dataset")
+        branches = [b.name for b in refs.branches]
+        if self.revision not in branches:
+            what = "a tag" if self.revision in [t.name for t in refs.tags] else "not a branch"
+            raise BadOption(f"{self.repo_id}@{self.revision}: {self.revision!r} is {what} of the dataset; a submission is "
+                            f"committed onto a branch ({', '.join(branches) or 'none yet'})", param="to")
 
     def head(self) -> str | None:
         from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
@@ -156,18 +153,17 @@ class HubPublisher:
                 changed = sorted(p for p, d in after.items() if before.get(p) != d)
                 ops = [CommitOperationAdd(p, (root / p).read_bytes()) for p in changed]
                 if not ops:
-                    raise PublishError("nothing to commit: the dataset already holds exactly these files")
+                    raise NothingToCommit("nothing to commit: the dataset already holds exactly these files")
                 try:
                     with self._call(write=True):
                         info = api.create_commit(self.repo_id, ops, commit_message=message, repo_type="dataset",
                                                  revision=self.revision, parent_commit=head, create_pr=self.create_pr)
-                except HubAccessError as exc:
-                    if exc.status in RETRY_STATUSES and attempt < self.max_attempts:
+                except HubCommitConflict as exc:
+                    if attempt < self.max_attempts:
                         time.sleep(delay * (1 + random.random()))  # jitter: two retriers must not collide again
                         delay = min(delay * 2, 8.0)
                         continue
-                    if exc.status in RETRY_STATUSES:
-                        exc.args = (f"{exc.problem}, {attempt} attempts; {exc.advice}",)
+                    exc.args = (f"{exc.problem}, {attempt} attempts; {exc.advice}",)
                     raise
                 return HubCommit(info.oid, changed, attempt, info.pr_url, info.pr_revision)
         raise PublishError(f"commit to {self.repo_id} kept conflicting; gave up after {self.max_attempts} attempts")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from toolkit.core.errors import PublishError
+from toolkit.core.errors import NothingToCommit, PublishError
 
 _GIT_IDENTITY = ["-c", "user.name=slmboard", "-c", "user.email=slmboard@localhost", "-c", "commit.gpgsign=false"]
 _INFLIGHT = "slmboard-inflight"
@@ -142,7 +142,7 @@ class LocalFolderHub:
                 files = write(self.root)
                 _git(self.root, "add", "-A")
                 if not _git(self.root, "status", "--porcelain", check=False).stdout.strip():
-                    raise PublishError("nothing to commit: the dataset already holds exactly these files")
+                    raise NothingToCommit("nothing to commit: the dataset already holds exactly these files")
                 _git(self.root, "commit", "-q", "-m", message)
             except BaseException:
                 self._rollback()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from toolkit.core.errors import BadOption, SlmboardError
+from toolkit.core.errors import BadOption, NothingToCommit, SlmboardError
 from toolkit.core.records_io import atomic_write_text
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from . import layout
@@ -122,7 +122,8 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
     from .card import card_choices
     from .submit import rebuild_shared_files
 
-    kind, where = parse_target(dataset)
+    ref = parse_target(dataset)
+    kind, where = ("hub", ref.repo_id) if ref.is_hub else ("folder", ref.path)
     state: dict = {}
 
     def write(root: Path) -> list[str]:
@@ -143,15 +144,14 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
 
     message = "Recompute leaderboard from per-item records" + (f"; re-judge {rejudge}/file with {judge}" if rejudge else "")
     if kind == "hub":
-        hub = HubPublisher(str(where), xet=xet, create=False)
+        hub = HubPublisher(str(where), xet=xet, create=False, revision=ref.revision or "main")
+        hub.check_branch()
         if not commit:
             raise BadOption("commit=False works on a local folder only (a Hub dataset is always committed)", param="commit")
         try:
             done = hub.commit(message, write)
             rev = done.revision
-        except SlmboardError as exc:
-            if "nothing to commit" not in str(exc):
-                raise
+        except NothingToCommit:
             rev = hub.head()
         if state["choices"].gated:
             hub.set_gated("auto")
@@ -164,9 +164,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
         if commit:
             try:
                 rev = local.commit(message, write).revision
-            except SlmboardError as exc:
-                if "nothing to commit" not in str(exc):
-                    raise
+            except NothingToCommit:
                 rev = local.head()  # already up to date: the recomputed files equal the committed ones
         else:
             write(local.root)

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from schemas import RecordFile, Submission
 
 from toolkit import __version__
-from toolkit.core.errors import RecordError, SlmboardError, ValidationFailed
+from toolkit.core.errors import AlreadyPublished, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
 from toolkit.stages.judging.lookup import not_comparable
 from toolkit.core.records_io import (
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 
 
 ROW_KEY = "_row"  # the source line of a record, carried beside it until the parquet is written
-
-
-class AlreadyPublished(SlmboardError):
-    """The dataset already holds this submission id (or one of its per-item files)."""
 
 
 @dataclass
@@ -278,7 +274,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
-    kind, where = parse_target(to)
+    ref = parse_target(to)
+    where = ref.repo_id if ref.is_hub else ref.path
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
@@ -293,19 +290,21 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices)
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
-    if kind == "hub":
+    if ref.is_hub:
         if create_pr is None:
             create_pr = False
-        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False)
+        hub = HubPublisher(ref.repo_id, create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False,
+                           revision=ref.revision or "main")
+        hub.check_branch()
         done = hub.commit(message, write)
         bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in manifest.record_files})
         if bad:
             raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
-        return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
+        return SubmitResult(ref.url, sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
     if create_pr:
         raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")

@@ -20,17 +20,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, TypeVar
 
 from toolkit.core.defaults import DEFAULT_EXECUTOR
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import ExecutorError, SlmboardError
 from toolkit.core.registry import Options, Registry, option
 
 R = TypeVar("R")
 
 __all__ = ["Executor", "ExecutorError", "Resources", "EXECUTORS", "make_executor", "run_in_thread", "FanoutOptions",
            "DEFAULT_EXECUTOR"]
-
-
-class ExecutorError(SlmboardError):
-    """A job could not run to its end on the executor (its worker kept dying, the cluster is unreachable)."""
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from toolkit.core.errors import RecordError, SlmboardError, ValidationFailed
-
-
-class ImportFailed(ValidationFailed):
-    """The source cannot be imported; every error names the source file, row and field."""
-
-
-class ImportRefused(SlmboardError):
-    """The source is readable but importing it would be wrong (differs from the run, unmatched rows...)."""
+from toolkit.core.errors import ImportFailed, ImportRefused, RecordError, SlmboardError, ValidationFailed
 
 
 @dataclass(frozen=True)

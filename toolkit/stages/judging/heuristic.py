@@ -50,7 +50,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from toolkit.core.errors import BadOption
+from toolkit.core.errors import BadOption, EmbeddingModelError
 from .base import Judge, JudgeInput, Judgment
 from .components import JUDGES
 
@@ -194,10 +194,6 @@ EMBEDDING_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: encoder(texts) -> array of L2-normalised embeddings, shape (len(texts), dim)
 Encoder = Callable[[list[str]], "object"]
-
-
-class EmbeddingModelError(RuntimeError):
-    """The off-topic rule's embedding model could not be loaded or run."""
 
 
 _EMBEDDERS: dict[tuple[str, str, int | None], object] = {}

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import ArtifactError, SlmboardError
 
 __all__ = [
     "ARRAY_FILES",
@@ -48,10 +48,6 @@ ARRAY_FILES = ("coef.npy", "intercept.npy", "signal_mean.npy", "signal_scale.npy
 CARD_FILE = "card.json"
 ARTIFACT_FORMAT = 1
 DEFAULT_ARTIFACT = Path(__file__).parent / "data" / "learned-v1"
-
-
-class ArtifactError(SlmboardError):
-    """The learned judge's weights are missing, altered or do not fit this version of the features."""
 
 
 def behaviour_of(p_complies: float, p_partial: float, p_refuses: float, partial_threshold: float) -> str:

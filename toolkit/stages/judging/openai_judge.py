@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from toolkit.core.endpoints import ApiKeyMissing, api_key
-from toolkit.core.errors import BadOption, SlmboardError
+from toolkit.core.errors import BadOption, JudgeConfigMismatch, SlmboardError
 from toolkit.core.records_io import atomic_write_text
 from toolkit.core.runs import JUDGE_CONFIG_FILE
 from toolkit.core.secrets import scrub_secrets
@@ -46,10 +46,6 @@ DEFAULT_SEED = 0
 AIR_MAX_TOKENS = 64
 #: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
 _OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
-
-
-class JudgeConfigMismatch(SlmboardError):
-    """A run's judgments were made with other request settings than the command asks for."""
 
 
 def check_extra_body(extra_body: object) -> dict:
@@ -347,4 +343,3 @@ def _rubric_prompt(suite: str) -> str:
     if suite == "airbench":
         return "(AIR-Bench's per-category judge templates, judge_prompt_final.csv of the suite's pinned revision)"
     return rubric_for(JudgeInput(suite=suite, item_id="-", prompt="", response="")).template
-

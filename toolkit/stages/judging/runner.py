@@ -18,15 +18,11 @@ from typing import Callable, Iterator, Sequence
 
 from schemas import LABEL_OF_SCORE, ItemRecord, ResponseRecord
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import NothingToJudge, SlmboardError
 from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, read_records, run_stage
 from .base import Judge, JudgeInput, Judgment, make_judge
 from .components import DEFAULT_JUDGE, JudgeSpec
-
-
-class NothingToJudge(SlmboardError):
-    """The run folder holds no responses (for the asked suites)."""
 
 
 @dataclass

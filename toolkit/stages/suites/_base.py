@@ -5,14 +5,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Mapping, Optional, Sequence
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import SlmboardError, SuiteDataError
 from toolkit.core.registry import NoOptions, Options
 
 GOLDS = ("unsafe", "safe")
-
-
-class SuiteDataError(SlmboardError, ValueError):
-    """A suite's data is missing, unreachable or malformed."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from toolkit.core.errors import RecordError, SlmboardError
+from toolkit.core.errors import RecordError, SlmboardError, StorageNotShared
 from toolkit.stages.generation.merge import MergeResult, merge_runs
 from toolkit.stages.generation.runner import generate
 from toolkit.stages.generation.shards import select_shard
@@ -39,10 +39,6 @@ ATTEMPTS_FILE = "attempts.jsonl"
 LOCK_FILE = ".lock"
 #: The options of a model that its shard folders are bound to (another value is another run).
 PLAN_IDENTITY = ("model", "model_args", "submission_id", "max_new_tokens", "mode")
-
-
-class StorageNotShared(SlmboardError):
-    """A job's node cannot see the run folder the driver wrote."""
 
 
 def shards_root(run: Path) -> Path:

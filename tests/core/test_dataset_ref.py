@@ -1,0 +1,68 @@
+"""One grammar of a dataset reference (issue 33): every spelling means the same to readers (rank, serve,
+export, the Space) and writers (submit --to, create); each disagreement the old three grammars had is a case."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.core.dataset_ref import DatasetRef
+from toolkit.core.errors import BadOption
+from toolkit.data.reading import parse_hub_id
+from toolkit.outputs.publishing.hub import parse_target
+
+# (spelling, Hub (repo id, revision) or None for a local path)
+SPELLINGS = [
+    ("org/name", ("org/name", None)),
+    ("org/name@main", ("org/name", "main")),  # was a folder ./org/name@main to submit --to
+    ("hf://datasets/org/name", ("org/name", None)),
+    ("hf://datasets/org/name@v1", ("org/name", "v1")),  # was refused by submit --to
+    ("hf://datasets/org/name/", ("org/name", None)),
+    ("org/name@refs/pr/3", ("org/name", "refs/pr/3")),
+    ("./org/name", None),
+    ("./org/name@main", None),
+    ("/abs/org", None),
+    ("~/boards/x", None),
+]
+
+
+@pytest.mark.parametrize("spelling, hub", SPELLINGS)
+def test_readers_and_writers_read_a_spelling_alike(spelling, hub, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    read = parse_hub_id(spelling)
+    written = parse_target(spelling)
+    assert (tuple(read) if read else None) == hub
+    assert ((written.repo_id, written.revision) if written.is_hub else None) == hub
+    if hub is None:
+        assert written.path == Path(spelling).expanduser()
+
+
+def test_an_existing_folder_wins_and_is_said(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "org" / "name").mkdir(parents=True)
+    assert parse_hub_id("org/name") is None
+    assert "read the local folder org/name" in capsys.readouterr().err
+    ref = parse_target("org/name")
+    assert ref.path == Path("org/name") and ref.shadows_hub_id
+    assert parse_target("hf://datasets/org/name").is_hub  # the explicit form still names the Hub
+
+
+@pytest.mark.parametrize("spelling", ["my-board", "a/b/c", "org/name@", "name@main"])
+def test_a_writer_refuses_what_is_neither_a_hub_id_nor_a_path(spelling, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BadOption, match="ambiguous") as caught:
+        parse_target(spelling)
+    assert caught.value.param == "to"
+    assert parse_hub_id(spelling) is None  # a reader takes it as a path (and says "no such file" if it is not one)
+
+
+@pytest.mark.parametrize("spelling", ["hf://datasets/name", "hf://models/org/name", "hf://datasets/org/name@", "hf://datasets/a/b/c"])
+def test_a_malformed_hub_url_is_refused_by_readers_and_writers(spelling):
+    for parse in (parse_hub_id, parse_target):
+        with pytest.raises(BadOption, match="expected hf://datasets/ORG/NAME"):
+            parse(spelling)
+
+
+def test_explicit_parse_keeps_what_was_written():
+    ref = DatasetRef.parse("hf://datasets/org/name@v1")
+    assert ref.written == "hf://datasets/org/name@v1" and ref.url == "hf://datasets/org/name@v1" and str(ref) == "org/name@v1"
