@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -13,7 +15,7 @@ from slmboard_hub_emulator import start_emulator
 RECIPE = {"suites": ["smoke"], "judges": ["heuristic-v1"], "decoding": {"max_new_tokens": 8}, "limits": {"items": 2}}
 
 
-def save_tiny(folder, chat_template: bool = True, auto_map: bool = False) -> None:
+def save_tiny(folder) -> None:
     """A tiny random Llama (about 0.8M parameters) with the embedded SmolLM2's tokenizer, saved as safetensors."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -24,8 +26,15 @@ def save_tiny(folder, chat_template: bool = True, auto_map: bool = False) -> Non
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048, tie_word_embeddings=True)
     LlamaForCausalLM(config).save_pretrained(folder, safe_serialization=True)
     for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
-        if (embedded / name).exists() and (chat_template or name != "chat_template.jinja"):
+        if (embedded / name).exists():
             shutil.copy(embedded / name, folder / name)
+
+
+def variant(base, folder, chat_template: bool = True, auto_map: bool = False) -> None:
+    """A copy of the model in ``base``, without its chat template or needing its own code (auto_map)."""
+    shutil.copytree(base, folder)
+    if not chat_template:
+        (folder / "chat_template.jinja").unlink(missing_ok=True)
     tok = json.loads((folder / "tokenizer_config.json").read_text())
     if not chat_template:
         tok.pop("chat_template", None)
@@ -36,14 +45,15 @@ def save_tiny(folder, chat_template: bool = True, auto_map: bool = False) -> Non
         (folder / "config.json").write_text(json.dumps(cfg))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def hub(tmp_path_factory):
-    """(emulator, home): org/tiny, org/no-template, org/remote-code, org/gated, org/private-tiny uploaded."""
+    """(emulator, home): org/tiny, org/tiny-b, org/no-template, org/remote-code, org/gated, org/private-tiny uploaded."""
     home = tmp_path_factory.mktemp("requests-hub")
-    models = {"org/tiny": {}, "org/no-template": {"chat_template": False}, "org/remote-code": {"auto_map": True},
+    models = {"org/tiny": {}, "org/tiny-b": {}, "org/no-template": {"chat_template": False}, "org/remote-code": {"auto_map": True},
               "org/gated": {}, "org/private-tiny": {}}
+    save_tiny(home / "base")
     for repo, kwargs in models.items():
-        save_tiny(home / repo.replace("/", "__"), **kwargs)
+        variant(home / "base", home / repo.replace("/", "__"), **kwargs)
     emu = start_emulator()
     env = hub_env(emu, home)
     client(env, f"""
@@ -73,3 +83,9 @@ def make_board(env, board: str, recipe: dict) -> None:
         open_queue({board!r} + "-requests", {board!r})
         print(json.dumps({{"ok": True}}))
     """)
+
+
+def worker(env, board: str, runs, *extra: str) -> subprocess.Popen:
+    """`slmboard worker BOARD --once` started in its own process (read it with communicate())."""
+    return subprocess.Popen([sys.executable, "-m", "toolkit.cli", "worker", board, "--once", "--runs", str(runs),
+                             "--quiet", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,11 +1,12 @@
-"""Request → worker → the model ranks (issue 36), on the Hub emulator with a tiny random Llama."""
+"""Request → worker → the model ranks (issue 36), on the Hub emulator with a tiny random Llama; two workers
+started together on one request evaluate it once."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from slmboard_requests_hub import RECIPE, hub, make_board  # noqa: F401  (hub: a fixture)
+from slmboard_requests_hub import RECIPE, make_board, worker
 from slmboard_hub_clients import cli, client, hub_env
 
 pytestmark = pytest.mark.slow
@@ -31,8 +32,11 @@ def test_request_worker_then_the_model_ranks(hub, tmp_path):
     assert "already requested" in again.stderr and "pending" in again.stderr
     assert "org/nope" in missing.stderr and "not found" in missing.stderr
 
-    work = cli(env, "worker", "org/board", "--once", "--runs", str(tmp_path / "runs"), "--quiet")
-    assert "finished: org/tiny@" in work.stdout, work.stdout + work.stderr
+    # two workers at once, one request: one claim lands, the other is refused (412), reads again, finds none waiting
+    a, b = worker(env, "org/board", tmp_path / "runs"), worker(env, "org/board", tmp_path / "runs-b")
+    outs = [p.communicate(timeout=300)[0] for p in (a, b)]
+    assert [p.returncode for p in (a, b)] == [0, 0], outs
+    assert sum("finished: org/tiny@" in s for s in outs) == 1 and sum("is waiting" in s for s in outs) == 1, outs
     listed = cli(env, "requests", "org/board").stdout
     assert listed.startswith("finished  org/tiny@") and "by emulator-user" in listed and "submission tiny-" in listed
 
@@ -40,8 +44,9 @@ def test_request_worker_then_the_model_ranks(hub, tmp_path):
     assert "org/tiny" in ranked
     (request,) = client(env, QUEUE.format(board="org/board"))
     assert request["status"] == "finished" and request["attempts"] == 1 and request["who"] == "emulator-user"
-    run = json.loads(next((tmp_path / "runs").glob("org__tiny__*/run.json")).read_text())
+    (folder,) = [*(tmp_path / "runs").glob("org__tiny__*"), *(tmp_path / "runs-b").glob("org__tiny__*")]  # run once
+    run = json.loads((folder / "run.json").read_text())
     assert run["model_revision"] == request["commit"]  # evaluated at the commit that was checked when filed
-    assert "trust_remote_code" not in json.dumps(run) or '"trust_remote_code": "False"' in json.dumps(run) or True
-    nothing = cli(env, "worker", "org/board", "--once", "--runs", str(tmp_path / "runs"))
-    assert "no request of org/board is waiting" in nothing.stdout
+    subs = client(env, 'import json; from huggingface_hub import HfApi; print(json.dumps('
+                       '[f for f in HfApi().list_repo_files("org/board", repo_type="dataset") if f.startswith("submissions/")]))')
+    assert len(subs) == 1  # evaluated and published once

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolkit.core.errors import SlmboardError, pydantic_errors
+from toolkit.core.request_policy import RequestPolicy
 
 BOARD_FILE = "board.yaml"
 RECIPE_VERSION = 1
@@ -49,6 +50,8 @@ class BoardRecipe(_Part):
     decoding: Optional[Decoding] = None
     limits: Optional[Limits] = None
     gated: bool = Field(True, description="access requests on the dataset (records hold harmful completions)")
+    requests: Optional[RequestPolicy] = Field(None, description="the policy of evaluation requests (slmboard request); "
+                                                                "unset: the defaults of RequestPolicy")
 
     def to_yaml(self) -> str:
         import yaml

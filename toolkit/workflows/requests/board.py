@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from toolkit.core.board_recipe import BOARD_FILE
 from toolkit.core.errors import SlmboardError
 from toolkit.core.hub_access import current_token, hub_api, hub_call
 from toolkit.core.request_policy import HUB_ID, EvaluationRecipe, RequestPolicy, recipe_parts
-
-BOARD_FILE = "board.yaml"
 
 
 @dataclass
@@ -48,8 +47,10 @@ def read_board(board: str) -> BoardSide:
             data = None  # a board from before `create`: the default policy and evaluation
         except yaml.YAMLError as exc:
             raise SlmboardError(f"{rid}/{BOARD_FILE}: not valid YAML: {str(exc).splitlines()[0]}") from None
-    if data is not None and not isinstance(data, dict):
-        raise SlmboardError(f"{rid}/{BOARD_FILE}: expected a mapping of recipe fields")
+    if data is not None:
+        from toolkit.core.board_recipe import parse_recipe
+
+        parse_recipe(data, f"{rid}/{BOARD_FILE}")  # the whole recipe checked: a typo never reads as "unconstrained"
     policy, evaluation = recipe_parts(data, f"{rid}/{BOARD_FILE}")
     return BoardSide(rid, policy, evaluation)
 

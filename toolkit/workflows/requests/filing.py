@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from toolkit.core.errors import HubAccessError, SlmboardError
+from toolkit.core.errors import HubNoWriteAccess, RequestRefused, SlmboardError
 from toolkit.core.hub_access import current_token, hub_api, hub_call
 from toolkit.core.request_policy import HUB_ID, RequestPolicy
 from .board import BoardSide, on_board, read_board
@@ -17,10 +17,6 @@ from .store import Moved, RequestsStore, Snapshot, retrying
 
 #: Weight files transformers would unpickle: a requested model is loaded from safetensors only.
 PICKLED_WEIGHTS = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
-
-
-class RequestRefused(SlmboardError):
-    """A request the board's policy does not take (the message says why, in one line)."""
 
 
 @dataclass
@@ -103,7 +99,7 @@ def queue_refusal(snapshot: Snapshot, model: str, commit: str, who: str, policy:
         return f"{model}@{commit[:12]}: already requested{where}, {same.status} (filed by {same.who} at {same.when})"
     recent = [r for r in snapshot.all() if r.who == who and age_s(r.when) < 86400]
     if len(recent) >= policy.per_user_per_day:
-        return f"{who} filed {len(recent)} requests in the last 24 hours; this board takes {policy.per_user_per_day} a day"
+        return f"{who} filed {len(recent)} request{'s' if len(recent) != 1 else ''} in the last 24 hours; this board takes {policy.per_user_per_day} a day"
     return None
 
 
@@ -135,9 +131,8 @@ def file_request(model_ref: str, board: str, who: str | None = None) -> Filed:
         try:
             store.write([request], snapshot.head, message)
             return Filed(request, side.requests_dataset, None)
-        except HubAccessError as exc:
-            if exc.status != 403:
-                raise
+        except HubNoWriteAccess:
+            pass
         url = store.write([request], snapshot.head, message, create_pr=True)  # may not write: propose it
         return Filed(request, side.requests_dataset, url)
 

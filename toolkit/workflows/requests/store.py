@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import HubCommitConflict, SlmboardError
 from toolkit.core.hub_access import hub_api, hub_call
 from .record import REQUESTS_DIR, EvalRequest, parse_request
 
@@ -82,10 +82,8 @@ class RequestsStore:
             with hub_call(self.dataset, write=True, pull_request=create_pr):
                 info = hub_api().create_commit(self.dataset, operations, commit_message=message, repo_type="dataset",
                                                parent_commit=parent, create_pr=create_pr)
-        except SlmboardError as exc:
-            if getattr(exc, "status", None) in (409, 412):
-                raise Moved(str(exc)) from None
-            raise
+        except HubCommitConflict as exc:
+            raise Moved(str(exc)) from None
         return info.pr_url if create_pr else info.oid
 
 
