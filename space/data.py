@@ -159,6 +159,11 @@ def load_board(data: str | os.PathLike | None = None) -> Board:
         why = "the data folder does not exist yet." if isinstance(source, Path) else f"reading it failed: {exc}"
         return Board(Path(str(source)), empty, message=_no_data_message(source, why))
     root = dataset.root or Path(str(source))
+    from toolkit.core.dataset_layout import BOARD_FILE
+
+    if dataset.file(BOARD_FILE) is not None and not dataset.manifests:  # created with `slmboard create`: a board all the same
+        return Board(root, empty, message="No submissions yet: this board was created and waits for its first "
+                                          "submission (`slmboard submit RUN --to ...`).", dataset=dataset)
     if dataset.file(LEADERBOARD_FILE) is None:
         return Board(root, empty, message=_no_data_message(root, f"`{LEADERBOARD_FILE}` is missing."), dataset=dataset)
     try:

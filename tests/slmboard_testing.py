@@ -98,3 +98,11 @@ def doc_texts() -> list[tuple[Path, str]]:
     from slmboard_docs_runner import doc_pages  # one list of the pages, the runner's
 
     return [(page, page.read_text(encoding="utf-8")) for page in doc_pages()]
+
+
+def new_board(where, **recipe):
+    """A board made on purpose (``slmboard create``), as every submission now needs one; returns ``where``."""
+    from toolkit import api
+
+    api.create(where, **recipe)
+    return where

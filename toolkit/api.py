@@ -67,11 +67,16 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review
     from toolkit.outputs.space_deploy import DeployResult
+<<<<<<< HEAD
     from toolkit.workflows.requests import EvalRequest, Filed, Outcome
+=======
+    from toolkit.core.board_recipe import BoardRecipe
+    from toolkit.outputs.publishing.create import CreateResult
+>>>>>>> refs
 
 from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
-__all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
+__all__ = ["generate", "judge", "validate", "create", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
            "evaluate_models", "request_evaluation", "work_requests", "list_requests", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
@@ -223,6 +228,47 @@ def submit(
     with hub_token(token):
         return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                    primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
+
+
+def create(
+    dataset: PathLike,
+    suites: Sequence[str] | None = None,
+    judges: Sequence[str] | None = None,
+    primary_judges: dict[str, str] | None = None,
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+    limit: int | None = None,
+    complete: bool | None = None,
+    gate: bool = True,
+    description: str | None = None,
+    recipe: BoardRecipe | Mapping[str, Any] | PathLike | None = None,
+    private: bool = False,
+    token: str | None = None,
+) -> CreateResult:
+    """Create a board on purpose: ``board.yaml`` (its recipe: the suites, judges, primary judges, decoding and
+    limits a submission must have; None leaves a field unconstrained) and its dataset card, in a new local folder
+    (git) or Hub dataset. ``gate=False``: the dataset takes no access requests (records hold harmful completions,
+    so boards are gated by default). ``recipe``: a whole recipe instead (a BoardRecipe, a mapping or a board.yaml
+    path). A board that exists is refused unless its recipe is this one. ``token``: as in :func:`submit`."""
+    from toolkit.core.board_recipe import BoardRecipe, parse_recipe, read_recipe
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.create import create_board
+
+    if recipe is None:
+        decoding = {k: v for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens)) if v is not None}
+        limits = {k: v for k, v in (("items", limit), ("complete", complete)) if v is not None}
+        recipe = parse_recipe({"suites": _names(suites), "judges": _names(judges), "primary_judges": primary_judges or None,
+                               "decoding": decoding or None, "limits": limits or None, "gated": gate,
+                               "description": description}, "the create arguments")
+    elif isinstance(recipe, (str, Path)):
+        path = Path(recipe)
+        recipe = read_recipe(path.parent) if path.name == "board.yaml" else None
+        if recipe is None:
+            raise BadOption(f"{path}: expected a board.yaml file", param="recipe")
+    elif not isinstance(recipe, BoardRecipe):
+        recipe = parse_recipe(dict(recipe), "recipe")
+    with hub_token(token):
+        return create_board(dataset, recipe, private=private)
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
@@ -438,10 +484,12 @@ def evaluate(
     from toolkit.core.hub_access import using_token
     from toolkit.stages.judging.components import JudgeSpec
     from toolkit.stages.judging.runner import judge_run
-    from toolkit.outputs.publishing.submit import submit_unless_published
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board, submit_unless_published
 
     with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+        refuse_gate_option(gate)
+        refuse_missing_board(to)  # a board is created on purpose; nothing is generated for one that is not there
         submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                               primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
         if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
@@ -499,7 +547,13 @@ def evaluate_models(
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
                           primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
+    from toolkit.workflows.fanout import load_models_file
+
     with using_token(token):
+        refuse_gate_option(gate)
+        load_models_file(models)  # its own refusals first (read again by the fan-out)
+        refuse_missing_board(to)  # before a single model runs
         return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
                                    gpus_per_task, cpus_per_task, show_progress, models=models)
 

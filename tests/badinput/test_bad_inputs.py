@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from slmboard_badinput import CLI_CASES, DOC_HEADER, FILE_CASES, RECORD_CASES, render_table
-from slmboard_testing import make_item_row, make_run
+from slmboard_testing import make_item_row, make_run, new_board
 from toolkit import api
 from toolkit.cli import main
 from toolkit.core.runs import RunDir
@@ -52,6 +52,7 @@ def test_validate_names_file_row_and_field(case, tmp_path, capsys):
 def published(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("published")
     dataset = base / "dataset"
+    new_board(dataset)
     api.submit(make_run(base / "good"), to=dataset, n_bootstrap=0)
     return dataset
 

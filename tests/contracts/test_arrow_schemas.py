@@ -79,6 +79,7 @@ NEW_FIELD_SCRIPT = textwrap.dedent('''
     path = next(Path(run, "judgments").rglob("*.jsonl"))
     rows = [{**row, "reviewer_note": f"note {n}"} for n, row in iter_jsonl(path)]
     write_jsonl_atomic(path, rows)
+    api.create(sys.argv[2])
     api.submit(run, to=sys.argv[2], n_bootstrap=0)
     files = sorted(Path(sys.argv[2], "data").rglob("*__*.parquet"))
     table = pq.read_table(files[0])

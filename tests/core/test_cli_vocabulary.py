@@ -11,6 +11,7 @@ import pytest
 from toolkit import api
 from toolkit.cli import build_parser, main
 from toolkit.core.records_io import write_jsonl_atomic
+from slmboard_testing import new_board
 
 
 def _subparsers(parser: argparse.ArgumentParser, path=("slmboard",)):
@@ -168,6 +169,7 @@ def test_submit_names_allow_partial_and_describes_model_json(tmp_path, capsys):
     cfg = json.loads((run / "run.json").read_text())
     cfg["limit"] = None  # three of the thirty smoke items, not declared as a --limit run: a partial run
     (run / "run.json").write_text(json.dumps(cfg))
+    new_board(tmp_path / "ds")
     assert main(["submit", str(run), "--to", str(tmp_path / "ds")]) == 1
     err = capsys.readouterr().err
     assert "canonical smoke item(s) missing" in err and "(allow_partial is --allow-partial on the command line)" in err
@@ -181,6 +183,7 @@ def test_model_json_may_not_restate_what_submit_takes_from_the_run(tmp_path, cap
 
     run = make_run(tmp_path / "r")
     (run / "model.json").write_text(json.dumps({"family": "SmolLM2", "model_id": "someone/else"}))
+    new_board(tmp_path / "ds")
     assert main(["submit", str(run), "--to", str(tmp_path / "ds")]) == 1
     err = capsys.readouterr().err
     assert "model.json: model_id cannot be set here" in err and "Traceback" not in err
@@ -191,6 +194,7 @@ def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path
     from slmboard_testing import make_run
 
     demo_like = make_run(tmp_path / "demo")
+    new_board(tmp_path / "ds")
     assert main(["submit", str(demo_like), "--to", str(tmp_path / "ds"), "--bootstrap", "0"]) == 0
     err = capsys.readouterr().err
     assert "not comparable with reported results: suite smoke" in err and "judge heuristic-v1" in err
@@ -201,6 +205,7 @@ def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path
     assert "not_comparable:" in header
 
     reported = make_run(tmp_path / "real", scores={"x1": 1.0, "x2": 0.0}, suite="xstest", judge_id="openai:gpt-4o")
+    new_board(tmp_path / "ds2")
     assert main(["submit", str(reported), "--to", str(tmp_path / "ds2"), "--bootstrap", "0"]) == 0
     assert "not comparable" not in capsys.readouterr().err
     card = (tmp_path / "ds2" / "README.md").read_text()

@@ -14,6 +14,7 @@ import pytest
 from slmboard_export_fixtures import SCORES, expected_board, write_records
 from toolkit import api
 from toolkit.outputs.exporting.eee import eee_uuid
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "interop"
@@ -181,6 +182,7 @@ def test_intervals_judges_samples_and_provenance(exported):
 
 def test_export_is_deterministic_and_names_the_dataset_commit(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True).stdout.strip()
     api.export_eee(ds, tmp_path / "one", n_bootstrap=20)

@@ -13,6 +13,7 @@ from huggingface_hub import parse_eval_result_entries
 
 from slmboard_export_fixtures import expected_board, two_judge_run, write_records
 from toolkit import api
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,6 +55,7 @@ def test_primary_judge_flag_changes_the_value_and_undefined_s_adj_gets_no_entry(
 
 def test_card_records_the_primary_judge_the_export_uses(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(two_judge_run(synthetic_run), to=ds, n_bootstrap=0, primary_judges={"smoke": "openai:judge-x"})
     r = api.export_eval_results(ds, tmp_path / "er", dataset_id="org/board")
     assert r.primary_judges == {"smoke": "openai:judge-x"}

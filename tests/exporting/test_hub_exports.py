@@ -35,8 +35,10 @@ GATED = """
 
 def test_submit_gates_a_new_repo_no_gate_opts_out_and_recompute_regates(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", "org/gated")
     cli(env, "submit", str(synthetic_run("a")), "--to", "org/gated", "--bootstrap", "0")
-    cli(env, "submit", str(synthetic_run("b")), "--to", "org/open", "--bootstrap", "0", "--no-gate")
+    cli(env, "create", "org/open", "--no-gate")
+    cli(env, "submit", str(synthetic_run("b")), "--to", "org/open", "--bootstrap", "0")
     assert client(env, GATED % ["org/gated", "org/open"]) == {"org/gated": "auto", "org/open": False}
     client(env, """
         from huggingface_hub import HfApi
@@ -57,6 +59,7 @@ def test_submit_gates_a_new_repo_no_gate_opts_out_and_recompute_regates(emulator
 
 def test_exports_read_a_hub_dataset_and_name_its_commit(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", "org/board")
     cli(env, "submit", str(synthetic_run("a")), "--to", "org/board", "--bootstrap", "0")
     head = client(env, 'import json; from huggingface_hub import HfApi; print(json.dumps(HfApi().dataset_info("org/board").sha))')
     cli(env, "export", "eee", "org/board", "--out", str(tmp_path / "eee"), "--bootstrap", "0")
@@ -123,6 +126,7 @@ def test_push_opens_one_pr_per_model_then_reports_already_open_and_refused(emula
 def test_push_to_a_missing_model_repo_fails_then_succeeds_once_it_exists(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
     ds = tmp_path / "ds"
+    cli(env, "create", str(ds))
     cli(env, "submit", str(synthetic_run("a")), "--to", str(ds), "--bootstrap", "0")
     args = ("export", "eval-results", str(ds), "--out", str(tmp_path / "er"), "--dataset-id", "org/board", "--push")
     missing = cli(env, *args, check=False)

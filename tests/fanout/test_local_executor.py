@@ -7,6 +7,7 @@ import pytest
 
 from toolkit import api
 from toolkit.workflows.fanout import read_attempts
+from slmboard_testing import new_board
 
 pytestmark = pytest.mark.slow
 
@@ -14,6 +15,7 @@ pytestmark = pytest.mark.slow
 def test_evaluate_in_shards_on_the_local_executor_publishes_once_and_resumes(tmp_path):
     run, dataset = tmp_path / "run", tmp_path / "dataset"
     kwargs = dict(suites="smoke", limit=3, max_new_tokens=4, n_bootstrap=20, executor="local", shards=2, show_progress=False)
+    new_board(dataset)
     first = api.evaluate(run, to=dataset, **kwargs)
     assert first.submission_id == json.loads((run / "run.json").read_text())["submission_id"]
     assert first.n_records == 3 and (dataset / "submissions" / f"{first.submission_id}.json").is_file()

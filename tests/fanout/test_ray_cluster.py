@@ -26,6 +26,7 @@ pytest.importorskip("ray", reason="the ray extra is not installed")
 
 from slmboard_ray_cluster import OFFLINE_ENV, two_node_cluster  # noqa: E402
 from slmboard_suite_fixtures import write_salad  # noqa: E402
+from slmboard_testing import new_board  # noqa: E402
 
 from toolkit import api  # noqa: E402
 from toolkit.workflows.fanout import read_attempts, shard_dir  # noqa: E402
@@ -202,7 +203,7 @@ def test_a_board_of_three_models_in_one_command(cluster, tmp_path):
         "    submission_id: smol-bf16\n"
         f"  - model_args: pretrained={tmp_path / 'no-such-model'}\n"
         "    submission_id: smol-missing\n", encoding="utf-8")
-    dataset = tmp_path / "dataset"
+    dataset = new_board(tmp_path / "dataset")
     cmd = [sys.executable, "-m", "toolkit.cli", "evaluate", "--models", str(models), "--out", str(tmp_path / "runs"),
            "--to", str(dataset), "--suites", "smoke", "--limit", "3", "--max-new-tokens", "6", "--bootstrap", "50",
            "--executor", "ray", "--ray-address", cluster.address]

@@ -13,6 +13,7 @@ import pytest
 from importing_helpers import RELEASE, SHARED, tree_digest
 from toolkit.cli import main
 from toolkit.stages.importing import parser_for
+from slmboard_testing import new_board
 
 EEE_FIXTURES = SHARED / "interop" / "fixtures" / "eee"
 
@@ -71,6 +72,7 @@ def test_round_trip_export_then_import_gives_the_same_leaderboard(benchmarks, gp
                      "--out", str(run), "--columns", "prompt=prompt,response=completion", "--judge-column",
                      "human-xstest=final_label", "--judge-column", "gpt4-xstest=gpt4_label", "--labels", "refusal",
                      "--skip-unmatched"]) == 0
+        new_board(first)
         assert main(["submit", str(run), "--to", str(first), "--allow-partial", "--data-dir", str(benchmarks), "--bootstrap", "0"]) == 0
     assert main(["export", "eee", str(first), "--out", str(tmp_path / "eee"), "--bootstrap", "0"]) == 0
     model_folders = sorted({p.parent for p in (tmp_path / "eee").rglob("*_samples.jsonl")})
@@ -84,6 +86,7 @@ def test_round_trip_export_then_import_gives_the_same_leaderboard(benchmarks, gp
         assert config["backend"] == "import:eee"
         assert config["imports"][0]["sources"][0]["sha256"] == hashlib.sha256(
             Path(config["imports"][0]["sources"][0]["path"]).read_bytes()).hexdigest()
+        new_board(second)
         assert main(["submit", str(run), "--to", str(second), "--allow-partial", "--data-dir", str(benchmarks), "--bootstrap", "0"]) == 0
     capsys.readouterr()
     a, b = _board(first, tmp_path / "a"), _board(second, tmp_path / "b")

@@ -19,6 +19,7 @@ from importing_helpers import SHARED
 from toolkit.cli import main
 from toolkit.core.records_io import iter_jsonl
 from toolkit.core.runs import RunDir
+from slmboard_testing import new_board
 
 FIXTURE = Path(__file__).parent / "fixtures" / "helm_real"
 RUNS = FIXTURE / "runs"
@@ -139,6 +140,7 @@ def test_a_helm_run_goes_downstream_unchanged(tmp_path, capsys):
     assert main(["validate", str(run)]) == 0
     assert main(["judge", str(run), "--judge", "heuristic"]) == 0
     assert main(["agreement", str(run), "--judges", f"{judge},heuristic-v1", "--out", str(tmp_path / "agreement")]) == 0
+    new_board(dataset)
     assert main(["submit", str(run), "--to", str(dataset), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 0
     assert main(["rank", str(dataset), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
     capsys.readouterr()
@@ -171,6 +173,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     run = tmp_path / "run"
     shutil.copytree(imported, run)
     assert main(["judge", str(run), "--judge", "heuristic"]) == 0
+    new_board(tmp_path / "dataset")
     assert main(["submit", str(run), "--to", str(tmp_path / "dataset"), "--allow-partial",
                  "--data-dir", str(bench), "--bootstrap", "0"]) == 0
     assert main(["rank", str(tmp_path / "dataset"), "--bootstrap", "0", "--out", str(tmp_path / "board"), "--quiet"]) == 0
@@ -189,6 +192,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     path = RunDir(lossy).judgment_file(harm_judge, "harmbench")
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     path.write_text("".join(lines[1:]), encoding="utf-8")
+    new_board(tmp_path / "d2")
     assert main(["submit", str(lossy), "--to", str(tmp_path / "d2"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
     assert f"1 generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
 
@@ -202,6 +206,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(first) + "\n", encoding="utf-8")
     n_xstest = sum(1 for r in expected if r["suite"] == "xstest")
+    new_board(tmp_path / "d4")
     assert main(["submit", str(stray), "--to", str(tmp_path / "d4"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
     assert f"{n_xstest - 1} generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
 
@@ -212,6 +217,7 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     for info in config["imports"][0]["judges"].values():
         del info["suites"]
     (undeclared / "run.json").write_text(json.dumps(config), encoding="utf-8")
+    new_board(tmp_path / "d3")
     assert main(["submit", str(undeclared), "--to", str(tmp_path / "d3"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
     err = capsys.readouterr().err
     assert f"not judged by helm:harm_bench:{JUDGE_MODEL}" in err and f"not judged by helm:simple_safety_tests:{JUDGE_MODEL}" in err

@@ -17,6 +17,7 @@ from toolkit.cli import main
 from toolkit.core.records_io import iter_jsonl
 from toolkit.core.runs import RunDir
 from toolkit.stages.suites import SUITES
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 LM_EVAL_RUN = FIXTURES / "lm_eval" / "run"
@@ -126,6 +127,7 @@ def test_a_mixed_lm_eval_run_publishes_with_lm_evals_accuracy_on_bbq_only(benchm
     judges = json.loads((run / "run.json").read_text(encoding="utf-8"))["imports"][0]["judges"]
     assert judges["lm-eval:acc"]["suites"] == ["bbq"]
     assert main(["judge", str(run), "--judge", "heuristic"]) == 0
+    new_board(tmp_path / "dataset")
     assert main(["submit", str(run), "--to", str(tmp_path / "dataset"), "--allow-partial", "--data-dir", str(benchmarks),
                  "--bootstrap", "0"]) == 0
     board = _board(tmp_path / "dataset", tmp_path / "board")
@@ -141,6 +143,7 @@ def test_a_mixed_lm_eval_run_publishes_with_lm_evals_accuracy_on_bbq_only(benchm
     del config["imports"][0]["judges"]["lm-eval:acc"]["suites"]
     (run / "run.json").write_text(json.dumps(config), encoding="utf-8")
     before = tree_digest(tmp_path / "d2")
+    new_board(tmp_path / "d2")
     assert main(["submit", str(run), "--to", str(tmp_path / "d2"), "--allow-partial", "--data-dir", str(benchmarks), "--bootstrap", "0"]) == 1
     assert f"{n['xstest']} generated item(s) not judged by lm-eval:acc" in capsys.readouterr().err
     assert tree_digest(tmp_path / "d2") == before

@@ -11,6 +11,7 @@ from importing_helpers import read_csv_rows, tree_digest
 from test_table import canonical, expected_refusal_score
 from toolkit.cli import main
 from toolkit.data.reading import open_data
+from slmboard_testing import new_board
 
 
 def test_imported_subset_is_judged_compared_published_partially_and_ranked(gpt4_gpteval, benchmarks, tmp_path, capsys):
@@ -33,6 +34,7 @@ def test_imported_subset_is_judged_compared_published_partially_and_ranked(gpt4_
     capsys.readouterr()
 
     # Without --allow-partial, submit refuses the run as it always has; nothing is published.
+    new_board(dataset)
     assert main(["submit", str(run), "--to", str(dataset), "--data-dir", str(benchmarks), "--bootstrap", "0"]) == 1
     assert "426 of the 450 canonical xstest item(s) missing" in capsys.readouterr().err
     assert tree_digest(dataset) == tree_digest(tmp_path / "nothing")

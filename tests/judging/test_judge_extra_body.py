@@ -7,6 +7,7 @@ import json
 import pytest
 
 from toolkit.cli import main
+from slmboard_testing import new_board
 
 # A port nothing listens on: a request would become an 'error' record, so "no records" proves none was made.
 DEAD_URL = "http://127.0.0.1:9/v1"
@@ -87,12 +88,14 @@ def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, r
     config_file = run / "judgments" / "openai-judge" / "judge-config.json"
 
     config_file.write_text("{not json")
+    new_board(tmp_path / "broken")
     with pytest.raises(ValidationFailed, match="judge-config.json: not valid JSON"):
         api.submit(run, to=tmp_path / "broken", n_bootstrap=0, allow_partial=True)
     assert not (tmp_path / "broken").exists() or not any((tmp_path / "broken").glob("submissions/*.json"))
 
     config_file.unlink()
     api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), show_progress=False)
+    new_board(tmp_path / "dataset")
     api.submit(run, to=tmp_path / "dataset", n_bootstrap=0, allow_partial=True)
     manifest = json.loads(next((tmp_path / "dataset" / "submissions").glob("*.json")).read_text())
     published = manifest["judge_configs"]

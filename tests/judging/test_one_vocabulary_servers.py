@@ -8,6 +8,7 @@ import re
 from slmboard_servers import TEST_API_KEY
 
 from toolkit.cli import build_parser, main
+from slmboard_testing import new_board
 
 
 def test_generate_help_followed_literally_reaches_a_served_model(tmp_path, katan, capsys, monkeypatch):
@@ -35,6 +36,7 @@ def test_evaluate_takes_an_api_judge_and_says_what_is_not_comparable(tmp_path, k
     """Item 5: evaluate with a model and a judge behind OpenAI-compatible servers (the judge's flags prefixed
     --judge-), printing the judge id it wrote; the smoke suite is marked not comparable, the API judge is not."""
     model_server, judge_server = katan(served_name="smol"), katan(served_name="judge")
+    new_board(tmp_path / "ds")
     argv = ["evaluate", "--out", str(tmp_path / "run"), "--to", str(tmp_path / "ds"), "--model", "openai:smol",
             "--base-url", model_server.base_url, "--suites", "smoke", "--limit", "3", "--max-new-tokens", "8",
             "--judge", "openai:judge", "--judge-base-url", judge_server.base_url, "--judge-concurrency", "2",

@@ -15,6 +15,7 @@ from toolkit import api
 from toolkit.core.errors import SlmboardError
 from toolkit.outputs.publishing.card import render_card, schema_table
 from slmboard_export_fixtures import two_judge_run
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,6 +26,7 @@ def header_of(path: Path) -> dict:
 
 def test_card_of_a_published_folder(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
     text = render_card(ds, repo_id="org/board")
     header = yaml.safe_load(text.split("---", 2)[1])
@@ -46,6 +48,7 @@ def test_card_of_a_published_folder(synthetic_run, tmp_path):
 
 def test_hub_metadata_parses_back_with_huggingface_hub(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
     card = DatasetCard.load(ds / "README.md")
     data = card.data
@@ -77,6 +80,7 @@ def test_source_datasets_carry_revisions():
 
 def test_primary_judge_flag_is_recorded_kept_by_recompute_and_checked(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(two_judge_run(synthetic_run), to=ds, n_bootstrap=0)
     # unset: both judges cover one model with no failures -> first by name
     assert header_of(ds / "README.md")["slmboard"]["primary_judges"] == {"smoke": "heuristic-v1"}
@@ -97,6 +101,7 @@ def test_primary_judge_flag_is_recorded_kept_by_recompute_and_checked(synthetic_
 
 def test_no_gate_is_recorded_and_kept(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(synthetic_run("a")), "--to", str(ds),
                            "--bootstrap", "0", "--no-gate", "--primary-judge", "smoke=heuristic-v1"],
                           capture_output=True, text=True, cwd=REPO)
@@ -112,6 +117,7 @@ def test_no_gate_is_recorded_and_kept(synthetic_run, tmp_path):
 
 def test_eval_yaml_lists_one_task_per_suite(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
     doc = yaml.safe_load((ds / "eval.yaml").read_text())
     assert doc["evaluation_framework"] == "slmboard" and doc["name"] and doc["description"]

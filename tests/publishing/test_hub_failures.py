@@ -39,7 +39,8 @@ def home(tmp_path_factory):
 def published(emulator, home):
     """DATASET holds one submission; the run returned is a second one, which no failing command may publish."""
     env = hub_env(emulator, home)
-    cli(env, "submit", str(make_run(home / "first")), "--to", DATASET, "--bootstrap", "0", "--no-gate")
+    cli(env, "create", DATASET, "--no-gate")
+    cli(env, "submit", str(make_run(home / "first")), "--to", DATASET, "--bootstrap", "0")
     return make_run(home / "second", model_id="org/model-b", submission_id="model-b-1")
 
 
@@ -182,7 +183,8 @@ def test_token_flag_reaches_the_hub_and_is_never_printed(emulator, home):
     """HF_TOKEN unset and no saved login: without --token the write is refused in one line; with it, it lands."""
     env = {k: v for k, v in hub_env(emulator, home / "token").items() if k != "HF_TOKEN"}
     run = make_run(home / "token-run", model_id="org/model-t", submission_id="model-t-1")
-    args = ("submit", str(run), "--to", "org/tokened", "--bootstrap", "0", "--no-gate")
+    cli(env, "create", "org/tokened", "--no-gate", "--token", emulator.token)
+    args = ("submit", str(run), "--to", "org/tokened", "--bootstrap", "0")
     assert_one_line(cli(env, *args, check=False), "dataset org/tokened", "hf auth login", "--token")
     proc = cli(env, *args, "--token", emulator.token)
     assert "published" in proc.stdout and emulator.token not in proc.stdout + proc.stderr

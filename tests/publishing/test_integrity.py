@@ -12,6 +12,7 @@ from schemas import sha256_text
 from toolkit import api
 from toolkit.core.errors import ValidationFailed
 from toolkit.core.runs import RunDir
+from slmboard_testing import new_board
 
 
 def _rewrite(path, edit):
@@ -34,6 +35,7 @@ def test_altered_prompt_is_refused(synthetic_run, tmp_path):
         return rows
 
     _both(run, alter)
+    new_board(tmp_path / "ds")
     with pytest.raises(ValidationFailed) as info:
         api.submit(run, to=tmp_path / "ds", n_bootstrap=0)
     jfile = RunDir(run).judgment_file("heuristic-v1", "smoke")
@@ -52,6 +54,7 @@ def test_unknown_missing_and_duplicate_items_are_refused(synthetic_run, tmp_path
     resp = RunDir(run).response_file("smoke")
     lines = resp.read_text().splitlines()
     resp.write_text("\n".join(lines + [lines[0]]) + "\n")  # a duplicated response row
+    new_board(tmp_path / "ds")
     with pytest.raises(ValidationFailed) as info:
         api.submit(run, to=tmp_path / "ds", n_bootstrap=0)
     text = str(info.value)
@@ -72,6 +75,7 @@ def test_moderation_records_are_published_as_their_own_config(synthetic_run, tmp
              "raw_output": "A", "prompt_variant": "default"} for i in range(4)]
     mod.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(run, to=ds, n_bootstrap=0)
     assert (ds / "data" / "moderation" / "model-a-1.parquet").is_file()
     manifest = json.loads((ds / "submissions" / "model-a-1.json").read_text())
@@ -88,6 +92,7 @@ def test_bad_moderation_row_names_file_row_field(synthetic_run, tmp_path):
     mod.write_text(json.dumps({"submission_id": "model-a-1", "moderator_id": "org/guard", "benchmark": "xstest",
                                "item_id": "x1", "gold": "maybe", "decision": "flag", "p_flag_logprob": None,
                                "confidence_verbal": None, "raw_output": None}) + "\n")
+    new_board(tmp_path / "ds")
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", str(tmp_path / "ds")],
                           capture_output=True, text=True)
     assert proc.returncode == 1
@@ -102,6 +107,7 @@ def test_credentials_in_run_config_never_reach_the_manifest(synthetic_run, tmp_p
     data["model_args"] = {"pretrained": "org/model-a", "token": "hf_secretSECRETsecret123"}
     cfg.write_text(json.dumps(data))
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(run, to=ds, n_bootstrap=0)
     for path in ds.rglob("*"):
         if path.is_file() and ".git" not in path.parts:
@@ -139,6 +145,7 @@ def test_manifest_completeness_and_hashes(synthetic_run):
 def test_two_local_submitters_at_once_both_land(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     runs = [synthetic_run(f"r{i}", model_id=f"org/m{i}", submission_id=f"m{i}-1") for i in range(2)]
+    new_board(ds)
     procs = [subprocess.Popen([sys.executable, "-m", "toolkit.cli", "submit", str(r), "--to", str(ds), "--bootstrap", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in runs]
     outs = [p.communicate(timeout=120) for p in procs]

@@ -35,6 +35,7 @@ def test_rank_and_agreement_read_a_hub_dataset(emulator, synthetic_run, tmp_path
     for row in rows:  # the same records, judged by a second judge
         row.update(judge_id="other-v1", score=B[row["item_id"]], label={1.0: "safe", 0.0: "harmful"}[B[row["item_id"]]])
     other.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cli(env, "create", "org/board")
     cli(env, "submit", str(run), "--to", "org/board", "--bootstrap", "0")
 
     for data in ("org/board", "hf://datasets/org/board@main"):

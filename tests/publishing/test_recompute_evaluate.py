@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 
 from toolkit import api
 from toolkit.stages.generation.backends import Backend, Completion, ModelDescription
+from slmboard_testing import new_board
 
 
 def git_log(root):
@@ -17,6 +18,7 @@ def git_log(root):
 
 def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
+    new_board(ds)
     api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
     api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1",
                              scores={"smoke_001": 0.0, "smoke_002": 0.0, "smoke_003": 0.5}), to=ds, n_bootstrap=0)
@@ -62,6 +64,7 @@ class CannedBackend(Backend):
 
 def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):
     ds, out = tmp_path / "ds", tmp_path / "run"
+    new_board(ds)
     r = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
     assert r.n_records == 4 and (ds / "submissions" / f"{r.submission_id}.json").is_file()
     rows = pq.read_table(ds / "data" / "smoke").to_pylist()

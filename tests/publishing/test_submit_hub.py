@@ -70,6 +70,7 @@ def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, s
     env = hub_env(emulator, tmp_path)
     run_a = synthetic_run("a")
     run_b = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1", scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": None})
+    cli(env, "create", f"hf://datasets/{DATASET}")
     out_a = cli(env, "submit", str(run_a), "--to", f"hf://datasets/{DATASET}", "--bootstrap", "50")
     out_b = cli(env, "submit", str(run_b), "--to", DATASET, "--bootstrap", "50")
     assert "hf://datasets/org/board" in out_a.stdout
@@ -90,6 +91,7 @@ def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, s
 
 def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("seed", model_id="org/seed", submission_id="seed-1")), "--to", DATASET, "--bootstrap", "0")
     runs = [synthetic_run(f"r{i}", model_id=f"org/model-{i}", submission_id=f"model-{i}-1") for i in range(2)]
     procs = [subprocess.Popen([sys.executable, "-m", "toolkit.cli", "submit", str(r), "--to", DATASET, "--bootstrap", "0"],
@@ -112,6 +114,7 @@ def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, sy
 
 def test_create_pr_leaves_main_untouched(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     out = cli(env, "submit", str(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")), "--to", DATASET,
               "--bootstrap", "0", "--create-pr")
@@ -129,6 +132,7 @@ def test_create_pr_leaves_main_untouched(emulator, synthetic_run, tmp_path):
 
 def test_invalid_run_commits_nothing_and_names_file_row_field(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     bad = synthetic_run("bad", model_id="org/model-c", submission_id="model-c-1")
     jfile = RunDir(bad).judgment_file("heuristic-v1", "smoke")
@@ -143,6 +147,7 @@ def test_invalid_run_commits_nothing_and_names_file_row_field(emulator, syntheti
 
 
 def test_wrong_token_fails_cleanly_without_leaking_it(emulator, synthetic_run, tmp_path):
+    cli(hub_env(emulator, tmp_path), "create", DATASET)
     env = {**hub_env(emulator, tmp_path), "HF_TOKEN": "hf_wrongtokenABCDEFGH12345"}
     proc = cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", check=False)
     assert proc.returncode == 1, proc.stdout
@@ -152,6 +157,7 @@ def test_wrong_token_fails_cleanly_without_leaking_it(emulator, synthetic_run, t
 
 def test_recompute_on_the_hub_commits_rebuilt_files(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     out = cli(env, "recompute", f"hf://datasets/{DATASET}", "--bootstrap", "0", "--rejudge", "2")
     assert "recomputed 1 leaderboard row(s)" in out.stdout and "model-a-1" in out.stdout

@@ -13,6 +13,7 @@ from toolkit import api
 from toolkit.core.errors import ValidationFailed
 from toolkit.outputs.publishing import LocalFolderHub
 from toolkit.core.runs import RunDir
+from slmboard_testing import new_board
 
 
 def tree_digest(root: Path) -> str:
@@ -38,6 +39,7 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
     run_b = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1",
                           scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": None})
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(run_a, to=dataset, n_bootstrap=100)
     api.submit(run_b, to=dataset, n_bootstrap=100)
     assert len(git_log(dataset)) == 2
@@ -68,6 +70,7 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
 
 def test_invalid_run_is_refused_and_dataset_left_byte_identical(synthetic_run, tmp_path, item_row):
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(synthetic_run("good"), to=dataset, n_bootstrap=0)
     before = tree_digest(dataset)
     bad = synthetic_run("bad", model_id="org/model-c", submission_id="model-c-1")
@@ -87,6 +90,7 @@ def test_missing_judgments_and_duplicates_are_refused(synthetic_run, tmp_path):
     jfile = RunDir(run).judgment_file("heuristic-v1", "smoke")
     lines = jfile.read_text().splitlines()
     jfile.write_text("\n".join(lines[:2] + [lines[0]]) + "\n")  # smoke_003 dropped, smoke_001 duplicated
+    new_board(dataset)
     with pytest.raises(ValidationFailed) as info:
         api.submit(run, to=dataset)
     text = str(info.value)
@@ -97,6 +101,7 @@ def test_missing_judgments_and_duplicates_are_refused(synthetic_run, tmp_path):
 def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_path):
     dataset = tmp_path / "dataset"
     run = synthetic_run("r")
+    new_board(dataset)
     api.submit(run, to=dataset, n_bootstrap=0)
     before = tree_digest(dataset)
     with pytest.raises(Exception, match="already"):
@@ -107,6 +112,7 @@ def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_pat
 
 def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run, tmp_path):
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
     # Simulate a submitter killed after writing files but before committing.
     (dataset / ".git" / "slmboard-inflight").write_text("12345")
@@ -120,6 +126,7 @@ def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run
 
 def test_foreign_uncommitted_changes_block_publishing(synthetic_run, tmp_path):
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
     (dataset / "notes.txt").write_text("mine")
     with pytest.raises(Exception, match="uncommitted changes"):
@@ -130,6 +137,7 @@ def test_foreign_uncommitted_changes_block_publishing(synthetic_run, tmp_path):
 def test_submit_cli_reports_errors_and_exits_1(synthetic_run, tmp_path):
     run = synthetic_run("r", judged=False)
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", str(dataset)], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "no judgments" in proc.stderr
@@ -140,6 +148,7 @@ def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path)
     import json
 
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(synthetic_run("r"), to=dataset, n_bootstrap=0)
     manifest = json.loads((dataset / "submissions" / "model-a-1.json").read_text())
     assert manifest["record_files"]

@@ -18,6 +18,7 @@ from slmboard_hub_clients import cli, client, hub_env
 from slmboard_hub_emulator import start_emulator
 from toolkit import api
 from toolkit.data.reading import leaderboard_parquet
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/stages/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
@@ -79,7 +80,8 @@ HUB_BOARDS = """
 
 def test_folder_hub_id_and_exports_give_equal_leaderboards(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
-    folder = tmp_path / "dataset"
+    folder = new_board(tmp_path / "dataset")
+    cli(env, "create", "org/board")
     for model in ("org/model-a", "org/model-b"):
         run = _run(synthetic_run, model)
         api.submit(run, to=folder, n_bootstrap=0)

@@ -11,6 +11,7 @@ import pytest
 from toolkit import api
 from toolkit.data.reading import leaderboard, open_data
 from toolkit.data.reading.dataset import _place
+from slmboard_testing import new_board
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/stages/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
@@ -20,6 +21,7 @@ def test_a_dataset_folder_a_run_folder_a_file_and_several(synthetic_run, tmp_pat
     run = synthetic_run("a")
     other = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")
     folder = tmp_path / "dataset"
+    new_board(folder)
     api.submit(run, to=folder, n_bootstrap=0)
 
     dataset = open_data(folder)
@@ -75,6 +77,7 @@ def test_the_datasets_leaderboard_file_is_replaced_whole(synthetic_run, tmp_path
     from toolkit.outputs.publishing.submit import rebuild_shared_files
 
     folder = tmp_path / "dataset"
+    new_board(folder)
     api.submit(synthetic_run("a"), to=folder, n_bootstrap=0)
     before = (folder / LEADERBOARD_FILE).read_bytes()
     _torn_writer(monkeypatch)
@@ -89,6 +92,7 @@ def test_the_readmes_data_layer_example_runs(synthetic_run, tmp_path, monkeypatc
 
     example = next(block.split("```", 1)[0] for _, text in doc_texts() for block in text.split("```python\n")[1:]
                    if "open_data" in block.split("```", 1)[0])
+    new_board(tmp_path / "my-dataset")
     api.submit(synthetic_run("a"), to=tmp_path / "my-dataset", n_bootstrap=0)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}

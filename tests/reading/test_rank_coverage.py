@@ -2,7 +2,7 @@
 (3 of smoke's 30 items) reads "3/30 (partial)" and a footnote says its scores are not comparable."""
 from __future__ import annotations
 
-from slmboard_testing import make_run
+from slmboard_testing import make_run, new_board
 from toolkit import api
 from toolkit.cli import main
 
@@ -11,6 +11,7 @@ SMOKE_TOTAL = 30
 
 def test_rank_table_marks_a_partial_run(tmp_path, capsys):
     dataset = tmp_path / "dataset"
+    new_board(dataset)
     api.submit(make_run(tmp_path / "run"), to=dataset, n_bootstrap=0)  # 3 of the smoke suite's items
     capsys.readouterr()
     assert main(["rank", str(dataset), "--bootstrap", "0"]) == 0

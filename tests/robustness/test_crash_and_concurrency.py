@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from robustness._kill import child_pids, freeze_look_kill, reap, start_quiet, wait_for, wait_gone
-from slmboard_testing import make_run
+from slmboard_testing import make_run, new_board
 
 pytestmark = pytest.mark.slow
 TRIALS = 20
@@ -95,7 +95,7 @@ def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> 
 
 def test_kill_9_submit_while_writing_then_resume(tmp_path):
     rng = random.Random(1337)
-    dataset = tmp_path / "dataset"
+    dataset = new_board(tmp_path / "dataset")
     subprocess.run(_submit_cmd(make_run(tmp_path / "seed"), dataset), check=True, capture_output=True)
     window, git_phase = _inflight_window(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
     kills, submitted = [], 2
@@ -140,7 +140,7 @@ def test_kill_9_submit_while_writing_then_resume(tmp_path):
 
 
 def test_two_concurrent_submits_to_one_folder_both_land(tmp_path):
-    dataset = tmp_path / "dataset"
+    dataset = new_board(tmp_path / "dataset")
     runs = [make_run(tmp_path / f"r{i}", model_id=f"org/m{i}", submission_id=f"m{i}-1") for i in range(2)]
     procs = [subprocess.Popen(_submit_cmd(r, dataset), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in runs]
     outs = [p.communicate(timeout=300) for p in procs]

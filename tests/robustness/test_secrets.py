@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from slmboard_testing import make_run
+from slmboard_testing import make_run, new_board
 
 pytestmark = pytest.mark.slow
 
@@ -37,6 +37,7 @@ def test_no_secret_reaches_any_output(tmp_path):
                       f"http://127.0.0.1:{_closed_port()}/v1", "--max-attempts", "2", "--timeout", "2"], env)
     outputs.append(api_judge)
     assert "error" in (api_judge.stdout + api_judge.stderr).lower()  # every item failed, with a reason
+    new_board(tmp_path / "dataset")
     for args in (["judge", str(run)], ["validate", str(run)], ["submit", str(run), "--to", str(tmp_path / "dataset"), "--bootstrap", "20"],
                  ["rank", str(tmp_path / "dataset"), "--out", str(tmp_path / "lb"), "--bootstrap", "20"],
                  ["submit", str(tmp_path / "nope"), "--to", str(tmp_path / "dataset")]):

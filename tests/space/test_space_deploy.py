@@ -41,7 +41,8 @@ def commits(env, repo, kind) -> int:
 
 def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
-    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")  # public at first
+    cli(env, "create", DATASET, "--no-gate")
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")  # public at first
     out = cli(env, "space", "deploy", SPACE, "--data", DATASET).stdout
     assert out.strip().splitlines()[-1] == f"{emulator.url}/spaces/{SPACE}"
     files = client(env, f"""
@@ -81,7 +82,8 @@ def test_deploy_private_space_of_a_private_dataset(emulator, synthetic_run, tmp_
     """--private: the Space repo is created private; a private (ungated) dataset gets the deploying
     token as the HF_TOKEN secret; a second run commits nothing and the Space stays private."""
     env = hub_env(emulator, tmp_path)
-    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0", "--no-gate")
+    cli(env, "create", DATASET, "--no-gate")
+    cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     client(env, f"""
         from huggingface_hub import HfApi
         HfApi().update_repo_settings({DATASET!r}, repo_type="dataset", private=True); print("{{}}")""")
@@ -110,6 +112,7 @@ def test_deployed_space_renders_every_tab_without_torch(emulator, synthetic_run,
     """The files deploy ships are enough: from a snapshot of the Space repo (not this checkout), with
     torch unimportable, every tab's view computes from a dataset with two judges."""
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     cli(env, "submit", str(synthetic_run("a2", judge_id="other-judge", submission_id="model-a-2",
                                         scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": 1.0})),
@@ -145,6 +148,7 @@ def test_deployed_space_renders_every_tab_without_torch(emulator, synthetic_run,
 
 def test_review_comments_each_open_pr_and_the_space_lists_them(emulator, synthetic_run, tmp_path):
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     cli(env, "submit", str(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")), "--to", DATASET,
         "--bootstrap", "0", "--create-pr")
@@ -206,6 +210,7 @@ def test_review_runs_submits_item_set_check(emulator, synthetic_run, tmp_path):
     an unknown item id fail review, naming file, row and field; a partial run that declares exactly the
     item it lacks passes (submit --allow-partial's rule)."""
     env = hub_env(emulator, tmp_path)
+    cli(env, "create", DATASET)
     cli(env, "submit", str(synthetic_run("a")), "--to", DATASET, "--bootstrap", "0")
     drop = lambda rows: [r for r in rows if r["item_id"] != "smoke_002"]  # noqa: E731
     rename = lambda rows: [{**r, "item_id": "smoke_999"} if r["item_id"] == "smoke_003" else r for r in rows]  # noqa: E731

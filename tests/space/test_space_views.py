@@ -102,6 +102,8 @@ def test_space_reads_a_hub_dataset_through_snapshot_download(tmp_path, synthetic
         env = {**os.environ, "HF_ENDPOINT": emu.url, "HF_HOME": str(tmp_path / "hf"), "HF_TOKEN": emu.token,
                "HF_HUB_DISABLE_XET": "1", "PYTHONPATH": str(REPO)}
         run = synthetic_run("a")
+        subprocess.run([sys.executable, "-m", "toolkit.cli", "create", "org/board"], env=env, check=True, capture_output=True,
+                       timeout=180)
         subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", "org/board", "--bootstrap", "0"],
                        env=env, check=True, capture_output=True, timeout=180)
         code = textwrap.dedent("""

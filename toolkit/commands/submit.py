@@ -24,7 +24,8 @@ def run(a: argparse.Namespace, flags: OptionFlags) -> int:
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="run folder")
     p.add_argument("--to", required=True,
-                   help="dataset: a folder (git repository; created if missing), hf://datasets/ORG/NAME or ORG/NAME")
+                   help="the board (made by `slmboard create`): ORG/NAME[@BRANCH], hf://datasets/ORG/NAME[@BRANCH], or a folder "
+                        "(an existing one, or ./NAME, /abs/NAME)")
     flags = OptionFlags(p).add_model(api.SubmitOptions, "submit")
     add_token_argument(p)
     p.set_defaults(func=partial(run, flags=flags))

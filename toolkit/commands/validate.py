@@ -14,6 +14,9 @@ def run(a) -> int:
         report = api.validate(path, kind=a.kind)
         for err in report.errors:
             print(err, file=sys.stderr)
+        if report.no_submissions_yet and report.ok:
+            print(f"{path}: a board with no submissions yet: OK")
+            continue
         kinds = ", ".join(f"{v} {k}" for k, v in sorted(report.counts.items())) or "no records"
         status = "OK" if report.ok else f"{len(report.errors)} error(s)"
         print(f"{path}: {report.n_files} file(s), {kinds}: {status}")

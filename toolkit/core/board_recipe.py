@@ -13,10 +13,9 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolkit.core.dataset_layout import BOARD_FILE
 from toolkit.core.errors import SlmboardError, pydantic_errors
 from toolkit.core.request_policy import RequestPolicy
-
-BOARD_FILE = "board.yaml"
 RECIPE_VERSION = 1
 
 

@@ -21,6 +21,7 @@ from toolkit.core.judge_names import judge_slug
 DATA_DIR = "data"
 MANIFEST_DIR = "submissions"
 CARD_FILE = "README.md"
+BOARD_FILE = "board.yaml"  # the recipe (toolkit.core.board_recipe)
 LICENSE_FILE = "LICENSE.md"
 EVAL_FILE = "eval.yaml"
 LEADERBOARD_FILE = "data/leaderboard/leaderboard.parquet"
@@ -59,6 +60,8 @@ def submission_id_of_manifest(relative: str) -> str:
 def is_dataset(root: Path) -> bool:
     """A folder laid out as a published dataset: ``data/`` beside a card or manifests (during a first
     submission the manifest is written before the card)."""
+    if (root / BOARD_FILE).is_file():  # a board made by `slmboard create`, with or without submissions yet
+        return True
     return (root / DATA_DIR).is_dir() and ((root / CARD_FILE).is_file() or (root / MANIFEST_DIR).is_dir())
 
 

@@ -56,7 +56,7 @@ class DatasetRef:
         return str(self.path)
 
     @classmethod
-    def parse(cls, data: str | os.PathLike, *, writing: bool = False, param: str = "data") -> "DatasetRef":
+    def parse(cls, data: str | os.PathLike, *, writing: bool = False, param: str | None = "data") -> "DatasetRef":
         """DATA as a reference (module docstring). ``writing``: a name that is neither a Hub id nor an existing
         or explicit path is refused as ambiguous, and so is ``ORG/NAME`` whose ORG is a local folder."""
         if isinstance(data, DatasetRef):
@@ -86,7 +86,7 @@ class DatasetRef:
         return cls(text, path=path)
 
     @classmethod
-    def _hub(cls, text: str, rest: str, param: str) -> "DatasetRef":
+    def _hub(cls, text: str, rest: str, param: str | None) -> "DatasetRef":
         repo, _, revision = rest.partition("@")
         if not is_repo_id(repo) or rest.endswith("@") or "@" in revision:
             raise BadOption(f"{text!r}: expected hf://datasets/ORG/NAME[@REV]", param=param)

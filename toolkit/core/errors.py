@@ -187,6 +187,18 @@ class ExportError(SlmboardError):
     """An export that cannot be written (bad input, missing dataset id, ...); nothing was written."""
 
 
+class BoardRecipeRefused(SlmboardError):
+    """A submission that the board's recipe (board.yaml) does not allow; the message names each rule it breaks."""
+
+
+class BoardMissing(SlmboardError):
+    """``submit`` / ``evaluate`` to a dataset that does not exist: boards are made by ``slmboard create``."""
+
+
+class BoardExists(SlmboardError):
+    """``create`` on a dataset that is already a board with another (or no) recipe."""
+
+
 class AlreadyPublished(SlmboardError):
     """The dataset already holds this submission id (or one of its per-item files)."""
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission
 
 from toolkit.core import dataset_layout as layout
-from toolkit.core.errors import RecordError, RecordFileError, ValidationFailed, pydantic_errors
+from toolkit.core.errors import RecordError, RecordFileError, SlmboardError, ValidationFailed, pydantic_errors
 from toolkit.core.records_io import iter_rows, record_files
 
 RECORD_KINDS: dict[str, type[BaseModel]] = {
@@ -41,6 +41,8 @@ class ValidationReport:
     counts: dict[str, int] = field(default_factory=dict)
     errors: list[RecordError] = field(default_factory=list)
     records: list[BaseModel] = field(default_factory=list)
+    #: a board made by `slmboard create` with no submission yet (a board all the same)
+    no_submissions_yet: bool = False
 
     @property
     def ok(self) -> bool:
@@ -101,6 +103,17 @@ def validate_path(
         report.errors.append(RecordError(str(path), None, None, str(exc).split(": ", 1)[-1]))
         return report
     manifest_files = _manifest_files(path) if manifests else []
+    from toolkit.core.dataset_layout import BOARD_FILE
+
+    if path.is_dir() and (path / BOARD_FILE).is_file() and not manifest_files:
+        report.no_submissions_yet = True
+        from toolkit.core.board_recipe import read_recipe
+
+        try:
+            read_recipe(path)
+        except SlmboardError as exc:
+            report.errors.append(RecordError(str(path / BOARD_FILE), None, None, str(exc).split(": ", 1)[-1]))
+        return report
     if not files and not manifest_files:
         report.errors.append(RecordError(str(path), None, None, "no .jsonl, .parquet or .json record files found"))
         return report

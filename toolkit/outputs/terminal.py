@@ -43,7 +43,8 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
     """Two tables per (suite, judge): the scores, then the rank under each ambiguity policy."""
     console = console or _console()
     if table.empty:
-        console.print("(no item records: the leaderboard is empty)")
+        console.print("no submissions yet (a board created with `slmboard create`)" if table.attrs.get("no_submissions_yet")
+                      else "(no item records: the leaderboard is empty)")
         return
     partial_rows = 0
     for (suite, judge_id), block in table.groupby(["suite", "judge_id"], sort=True):

@@ -60,7 +60,13 @@ def run_demo(
     console.print(f"{report.n_records} records in {report.n_files} files: OK")
 
     console.rule("[bold]4/6 submit[/] → local dataset folder (git, one commit per submission)")
+    from toolkit.core.board_recipe import BoardRecipe
     from toolkit.core.runs import RunDir
+    from toolkit.outputs.publishing.create import create_board
+
+    made = create_board(dataset, BoardRecipe(description="slmboard demo: the smoke suite, judged by heuristic-v1"))
+    if made.created:  # the demo's board is made on purpose, as every board is (`slmboard create`)
+        console.print(f"created the board {dataset} (board.yaml, dataset card)")
 
     sid = RunDir(run_dir).load_config().submission_id
     from toolkit.core.dataset_layout import manifest_file

@@ -75,8 +75,15 @@ def leaderboard(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_total
     :class:`schemas.LeaderboardRow`, ranked within (suite, judge_id); ``n_bootstrap=0`` skips the
     intervals. Scores other than 0/0.5/1/null and duplicated records are refused (ValidationFailed
     naming the file and row)."""
-    groups = leaderboard_groups(data, n_bootstrap, seed, suite_totals, suites, judges)
-    return assemble_leaderboard([g.rows for g in groups])
+    from toolkit.core import dataset_layout as layout
+
+    dataset = open_data(data)
+    groups = leaderboard_groups(dataset, n_bootstrap, seed, suite_totals, suites, judges)
+    table = assemble_leaderboard([g.rows for g in groups])
+    #: a board made by `slmboard create` that no one has submitted to yet (the commands say so in one line)
+    table.attrs["no_submissions_yet"] = bool(table.empty and dataset.root is not None
+                                             and dataset.file(layout.BOARD_FILE) is not None and not dataset.manifests)
+    return table
 
 
 def published_leaderboard(data, columns: Sequence[str] | None = None) -> pd.DataFrame | None:

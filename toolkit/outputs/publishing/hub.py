@@ -37,11 +37,11 @@ class HubCommit:
     pr_revision: str | None = None  # "refs/pr/N" in PR mode
 
 
-def parse_target(to: str | os.PathLike) -> DatasetRef:
+def parse_target(to: str | os.PathLike, param: str | None = "to") -> DatasetRef:
     """``--to`` as a dataset reference for writing (:class:`~toolkit.core.dataset_ref.DatasetRef`, the grammar
     every command reads DATA with): a Hub id or ``hf://datasets/...`` is the Hub, an existing folder or an
     explicit path (``./x``, ``/x``, ``~/x``) is a folder; any other name is refused as ambiguous."""
-    return DatasetRef.parse(to, writing=True, param="to")
+    return DatasetRef.parse(to, writing=True, param=param)
 
 
 def scrub(text: str, token: str | None) -> str:

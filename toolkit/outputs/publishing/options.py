@@ -24,6 +24,6 @@ class SubmitOptions(Options):
     primary_judges: Optional[dict[str, str]] = option(None, help="the judge SUITE is shown under by default (recorded in the "
                                                      "dataset card; repeatable)", flag="--primary-judge",
                                             metavar="SUITE=JUDGE")
-    gate: Optional[bool] = option(None, help="Hub only: no access gate (submit: on a dataset it creates; recompute: "
-                                             "lifted); records hold harmful completions, so gating is the default; "
-                                             "recorded in the card", flag="--no-gate")
+    gate: Optional[bool] = option(None, help="recompute: lift the access gate (recorded in the card); gating is a "
+                                             "property of the board, set by `slmboard create --no-gate`, so submit and "
+                                             "evaluate refuse it", flag="--no-gate")

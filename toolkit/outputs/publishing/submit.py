@@ -21,7 +21,9 @@ import pyarrow.parquet as pq
 from schemas import RecordFile, Submission
 
 from toolkit import __version__
-from toolkit.core.errors import AlreadyPublished, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.board_recipe import read_recipe
+from toolkit.core.dataset_layout import BOARD_FILE
+from toolkit.core.errors import AlreadyPublished, BadOption, BoardRecipeRefused, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
 from toolkit.stages.judging.lookup import not_comparable
 from toolkit.core.records_io import (
@@ -263,19 +265,21 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
            data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
            max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
            gate: bool | None = None) -> SubmitResult:
-    """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
-    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
+    """Validate ``run_dir`` and publish it into the board ``to`` as one commit: a local folder (git), or a Hub
+    dataset (``hf://datasets/org/name[@branch]`` or ``org/name[@branch]``), made by ``slmboard create``; a
+    board that does not exist is refused. Nothing is written unless every check passes, board.yaml's included.
 
-    ``primary_judges`` ({suite: judge}) and ``gate`` (False = ``--no-gate``) are recorded in the dataset
-    card; None keeps what the card already says. A Hub repo that this call creates is gated
-    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
+    ``primary_judges`` ({suite: judge}) are recorded in the dataset card; None keeps what the card already
+    says. ``gate=False`` is refused: gating is the board's, set when it is created."""
     from .hub import HubPublisher, parse_target
 
+    refuse_gate_option(gate)
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
     ref = parse_target(to)
     where = ref.repo_id if ref.is_hub else ref.path
+    refuse_missing_board(ref)
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
@@ -286,6 +290,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 
     def write(root: Path) -> list[str]:
         refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
+        fit_recipe(root)
         for rel, data in prepared.files.items():
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
@@ -293,11 +298,23 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices)
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
+    def fit_recipe(root: Path) -> None:
+        """A board made by `slmboard create` takes only what its board.yaml allows (a board without one: anything)."""
+        recipe = read_recipe(root)
+        if recipe is None:
+            return
+        files = manifest.record_files
+        broken = recipe.refusals(sorted({f.suite for f in files if f.suite}), sorted({f.judge_id for f in files if f.judge_id}),
+                                 dict(manifest.run_config.get("generation") or {}), manifest.run_config.get("limit"),
+                                 manifest.partial)
+        if broken:
+            raise BoardRecipeRefused(f"{where}: the run does not fit the board's {BOARD_FILE}: {'; '.join(broken)}")
+
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
     if ref.is_hub:
         if create_pr is None:
             create_pr = False
-        hub = HubPublisher(ref.repo_id, create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False,
+        hub = HubPublisher(ref.repo_id, create_pr=create_pr, xet=xet, max_attempts=max_attempts, create=False,
                            revision=ref.revision or "main")
         hub.check_branch()
         done = hub.commit(message, write)
@@ -316,6 +333,23 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     info: CommitInfo = local.commit(message, write)
     return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes,
                         not_comparable=prepared.not_comparable)
+
+
+def refuse_gate_option(gate: bool | None) -> None:
+    """Gating is a property of the board, set when it is created; a submission does not change it."""
+    if gate is False:
+        raise BadOption("gating is a property of the board, set when it is created (`slmboard create DATASET --no-gate`); "
+                        "a board that exists keeps its setting (maintainers: `slmboard recompute DATASET --no-gate`)",
+                        param="gate")
+
+
+def refuse_missing_board(to) -> None:
+    """A dataset is created on purpose (`slmboard create`): submit (and evaluate, before it generates) refuses one
+    that does not exist, so a mistyped name never becomes a new folder or Hub dataset."""
+    from .create import board_exists, missing_board
+
+    if not board_exists(to):
+        raise missing_board(to)
 
 
 def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from toolkit.core.board_recipe import BOARD_FILE
+from toolkit.core.dataset_layout import BOARD_FILE
 from toolkit.core.errors import SlmboardError
 from toolkit.core.hub_access import current_token, hub_api, hub_call
 from toolkit.core.request_policy import HUB_ID, EvaluationRecipe, RequestPolicy, recipe_parts
