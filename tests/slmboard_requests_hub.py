@@ -71,17 +71,12 @@ def hub(tmp_path_factory):
 
 
 def make_board(env, board: str, recipe: dict) -> None:
-    """A board dataset with ``recipe`` as its board.yaml and its requests dataset beside it."""
+    """``slmboard create`` of a board with ``recipe`` as its board.yaml (its requests dataset beside it)."""
     client(env, f"""
-        import json, yaml
-        from huggingface_hub import HfApi, CommitOperationAdd
-        from toolkit.workflows.requests.store import open_queue
-        api = HfApi()
-        api.create_repo({board!r}, repo_type="dataset")
-        api.create_commit({board!r}, [CommitOperationAdd("board.yaml", yaml.safe_dump({recipe!r}).encode())],
-                          repo_type="dataset", commit_message="recipe")
-        open_queue({board!r} + "-requests", {board!r})
-        print(json.dumps({{"ok": True}}))
+        import json
+        from toolkit import api
+        result = api.create({board!r}, recipe={recipe!r})
+        print(json.dumps({{"requests": result.requests_dataset}}))
     """)
 
 

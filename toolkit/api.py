@@ -24,6 +24,7 @@ import pandas as pd
 from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
                        N_BOOTSTRAP)
 from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.request_policy import RequestPolicy
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from toolkit.core.runs import NotARun, RunMismatch
 from toolkit.data.validation import ValidationReport, validate_path
@@ -67,12 +68,9 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review
     from toolkit.outputs.space_deploy import DeployResult
-<<<<<<< HEAD
     from toolkit.workflows.requests import EvalRequest, Filed, Outcome
-=======
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.outputs.publishing.create import CreateResult
->>>>>>> refs
 
 from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
@@ -243,13 +241,19 @@ def create(
     description: str | None = None,
     recipe: BoardRecipe | Mapping[str, Any] | PathLike | None = None,
     private: bool = False,
+    requests: bool = True,
+    request_policy: RequestPolicy | Mapping[str, Any] | None = None,
     token: str | None = None,
 ) -> CreateResult:
     """Create a board on purpose: ``board.yaml`` (its recipe: the suites, judges, primary judges, decoding and
     limits a submission must have; None leaves a field unconstrained) and its dataset card, in a new local folder
     (git) or Hub dataset. ``gate=False``: the dataset takes no access requests (records hold harmful completions,
     so boards are gated by default). ``recipe``: a whole recipe instead (a BoardRecipe, a mapping or a board.yaml
-    path). A board that exists is refused unless its recipe is this one. ``token``: as in :func:`submit`."""
+    path). A board that exists is refused unless its recipe is this one. ``requests`` (a Hub board): open its
+    requests dataset beside it (``ORG/NAME-requests`` unless the policy names another) so others may ask for
+    evaluations (``request_evaluation``); ``request_policy``: the policy those requests are checked against
+    (board.yaml ``requests:``; None: the defaults of :class:`~toolkit.core.request_policy.RequestPolicy`).
+    ``token``: as in :func:`submit`."""
     from toolkit.core.board_recipe import BoardRecipe, parse_recipe, read_recipe
     from toolkit.core.hub_access import hub_token
     from toolkit.outputs.publishing.create import create_board
@@ -267,8 +271,17 @@ def create(
             raise BadOption(f"{path}: expected a board.yaml file", param="recipe")
     elif not isinstance(recipe, BoardRecipe):
         recipe = parse_recipe(dict(recipe), "recipe")
+    if request_policy is not None:
+        recipe = recipe.model_copy(update={"requests": RequestPolicy.model_validate(dict(request_policy))})
     with hub_token(token):
-        return create_board(dataset, recipe, private=private)
+        result = create_board(dataset, recipe, private=private)
+        if requests and result.dataset.startswith("hf://datasets/"):
+            from toolkit.workflows.requests.store import open_queue
+
+            board = result.dataset.removeprefix("hf://datasets/").split("@")[0]
+            result.requests_dataset = (recipe.requests or RequestPolicy()).requests_dataset(board)
+            open_queue(result.requests_dataset, board, private=private)
+        return result
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from slmboard_requests_hub import RECIPE, make_board, worker
+from slmboard_requests_hub import worker
 from slmboard_hub_clients import cli, client, hub_env
 
 pytestmark = pytest.mark.slow
@@ -21,7 +21,9 @@ QUEUE = """
 def test_request_worker_then_the_model_ranks(hub, tmp_path):
     emu, _ = hub
     env = hub_env(emu, tmp_path)
-    make_board(env, "org/board", RECIPE)
+    created = cli(env, "create", "org/board", "--suites", "smoke", "--judges", "heuristic", "--limit", "2",
+                  "--max-new-tokens", "8")
+    assert "requests for evaluations go to org/board-requests" in created.stdout, created.stdout
     filed = cli(env, "request", "org/tiny", "--to", "org/board")
     assert "requested org/tiny@" in filed.stdout and "on org/board-requests" in filed.stdout
 
