@@ -726,7 +726,7 @@ def work_requests(
     from toolkit.core.hub_access import using_token
     from toolkit.workflows.requests import WorkerOptions, work_once
 
-    options = WorkerOptions(runs=Path(runs), executor=executor, ray_address=ray_address, batch_size=batch_size,
+    options = WorkerOptions(evaluate=evaluate, runs=Path(runs), executor=executor, ray_address=ray_address, batch_size=batch_size,
                             heartbeat_s=heartbeat_s)
     done: list[Outcome] = []
     with using_token(token):

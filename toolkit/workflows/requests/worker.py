@@ -18,7 +18,7 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from toolkit.core.errors import SlmboardError
 from toolkit.core.hub_access import current_token, hub_api, hub_call, hub_token
@@ -38,6 +38,9 @@ class Outcome:
 
 @dataclass
 class WorkerOptions:
+    #: generate → judge → submit of one run (``toolkit.api.evaluate``'s signature); given by the caller, since
+    #: this layer sits below the API
+    evaluate: Callable[..., Any] | None = None
     runs: Path = Path("slmboard-worker-runs")
     executor: str = "local"
     ray_address: str | None = None
@@ -159,11 +162,11 @@ def judge_spec(name: str) -> str:
 
 def evaluate_request(request: EvalRequest, side: BoardSide, options: WorkerOptions, show_progress: bool) -> str:
     """Run the board's recipe on ``request`` and publish it; the submission id."""
-    from toolkit import api
-
+    if options.evaluate is None:
+        raise SlmboardError("the worker was given no evaluate function (toolkit.api.work_requests gives it)")
     _loadable(request)
     recipe = side.evaluation
-    result = api.evaluate(run_folder(options.runs, request), to=side.board, model=f"hf:{request.model}",
+    result = options.evaluate(run_folder(options.runs, request), to=side.board, model=f"hf:{request.model}",
                           model_args={"revision": request.commit, "trust_remote_code": False}, judge=judge_spec(recipe.judge),
                           suites=recipe.suites, limit=recipe.limit, max_new_tokens=recipe.max_new_tokens,
                           batch_size=options.batch_size, submitter=request.who, allow_partial=recipe.limit is not None,
