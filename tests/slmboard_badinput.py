@@ -169,6 +169,18 @@ def _dataset_with_a_bad_manifest(tmp: Path) -> None:
                                                                    "toolkit_version": "1"}))
 
 
+def _smoke_board(tmp: Path) -> None:
+    from toolkit import api
+
+    api.create(tmp / "b", suites=["smoke"])
+
+
+def _xstest_board(tmp: Path) -> None:
+    from toolkit import api
+
+    api.create(tmp / "x", suites=["xstest"])
+
+
 CLI_CASES: list[CliCase] = [
     CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
     CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
@@ -180,6 +192,23 @@ CLI_CASES: list[CliCase] = [
     CliCase("learned_judge_argument", "judge --judge learned:big", ["judge", "{run}", "--judge", "learned:big"],
             "judge 'learned' takes no ':<argument>'"),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
+    CliCase("submit_no_board", "submit RUN --to <a folder that does not exist>", ["submit", "{run}", "--to", "{tmp}/nope"],
+            "no such dataset; create the board first with `slmboard create"),
+    CliCase("submit_ambiguous_to", "submit RUN --to my-board (no ORG/, no such folder)", ["submit", "{run}", "--to", "my-board"],
+            "'my-board' is ambiguous: neither ORG/NAME (a Hub dataset), an existing folder nor an explicit path"),
+    CliCase("submit_bad_hf_url", "submit RUN --to hf://datasets/NAME", ["submit", "{run}", "--to", "hf://datasets/board"],
+            "expected hf://datasets/ORG/NAME[@REV]"),
+    CliCase("submit_no_gate", "submit RUN --to BOARD --no-gate", ["submit", "{run}", "--to", "{tmp}/b", "--no-gate"],
+            "gating is a property of the board, set when it is created (`slmboard create DATASET --no-gate`)", _smoke_board),
+    CliCase("submit_off_recipe", "submit RUN (smoke) --to <a board whose board.yaml allows xstest only>",
+            ["submit", "{run}", "--to", "{tmp}/x"], "does not fit the board's board.yaml: suite(s) smoke are not on this board",
+            _xstest_board),
+    CliCase("create_other_recipe", "create <an existing board> with another recipe", ["create", "{tmp}/b", "--suites", "xstest"],
+            "already a board with another recipe (board.yaml)", _smoke_board),
+    CliCase("create_ambiguous", "create my-board (no ORG/, no such folder)", ["create", "my-board"], "'my-board' is ambiguous"),
+    CliCase("evaluate_no_board", "evaluate --to <a folder that does not exist> (nothing is generated)",
+            ["evaluate", "--out", "{tmp}/run", "--to", "{tmp}/nope", "--suites", "smoke", "--limit", "1", "--judge", "heuristic"],
+            "no such dataset; create the board first with `slmboard create"),
     CliCase("rank_missing", "rank <missing file>", ["rank", "{tmp}/nope.parquet"], "no such file or folder"),
     CliCase("rank_bad_manifest", "rank <a dataset folder whose manifest lacks model_revision>", ["rank", "{tmp}/ds"],
             "submissions/s.json:model_revision: required field is missing", _dataset_with_a_bad_manifest),

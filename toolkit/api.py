@@ -4,8 +4,9 @@
     run = api.generate("runs/smol", suites=["smoke"], limit=5)
     api.judge("runs/smol", judge=api.JudgeSpec("openai:gpt-4o-2024-05-13", concurrency=16))
     api.validate("runs/smol").raise_if_failed()
-    api.submit("runs/smol", to="my-dataset")
-    board = api.rank("my-dataset")
+    api.create("./my-dataset")                      # a board is created on purpose (board.yaml, card)
+    api.submit("runs/smol", to="./my-dataset")
+    board = api.rank("./my-dataset")
 
 Components (suites, judges, model backends, moderators, import and export formats) are named by a spec
 string or a typed spec (:class:`JudgeSpec`, :class:`BackendSpec`, :class:`ModeratorSpec`) whose options

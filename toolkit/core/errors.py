@@ -141,10 +141,6 @@ class HubRateLimited(HubAccessError):
     """The Hub answered HTTP 429."""
 
 
-class HubUploadFailed(HubAccessError):
-    """The files of a commit could not be uploaded (e.g. to XET storage); nothing was committed."""
-
-
 # Errors of the stages and outputs (defined here so that every error class has one home).
 
 class JudgeConfigMismatch(SlmboardError):

@@ -160,7 +160,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
     else:
         local = LocalFolderHub(where)
         if not local.exists():
-            raise SlmboardError(f"{where} is not a dataset folder (no .git); publish into it with `slmboard submit` first")
+            raise SlmboardError(f"{where} is not a dataset folder (no .git); create the board with `slmboard create` and submit to it first")
         if commit:
             try:
                 rev = local.commit(message, write).revision

@@ -274,11 +274,11 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     from .hub import HubPublisher, parse_target
 
     refuse_gate_option(gate)
+    ref = parse_target(to)  # an ambiguous --to is refused before the run is read
+    where = ref.repo_id if ref.is_hub else ref.path
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
     manifest = prepared.manifest
     sid = manifest.submission_id
-    ref = parse_target(to)
-    where = ref.repo_id if ref.is_hub else ref.path
     refuse_missing_board(ref)
 
     def refuse_existing(root: Path) -> None:
