@@ -73,8 +73,8 @@ def file_request(board: Optional[str], model: str, profile: Optional[gr.OAuthPro
     if board is None:
         return "This Space shows a local dataset folder; requests go to a board on the Hub."
     if profile is None:
-        return (f"Log in with Hugging Face to file a request, or run `slmboard request {md_escape(model or 'ORG/NAME')} "
-                f"--to {md_escape(board)}`.")
+        return (f"Log in with Hugging Face to file a request, or file it from a terminal: slmboard request ORG/NAME "
+                f"\\-\\-to {md_escape(board)}")
     try:
         filed = api.request_evaluation((model or "").strip(), to=board, who=profile.username)
     except SlmboardError as exc:

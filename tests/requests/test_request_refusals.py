@@ -99,3 +99,32 @@ def test_a_user_who_may_not_write_files_a_pull_request_that_a_worker_claims(hub,
     on_main = got["on_main"]
     assert on_main["status"] == "running" and on_main["worker"] == "w1" and on_main["pull_request"] == 1
     assert "claimed by w1 from pull request #1" in on_main["log"][-1]
+
+
+def test_claims_of_one_request_at_once_land_once(hub, tmp_path):
+    """Four workers claim at the same moment (threads, a slow commit widening the race): one claim lands, the
+    others are refused by the Hub (the commit names the parent it read), read again and find nothing to do."""
+    emu, _ = hub
+    env = hub_env(emu, tmp_path)
+    make_board(env, "org/race", RECIPE)
+    got = client(env, """
+        import json, threading
+        from toolkit import api
+        from toolkit.workflows.requests import RequestsStore, WorkerOptions, read_board
+        from toolkit.workflows.requests.worker import claim
+        api.request_evaluation("org/tiny", to="org/race")
+        side = read_board("org/race")
+        barrier, results = threading.Barrier(4), {}
+        def go(name):
+            store = RequestsStore(side.requests_dataset)
+            barrier.wait()
+            got = claim(store, side, WorkerOptions(name=name))
+            results[name] = got[0].worker if got else None
+        threads = [threading.Thread(target=go, args=(f"w{i}",)) for i in range(4)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        (request,) = api.list_requests("org/race")
+        print(json.dumps({"results": results, "worker": request.worker, "attempts": request.attempts}))
+    """)
+    winners = [name for name, won in got["results"].items() if won]
+    assert len(winners) == 1 and got["worker"] == winners[0] and got["attempts"] == 1, got
