@@ -187,7 +187,7 @@ def test_model_json_may_not_restate_what_submit_takes_from_the_run(tmp_path, cap
     assert main(["submit", str(run), "--to", str(tmp_path / "ds")]) == 1
     err = capsys.readouterr().err
     assert "model.json: model_id cannot be set here" in err and "Traceback" not in err
-    assert not (tmp_path / "ds").exists()
+    assert not (tmp_path / "ds" / "submissions").exists()  # the created board holds no submission
 
 
 def test_smoke_and_heuristic_runs_are_marked_in_the_output_and_the_card(tmp_path, capsys):

@@ -10,7 +10,6 @@ from toolkit.cli import build_parser, main
 from toolkit.core.errors import ValidationFailed
 from toolkit.workflows.fanout import ModelEntry, load_models_file
 from toolkit.workflows.fanout.models_file import BOARD_OPTIONS
-from slmboard_testing import new_board
 
 
 @pytest.mark.parametrize("case", MODELS_FILE_CASES, ids=lambda c: c.name)
@@ -18,7 +17,6 @@ def test_bad_models_file_is_refused_before_anything_runs(case, tmp_path, capsys)
     models = tmp_path / "models.yaml"
     models.write_text(case.text, encoding="utf-8")
     # A Ray address nobody listens on: had the command connected (or scheduled) first, it would fail there instead.
-    new_board(tmp_path / "dataset")
     rc = main(["evaluate", "--models", str(models), "--out", str(tmp_path / "runs"), "--to", str(tmp_path / "dataset"),
                "--executor", "ray", "--ray-address", "127.0.0.1:9"])
     err = capsys.readouterr().err

@@ -101,9 +101,9 @@ def test_primary_judge_flag_is_recorded_kept_by_recompute_and_checked(synthetic_
 
 def test_no_gate_is_recorded_and_kept(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
-    new_board(ds)
+    new_board(ds, gate=False)  # gating is the board's, chosen by `create --no-gate`
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(synthetic_run("a")), "--to", str(ds),
-                           "--bootstrap", "0", "--no-gate", "--primary-judge", "smoke=heuristic-v1"],
+                           "--bootstrap", "0", "--primary-judge", "smoke=heuristic-v1"],
                           capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     header = header_of(ds / "README.md")

@@ -43,7 +43,10 @@ def test_create_again_is_refused_unless_the_recipe_is_identical(tmp_path):
 
 def test_create_on_a_board_published_before_board_yaml_is_refused(tmp_path, synthetic_run):
     board = tmp_path / "old"
-    api.submit(synthetic_run("a"), to=board, n_bootstrap=0)  # a board from before `create` takes submissions as today
+    api.create(board)
+    subprocess.run(["git", "rm", "-q", BOARD_FILE], cwd=board, check=True)  # a board as published before board.yaml
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old"], cwd=board, check=True)
+    api.submit(synthetic_run("a"), to=board, n_bootstrap=0)  # a board without board.yaml takes submissions as today
     with pytest.raises(BoardExists, match="published before board.yaml"):
         api.create(board)
     assert not (board / BOARD_FILE).exists()

@@ -40,7 +40,7 @@ def test_altered_prompt_is_refused(synthetic_run, tmp_path):
         api.submit(run, to=tmp_path / "ds", n_bootstrap=0)
     jfile = RunDir(run).judgment_file("heuristic-v1", "smoke")
     assert f"{jfile}:2:prompt_sha256: prompt of 'smoke_002' differs from the canonical prompt (altered prompt)" in str(info.value)
-    assert not (tmp_path / "ds").exists()
+    assert not (tmp_path / "ds" / "submissions").exists()  # the created board holds no submission
 
 
 def test_unknown_missing_and_duplicate_items_are_refused(synthetic_run, tmp_path):
@@ -61,7 +61,7 @@ def test_unknown_missing_and_duplicate_items_are_refused(synthetic_run, tmp_path
     assert ":3:item_id: unknown item 'smoke_999'" in text
     assert f"{resp}:4:item_id: duplicate item 'smoke_001' (first at row 1)" in text
     assert "1 of the 3 canonical smoke item(s) missing: smoke_003" in text
-    assert not (tmp_path / "ds").exists()
+    assert not (tmp_path / "ds" / "submissions").exists()  # the created board holds no submission
 
 
 def test_moderation_records_are_published_as_their_own_config(synthetic_run, tmp_path):
@@ -97,7 +97,7 @@ def test_bad_moderation_row_names_file_row_field(synthetic_run, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert f"{mod}:1:gold" in proc.stderr
-    assert not (tmp_path / "ds").exists()
+    assert not (tmp_path / "ds" / "submissions").exists()  # the created board holds no submission
 
 
 def test_credentials_in_run_config_never_reach_the_manifest(synthetic_run, tmp_path):

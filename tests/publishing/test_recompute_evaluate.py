@@ -70,7 +70,7 @@ def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):
     rows = pq.read_table(ds / "data" / "smoke").to_pylist()
     assert {x["model_id"] for x in rows} == {"org/canned-1m"} and len(rows) == 4
     again = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
-    assert again.revision == "already-published" and len(git_log(ds)) == 1
+    assert again.revision == "already-published" and len(git_log(ds)) == 2  # create + the one submission
 
 
 def test_rejudge_sample_reads_the_same_rows_as_sampling_the_whole_file(tmp_path, monkeypatch):

@@ -77,7 +77,7 @@ def test_two_submissions_land_on_the_hub_and_load_dataset_reads_them(emulator, s
     got = client(env, READ_BACK)
     assert got["n_items"] == 6 and got["models"] == ["org/model-a", "org/model-b"]
     assert got["board_models"] == ["org/model-a", "org/model-b"] and got["subs"] == ["model-a-1", "model-b-1"]
-    assert got["n_commits"] == 3  # the repo's initial commit + one per submission
+    assert got["n_commits"] == 4  # the repo's initial commit, `create`'s, one per submission
     readme = Path(got["snap"], "README.md").read_text()
     assert "config_name: smoke" in readme and 'load_dataset("org/board"' in readme
     # tokens never reach what we print or publish
@@ -99,7 +99,7 @@ def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, sy
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     stats = emulator.stats()
-    assert stats["commit"] == 3
+    assert stats["commit"] == 4  # create, the seed, the two concurrent submitters
     assert stats["commit_412"] + stats["commit_409"] >= 1, stats  # they did collide, and retried
     got = client(env, READ_BACK)
     assert got["subs"] == ["model-0-1", "model-1-1", "seed-1"]
@@ -169,7 +169,7 @@ def test_recompute_on_the_hub_commits_rebuilt_files(emulator, synthetic_run, tmp
         print(json.dumps({"files": files, "n": len(api.list_repo_commits("org/board", repo_type="dataset"))}))
     """)
     assert "data/audit/rejudge.json" in got["files"] and any(f.startswith("figures/") for f in got["files"])
-    assert got["n"] == 3
+    assert got["n"] == 4  # initial, create, submit, recompute
 
 
 @pytest.mark.hub

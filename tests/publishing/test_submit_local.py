@@ -42,7 +42,7 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
     new_board(dataset)
     api.submit(run_a, to=dataset, n_bootstrap=100)
     api.submit(run_b, to=dataset, n_bootstrap=100)
-    assert len(git_log(dataset)) == 2
+    assert len(git_log(dataset)) == 3  # create + one per submission
     assert subprocess.run(["git", "status", "--porcelain"], cwd=dataset, capture_output=True, text=True).stdout == ""
     for rel in ("README.md", "data/smoke/model-a-1__heuristic-v1.parquet", "data/leaderboard/leaderboard.parquet",
                 "data/submissions/submissions.parquet", "submissions/model-a-1.json", "submissions/model-b-1.json"):
@@ -95,7 +95,7 @@ def test_missing_judgments_and_duplicates_are_refused(synthetic_run, tmp_path):
         api.submit(run, to=dataset)
     text = str(info.value)
     assert "duplicate of" in text and "not judged by heuristic-v1: smoke_003" in text
-    assert not dataset.exists()
+    assert not (dataset / "submissions").exists()  # the created board holds no submission
 
 
 def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_path):
@@ -107,7 +107,7 @@ def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_pat
     with pytest.raises(Exception, match="already"):
         api.submit(run, to=dataset, n_bootstrap=0)
     assert tree_digest(dataset) == before
-    assert len(git_log(dataset)) == 1
+    assert len(git_log(dataset)) == 2  # create + the submission, nothing more
 
 
 def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run, tmp_path):
@@ -121,7 +121,7 @@ def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run
     api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, n_bootstrap=0)
     assert not (dataset / "data" / "smoke" / "zombie.parquet").exists()
     assert (dataset / "README.md").read_text().startswith("---")
-    assert len(git_log(dataset)) == 2
+    assert len(git_log(dataset)) == 3  # create + the two submissions
 
 
 def test_foreign_uncommitted_changes_block_publishing(synthetic_run, tmp_path):
@@ -141,7 +141,7 @@ def test_submit_cli_reports_errors_and_exits_1(synthetic_run, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", str(dataset)], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "no judgments" in proc.stderr
-    assert not dataset.exists()
+    assert not (dataset / "submissions").exists()  # the created board holds no submission
 
 
 def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path):

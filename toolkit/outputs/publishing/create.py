@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolkit.core.board_recipe import BoardRecipe, read_recipe
 from toolkit.core.dataset_layout import BOARD_FILE, is_dataset
-from toolkit.core.errors import BoardExists, BoardMissing, NothingToCommit
+from toolkit.core.errors import BoardExists, NothingToCommit
 from toolkit.core.records_io import atomic_write_text
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from .card import CardChoices
@@ -59,25 +59,3 @@ def create_board(dataset: str | Path, recipe: BoardRecipe, private: bool = False
         return CreateResult(shown, local.commit(message, write).revision, True, recipe)
     except NothingToCommit:  # board.yaml, card and the rest are exactly what this recipe makes
         return CreateResult(shown, None, False, recipe)
-
-
-def board_exists(dataset) -> bool:
-    """Whether the dataset ``submit`` writes to is there (a local git folder, a Hub dataset repo); reads only."""
-    from .hub import parse_target
-    from .local_folder import LocalFolderHub
-
-    ref = parse_target(dataset)
-    if not ref.is_hub:
-        return LocalFolderHub(ref.path).exists()
-    from toolkit.core.hub_access import hub_api, hub_call
-
-    with hub_call(ref.repo_id, revision=ref.revision):
-        return hub_api().repo_exists(ref.repo_id, repo_type="dataset")
-
-
-def missing_board(dataset) -> BoardMissing:
-    from .hub import parse_target
-
-    ref = parse_target(dataset)
-    return BoardMissing(f"{ref.url}: no such dataset; create the board first with `slmboard create {ref.written}` "
-                        "(boards are created on purpose: a mistyped name never becomes a new dataset)")

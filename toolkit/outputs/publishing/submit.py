@@ -37,6 +37,7 @@ from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from toolkit.core.secrets import scrub_secrets
 from toolkit.data.validation import iter_validated, pydantic_errors
 from . import layout
+from .boards import refuse_missing_board
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
@@ -338,18 +339,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 def refuse_gate_option(gate: bool | None) -> None:
     """Gating is a property of the board, set when it is created; a submission does not change it."""
     if gate is False:
-        raise BadOption("gating is a property of the board, set when it is created (`slmboard create DATASET --no-gate`); "
-                        "a board that exists keeps its setting (maintainers: `slmboard recompute DATASET --no-gate`)",
-                        param="gate")
-
-
-def refuse_missing_board(to) -> None:
-    """A dataset is created on purpose (`slmboard create`): submit (and evaluate, before it generates) refuses one
-    that does not exist, so a mistyped name never becomes a new folder or Hub dataset."""
-    from .create import board_exists, missing_board
-
-    if not board_exists(to):
-        raise missing_board(to)
+        raise BadOption("gating is a property of the board, chosen when it is created (`slmboard create`, gate=False); "
+                        "a board that exists keeps it (a maintainer lifts it with `slmboard recompute`)", param="gate")
 
 
 def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:
