@@ -46,7 +46,7 @@ def test_request_worker_then_the_model_ranks(hub, tmp_path):
     assert "org/tiny" in ranked
     (request,) = client(env, QUEUE.format(board="org/board"))
     assert request["status"] == "finished" and request["attempts"] == 1 and request["who"] == "emulator-user"
-    (folder,) = [*(tmp_path / "runs").glob("org__tiny__*"), *(tmp_path / "runs-b").glob("org__tiny__*")]  # run once
+    (folder,) = [*(tmp_path / "runs").glob("*/org__tiny__*"), *(tmp_path / "runs-b").glob("*/org__tiny__*")]  # run once
     run = json.loads((folder / "run.json").read_text())
     assert run["model_revision"] == request["commit"]  # evaluated at the commit that was checked when filed
     subs = client(env, 'import json; from huggingface_hub import HfApi; print(json.dumps('

@@ -39,7 +39,7 @@ def test_a_worker_killed_mid_generation_is_reclaimed_and_resumed_without_loss(hu
     deadline = time.monotonic() + 240
     responses = None
     while time.monotonic() < deadline and first.poll() is None:
-        found = list(runs.glob("org__tiny__*/responses/smoke.jsonl"))
+        found = list(runs.glob("*/org__tiny__*/responses/smoke.jsonl"))
         if found and len(_lines(found[0])) >= 3:
             responses = found[0]
             break

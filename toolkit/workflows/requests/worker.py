@@ -49,15 +49,16 @@ class WorkerOptions:
     name: str = field(default_factory=lambda: f"{socket.gethostname()[:40]}-{os.getpid()}-{uuid.uuid4().hex[:6]}")
 
 
-def run_folder(runs: Path, request: EvalRequest) -> Path:
+def run_folder(runs: Path, board: str, request: EvalRequest) -> Path:
+    """RUNS/<board>/<model>__<commit>: one run per board (each board has its own recipe) and requested commit."""
     org, name = request.model.split("/")
-    return Path(runs) / f"{org}__{name}__{request.commit[:12]}"
+    return Path(runs) / board.replace("/", "__") / f"{org}__{name}__{request.commit[:12]}"
 
 
 def _records_in(run: Path) -> int:
     responses = run / "responses"
-    return sum(1 for f in responses.glob("*.jsonl") for line in open(f, encoding="utf-8") if line.strip()) \
-        if responses.is_dir() else 0
+    files = sorted(responses.glob("*.jsonl")) if responses.is_dir() else []
+    return sum(1 for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
 def choose(snapshot: Snapshot, stale_after_s: float) -> EvalRequest | None:
@@ -79,7 +80,7 @@ def claim(store: RequestsStore, side: BoardSide, options: WorkerOptions) -> tupl
         chosen = choose(snapshot, side.policy.stale_after_s)
         if chosen is None:
             return None
-        run = run_folder(options.runs, chosen)
+        run = run_folder(options.runs, side.board, chosen)
         reclaimed = chosen.status == "running"
         if reclaimed:
             n = _records_in(run)
@@ -166,7 +167,7 @@ def evaluate_request(request: EvalRequest, side: BoardSide, options: WorkerOptio
         raise SlmboardError("the worker was given no evaluate function (toolkit.api.work_requests gives it)")
     _loadable(request)
     recipe = side.evaluation
-    result = options.evaluate(run_folder(options.runs, request), to=side.board, model=f"hf:{request.model}",
+    result = options.evaluate(run_folder(options.runs, side.board, request), to=side.board, model=f"hf:{request.model}",
                           model_args={"revision": request.commit, "trust_remote_code": False}, judge=judge_spec(recipe.judge),
                           suites=recipe.suites, limit=recipe.limit, max_new_tokens=recipe.max_new_tokens,
                           batch_size=options.batch_size, submitter=request.who, allow_partial=recipe.limit is not None,
