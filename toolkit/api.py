@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
-                       N_BOOTSTRAP)
+from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, DEFAULT_SUITES,
+                                   MODERATION_N_BOOTSTRAP, N_BOOTSTRAP)
 from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.request_policy import RequestPolicy
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
@@ -101,7 +101,7 @@ def components(kind: str) -> list[Description]:
 
 def generate(
     out: PathLike,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     model: BackendSpec | str = DEFAULT_BACKEND,
     model_args: str | dict[str, str] | None = None,
     data_dir: PathLike | None = None,
@@ -462,7 +462,7 @@ def evaluate(
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
     model_args: str | dict[str, str] | None = None,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,
@@ -529,7 +529,7 @@ def evaluate_models(
     to: PathLike,
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,

@@ -113,7 +113,17 @@ def test_create_and_submit_on_the_hub_emulator(emulator, tmp_path, synthetic_run
     refused = cli(env, "submit", str(synthetic_run("a")), "--to", "org/created", "--no-gate", "--bootstrap", "0", check=False)
     assert refused.returncode == 1 and "gating is a property of the board" in refused.stderr
     cli(env, "submit", str(synthetic_run("a")), "--to", "hf://datasets/org/created@main", "--bootstrap", "0")
+    # org/created@main is the same dataset to rank, export and submit (it was a folder ./org/created@main to submit)
     assert "org/model-a" in cli(env, "rank", "org/created@main", "--bootstrap", "0").stdout
+    cli(env, "export", "eee", "org/created@main", "--out", str(tmp_path / "eee"), "--bootstrap", "0")
+    assert any((tmp_path / "eee").rglob("*.json"))
+    cli(env, "submit", str(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")), "--to", "org/created@main",
+        "--bootstrap", "0")
+    assert "org/model-b" in cli(env, "rank", "hf://datasets/org/created@main", "--bootstrap", "0").stdout
+    typo = cli(env, "submit", str(synthetic_run("c", model_id="org/model-c", submission_id="model-c-1")), "--to", "org/craeted",
+               "--bootstrap", "0", check=False)
+    assert typo.returncode == 1 and "hf://datasets/org/craeted: no such dataset; create the board first with `slmboard " \
+        "create org/craeted`" in typo.stderr, typo.stderr
 
 
 def test_submit_to_a_revision_that_is_not_a_branch_is_refused(emulator, tmp_path, synthetic_run):

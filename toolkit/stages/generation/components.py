@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Union
 
-from toolkit.core.defaults import DEFAULT_BACKEND
+from toolkit.core.defaults import DEFAULT_BACKEND, DEFAULT_SUITES
 from toolkit.core.endpoints import EndpointOptions
 from toolkit.core.errors import BadOption
 from toolkit.core.registry import Options, Registry, Spec, option, parse_pairs, split_spec
@@ -141,7 +141,7 @@ class BackendSpec(Spec):
 class GenerationRunOptions(Options):
     """What ``generate`` (and ``evaluate``) is told besides the model: the same names as :func:`toolkit.api.generate`."""
 
-    suites: str = option("smoke", help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
+    suites: str = option(",".join(DEFAULT_SUITES), help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
                          metavar="SUITE[,SUITE]")
     data_dir: Optional[str] = option(None, help="local mirror of the benchmark files (laid out like shared/benchmarks)",
                                      metavar="DIR")

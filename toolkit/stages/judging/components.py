@@ -132,6 +132,25 @@ JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer agains
                                  "(no model)"})
 
 
+def judge_id_of(name: str, argument: str | None = None) -> str:
+    """The id judge ``name`` writes into its records, built here only, from its registered template
+    (``extra["judge_id"]``; ``judge_id_with_argument`` where the judge writes another form with an argument)."""
+    extra = JUDGES.get(name).extra
+    if argument is None:
+        if "{argument}" in extra["judge_id"]:
+            raise ValueError(f"judge {name} writes an id with its argument; none given")
+        return extra["judge_id"]
+    template = extra.get("judge_id_with_argument", extra["judge_id"])
+    if "{argument}" not in template:
+        raise ValueError(f"judge {name} takes no argument")
+    return template.format(argument=argument)
+
+
+def option_default(model: type[Options], name: str) -> object:
+    """The default of one option, for a judge's constructor: written once, in the options model."""
+    return model.model_fields[name].default
+
+
 class JudgeSpec(Spec):
     """A judge named by its spec (``heuristic``, ``openai:<model>``, ``mdjudge[:<folder>]``, ...) with checked options."""
 

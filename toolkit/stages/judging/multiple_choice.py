@@ -40,11 +40,11 @@ from typing import Sequence
 
 from toolkit.core.choices import LETTERS as CHOICE_LETTERS, parse_choice
 from .base import Judge, JudgeInput, Judgment
-from .components import JUDGES
+from .components import judge_id_of
 
 __all__ = ["parse_choice", "MultipleChoiceJudge", "JUDGE_ID", "LETTERS"]
 
-JUDGE_ID = JUDGES["bbq"].extra["judge_id"]  # "bbq-mc-v1"
+JUDGE_ID = judge_id_of("bbq")  # "bbq-mc-v1"
 LETTERS = CHOICE_LETTERS
 
 
