@@ -19,7 +19,7 @@ CACHE_SECONDS = 30.0
 
 
 def requests_table(board: str) -> pd.DataFrame:
-    from toolkit.workflows.requests import list_requests
+    from toolkit.outputs.requests import list_requests
 
     rows = []
     for r in list_requests(board):
@@ -67,8 +67,8 @@ def login_available() -> bool:
 
 def file_request(board: Optional[str], model: str, profile: Optional[gr.OAuthProfile], cache: RequestsCache) -> str:
     """File ``model`` on ``board`` for the logged-in user; one line of Markdown (escaped) saying what happened."""
-    from toolkit import api
     from toolkit.core.errors import SlmboardError
+    from toolkit.outputs.requests import file_request as file_it
 
     if board is None:
         return "This Space shows a local dataset folder; requests go to a board on the Hub."
@@ -76,7 +76,7 @@ def file_request(board: Optional[str], model: str, profile: Optional[gr.OAuthPro
         return (f"Log in with Hugging Face to file a request, or file it from a terminal: slmboard request ORG/NAME "
                 f"\\-\\-to {md_escape(board)}")
     try:
-        filed = api.request_evaluation((model or "").strip(), to=board, who=profile.username)
+        filed = file_it((model or "").strip(), board, who=profile.username)  # as api.request_evaluation
     except SlmboardError as exc:
         return f"Refused: {md_escape(str(exc).splitlines()[0])}"
     cache.clear(board)

@@ -69,7 +69,8 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review
     from toolkit.outputs.space_deploy import DeployResult
-    from toolkit.workflows.requests import EvalRequest, Filed, Outcome
+    from toolkit.outputs.requests import EvalRequest, Filed
+    from toolkit.workflows.requests import Outcome
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.outputs.publishing.create import CreateResult
 
@@ -277,7 +278,7 @@ def create(
     with hub_token(token):
         result = create_board(dataset, recipe, private=private)
         if requests and result.dataset.startswith("hf://datasets/"):
-            from toolkit.workflows.requests.store import open_queue
+            from toolkit.outputs.requests import open_queue
 
             board = result.dataset.removeprefix("hf://datasets/").split("@")[0]
             result.requests_dataset = (recipe.requests or RequestPolicy()).requests_dataset(board)
@@ -692,12 +693,12 @@ def request_evaluation(model: str, to: str, who: str | None = None, token: str |
     """Ask the board ``to`` (a Hub dataset made by ``create``) to evaluate ``model`` (``ORG/NAME[@REVISION]``):
     the board's request policy is checked (the model readable and public, safetensors weights within the
     parameter limit, a chat template, no code of its own, not on the board nor already requested, the
-    user's daily rate), each refusal a :class:`~toolkit.workflows.requests.RequestRefused`, nothing written;
+    user's daily rate), each refusal a :class:`~toolkit.core.errors.RequestRefused`, nothing written;
     then the request is written to the board's requests dataset, or opened there as a pull request when
     ``token`` may not write. ``who``: the user it is filed for (a Space, for its logged-in user); None: the
     token's account. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from toolkit.core.hub_access import hub_token
-    from toolkit.workflows.requests import file_request
+    from toolkit.outputs.requests import file_request
 
     with hub_token(token):
         return file_request(model, to, who=who)
@@ -747,7 +748,7 @@ def work_requests(
 def list_requests(board: str, token: str | None = None) -> list[EvalRequest]:
     """Every evaluation request of ``board`` (pending, running, finished, failed; pull requests included), newest first."""
     from toolkit.core.hub_access import hub_token
-    from toolkit.workflows.requests import list_requests as listed
+    from toolkit.outputs.requests import list_requests as listed
 
     with hub_token(token):
         return listed(board)

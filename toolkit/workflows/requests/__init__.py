@@ -1,20 +1,8 @@
-"""Evaluation requests: a queue of models to evaluate, in a requests dataset beside the board.
-
-``slmboard request`` files one (:func:`file_request`), ``slmboard worker`` claims and evaluates them
-(:func:`work_once`), ``slmboard requests`` and the Space's Submit tab list them (:func:`list_requests`).
-"""
-from .board import BoardSide, read_board
-from .filing import Filed, RequestRefused, file_request
-from .record import STATUSES, EvalRequest
-from .store import RequestsStore
+"""The worker of a board's evaluation requests (claim, heartbeat, evaluate, close); the queue itself is
+:mod:`toolkit.outputs.requests` (re-exported here)."""
+from toolkit.outputs.requests import (STATUSES, BoardSide, EvalRequest, Filed, RequestRefused, RequestsStore, file_request,
+                                      list_requests, open_queue, read_board)
 from .worker import Outcome, WorkerOptions, work_once
 
-
-def list_requests(board: str) -> list[EvalRequest]:
-    """Every request of ``board`` (pull requests included), newest first."""
-    side = read_board(board)
-    return sorted(RequestsStore(side.requests_dataset).snapshot().all(), key=lambda r: r.when, reverse=True)
-
-
 __all__ = ["BoardSide", "read_board", "Filed", "RequestRefused", "file_request", "STATUSES", "EvalRequest",
-           "RequestsStore", "Outcome", "WorkerOptions", "work_once", "list_requests"]
+           "RequestsStore", "open_queue", "Outcome", "WorkerOptions", "work_once", "list_requests"]

@@ -22,10 +22,10 @@ from typing import Any, Callable
 
 from toolkit.core.errors import SlmboardError
 from toolkit.core.hub_access import current_token, hub_api, hub_call, hub_token
-from .board import BoardSide, read_board
-from .filing import PICKLED_WEIGHTS
-from .record import OPEN, EvalRequest, age_s
-from .store import Moved, RequestsStore, Snapshot, retrying
+from toolkit.outputs.requests.board import BoardSide, read_board
+from toolkit.outputs.requests.filing import PICKLED_WEIGHTS
+from toolkit.outputs.requests.record import EvalRequest, age_s, now
+from toolkit.outputs.requests.store import RequestsStore, Snapshot, retrying
 
 DEFAULT_HEARTBEAT_S = 60.0
 
@@ -73,7 +73,6 @@ def choose(snapshot: Snapshot, stale_after_s: float) -> EvalRequest | None:
 
 def claim(store: RequestsStore, side: BoardSide, options: WorkerOptions) -> tuple[EvalRequest, bool] | None:
     """Claim one request (a commit conditioned on the head read); None when there is nothing to do."""
-    from .record import now
 
     def attempt():
         snapshot = store.snapshot()
@@ -123,8 +122,6 @@ class Heartbeat(threading.Thread):
         self.token = current_token()
 
     def run(self) -> None:
-        from .record import now
-
         while not self.stop.wait(self.options.heartbeat_s):
             try:
                 with hub_token(self.token):
@@ -184,8 +181,6 @@ def _reason(exc: BaseException) -> str:
 def work_once(board: str, options: WorkerOptions, show_progress: bool = False,
               say: Callable[[str], None] = lambda line: None) -> Outcome | None:
     """Claim, evaluate and close one request of ``board``; None when the queue has nothing to do."""
-    from .record import now
-
     side = read_board(board)
     store = RequestsStore(side.requests_dataset)
     claimed = claim(store, side, options)
