@@ -199,7 +199,7 @@ CLI_CASES: list[CliCase] = [
     CliCase("submit_bad_hf_url", "submit RUN --to hf://datasets/NAME", ["submit", "{run}", "--to", "hf://datasets/board"],
             "expected hf://datasets/ORG/NAME[@REV]"),
     CliCase("submit_no_gate", "submit RUN --to BOARD --no-gate", ["submit", "{run}", "--to", "{tmp}/b", "--no-gate"],
-            "gating is a property of the board, set when it is created (`slmboard create DATASET --no-gate`)", _smoke_board),
+            "gating is a property of the board, chosen when it is created (`slmboard create`, gate=False)", _smoke_board),
     CliCase("submit_off_recipe", "submit RUN (smoke) --to <a board whose board.yaml allows xstest only>",
             ["submit", "{run}", "--to", "{tmp}/x"], "does not fit the board's board.yaml: suite(s) smoke are not on this board",
             _xstest_board),
