@@ -10,7 +10,7 @@ disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussion
 next requests under a path fail with ``POST /_emulator/fail`` ``{"status": 403, "path_prefix": "/api/...",
 "times": N, "method": "POST", "code": "GatedRepo"}`` (``{"clear": true}`` removes every such rule). Commits honour ``parentCommit``
 exactly like the Hub: 412 when the branch moved, 409 while another commit to the same repo is in
-flight. State lives in memory; one process per test (start with :func:`start_emulator`).
+flight. ``whoami`` names the token's account (SLMBOARD_EMULATOR_USER). State lives in memory; one process per test (start with :func:`start_emulator`).
 
 Run by hand:  python tests/slmboard_hub_emulator.py --port 8999 --token hf_test
 """
@@ -38,6 +38,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 EMULATOR_TOKEN_ENV = "SLMBOARD_EMULATOR_TOKEN"
+USER_ENV = "SLMBOARD_EMULATOR_USER"  # the account name whoami gives the token
 COMMIT_DELAY_ENV = "SLMBOARD_EMULATOR_COMMIT_DELAY"  # seconds a commit holds the repo lock (widens races)
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
 #: X-Error-Code and message of an injected failure, as the Hub answers that status (huggingface_hub reads both)
@@ -213,6 +214,15 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             except yaml.YAMLError as exc:
                 return JSONResponse({"errors": [{"message": str(exc)}], "warnings": []}, status_code=400)
         return {"errors": [], "warnings": []}
+
+    @app.get("/api/whoami-v2")
+    def whoami(request: Request):
+        # the account of the emulator's token (SLMBOARD_EMULATOR_USER, default "emulator-user"), as the Hub answers
+        if state.token is None or not authorised(request):
+            return err(401, "Unauthorized", "Invalid credentials in Authorization header")
+        name = os.environ.get(USER_ENV) or "emulator-user"
+        return {"type": "user", "name": name, "fullname": name, "orgs": [],
+                "auth": {"type": "access_token", "accessToken": {"displayName": "emulator", "role": "write"}}}
 
     @app.get("/_emulator/stats")
     def stats():

@@ -25,6 +25,7 @@ import pandas as pd
 from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, DEFAULT_SUITES,
                                    MODERATION_N_BOOTSTRAP, N_BOOTSTRAP)
 from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.request_policy import RequestPolicy
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from toolkit.core.runs import NotARun, RunMismatch
 from toolkit.data.validation import ValidationReport, validate_path
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
     from toolkit.outputs.space_deploy import DeployResult
     from toolkit.stages.suites import SuiteInfo
     from toolkit.stages.suites._sources import FetchedFile
+    from toolkit.outputs.requests import EvalRequest, Filed
+    from toolkit.workflows.requests import Outcome
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.outputs.publishing.create import CreateResult
 
@@ -77,7 +80,7 @@ from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the C
 
 __all__ = ["generate", "judge", "validate", "create", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
-           "evaluate_models", "task_folder", "suite_list", "download_suites", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
+           "evaluate_models", "request_evaluation", "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
@@ -246,13 +249,19 @@ def create(
     description: str | None = None,
     recipe: BoardRecipe | Mapping[str, Any] | PathLike | None = None,
     private: bool = False,
+    requests: bool = True,
+    request_policy: RequestPolicy | Mapping[str, Any] | None = None,
     token: str | None = None,
 ) -> CreateResult:
     """Create a board on purpose: ``board.yaml`` (its recipe: the suites, judges, primary judges, decoding and
     limits a submission must have; None leaves a field unconstrained) and its dataset card, in a new local folder
     (git) or Hub dataset. ``gate=False``: the dataset takes no access requests (records hold harmful completions,
     so boards are gated by default). ``recipe``: a whole recipe instead (a BoardRecipe, a mapping or a board.yaml
-    path). A board that exists is refused unless its recipe is this one. ``token``: as in :func:`submit`."""
+    path). A board that exists is refused unless its recipe is this one. ``requests`` (a Hub board): open its
+    requests dataset beside it (``ORG/NAME-requests`` unless the policy names another) so others may ask for
+    evaluations (``request_evaluation``); ``request_policy``: the policy those requests are checked against
+    (board.yaml ``requests:``; None: the defaults of :class:`~toolkit.core.request_policy.RequestPolicy`).
+    ``token``: as in :func:`submit`."""
     from toolkit.core.board_recipe import BoardRecipe, parse_recipe, read_recipe
     from toolkit.core.hub_access import hub_token
     from toolkit.outputs.publishing.create import create_board
@@ -270,8 +279,17 @@ def create(
             raise BadOption(f"{path}: expected a board.yaml file", param="recipe")
     elif not isinstance(recipe, BoardRecipe):
         recipe = parse_recipe(dict(recipe), "recipe")
+    if request_policy is not None:
+        recipe = recipe.model_copy(update={"requests": RequestPolicy.model_validate(dict(request_policy))})
     with hub_token(token):
-        return create_board(dataset, recipe, private=private)
+        result = create_board(dataset, recipe, private=private)
+        if requests and result.dataset.startswith("hf://datasets/"):
+            from toolkit.outputs.requests import open_queue
+
+            board = result.dataset.removeprefix("hf://datasets/").split("@")[0]
+            result.requests_dataset = (recipe.requests or RequestPolicy()).requests_dataset(board)
+            open_queue(result.requests_dataset, board, private=private)
+        return result
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
@@ -693,3 +711,68 @@ def deploy_space(space: str, data: str, private: bool = False, token: str | None
     from toolkit.outputs.space_deploy import deploy_space as deploy
 
     return deploy(space, data, private=private, token=token)
+
+
+def request_evaluation(model: str, to: str, who: str | None = None, token: str | None = None) -> Filed:
+    """Ask the board ``to`` (a Hub dataset made by ``create``) to evaluate ``model`` (``ORG/NAME[@REVISION]``):
+    the board's request policy is checked (the model readable and public, safetensors weights within the
+    parameter limit, a chat template, no code of its own, not on the board nor already requested, the
+    user's daily rate), each refusal a :class:`~toolkit.core.errors.RequestRefused`, nothing written;
+    then the request is written to the board's requests dataset, or opened there as a pull request when
+    ``token`` may not write. ``who``: the user it is filed for (a Space, for its logged-in user); None: the
+    token's account. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.requests import file_request
+
+    with hub_token(token):
+        return file_request(model, to, who=who)
+
+
+def work_requests(
+    board: str,
+    once: bool = True,
+    poll: float | None = None,
+    runs: PathLike = "slmboard-worker-runs",
+    executor: str = DEFAULT_EXECUTOR,
+    ray_address: str | None = None,
+    batch_size: int | str | None = None,
+    heartbeat_s: float = 60.0,
+    max_requests: int | None = None,
+    show_progress: bool = True,
+    say: Any = print,
+    token: str | None = None,
+) -> list[Outcome]:
+    """(Maintainers) the board's worker: claim a request, evaluate it with the board's recipe (generate → judge →
+    submit, on ``executor``), close it finished or failed; ``once``: one request (or none waiting) and return;
+    else every ``poll`` seconds until ``max_requests`` were handled (None: forever). ``runs``: where run folders
+    live (storage shared by the workers lets a reclaimed request resume). ``token``: the Hugging Face token of
+    its Hub calls and downloads (a fine-grained token that may write the board and its requests dataset)."""
+    import time
+
+    from toolkit.core.hub_access import using_token
+    from toolkit.workflows.requests import WorkerOptions, work_once
+
+    options = WorkerOptions(evaluate=evaluate, runs=Path(runs), executor=executor, ray_address=ray_address, batch_size=batch_size,
+                            heartbeat_s=heartbeat_s)
+    done: list[Outcome] = []
+    with using_token(token):
+        while True:
+            outcome = work_once(board, options, show_progress=show_progress, say=say)
+            if outcome is not None:
+                done.append(outcome)
+                say(f"{outcome.request.status}: {outcome.request.model}@{outcome.request.commit[:12]}"
+                    + (f" -> submission {outcome.request.submission_id}" if outcome.request.submission_id else "")
+                    + (f" ({outcome.request.reason})" if outcome.request.reason else ""))
+            if once or (max_requests is not None and len(done) >= max_requests):
+                return done
+            if outcome is None:
+                time.sleep(poll or 60.0)
+
+
+def list_requests(board: str, token: str | None = None) -> list[EvalRequest]:
+    """Every evaluation request of ``board`` (pending, running, finished, failed; pull requests included), newest first."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.requests import list_requests as listed
+
+    with hub_token(token):
+        return listed(board)

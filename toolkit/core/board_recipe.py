@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolkit.core.dataset_layout import BOARD_FILE
 from toolkit.core.errors import SlmboardError, pydantic_errors
+from toolkit.core.judge_names import resolve_judge_name
+from toolkit.core.request_policy import RequestPolicy
 RECIPE_VERSION = 1
 
 
@@ -48,6 +50,8 @@ class BoardRecipe(_Part):
     decoding: Optional[Decoding] = None
     limits: Optional[Limits] = None
     gated: bool = Field(True, description="access requests on the dataset (records hold harmful completions)")
+    requests: Optional[RequestPolicy] = Field(None, description="the policy of evaluation requests (slmboard request); "
+                                                                "unset: the defaults of RequestPolicy")
 
     def to_yaml(self) -> str:
         import yaml
@@ -64,8 +68,10 @@ class BoardRecipe(_Part):
         if self.suites is not None and sorted(set(suites) - set(self.suites)):
             out.append(f"suite(s) {', '.join(sorted(set(suites) - set(self.suites)))} are not on this board "
                        f"(board.yaml suites: {', '.join(self.suites)})")
-        if self.judges is not None and sorted(set(judges) - set(self.judges)):
-            out.append(f"judge(s) {', '.join(sorted(set(judges) - set(self.judges)))} are not on this board "
+        # a recipe may name a judge as typed (`create --judges heuristic`) or by the id it writes (heuristic-v1)
+        allowed = {resolve_judge_name(name, judges) or name for name in self.judges or ()}
+        if self.judges is not None and sorted(set(judges) - allowed):
+            out.append(f"judge(s) {', '.join(sorted(set(judges) - allowed))} are not on this board "
                        f"(board.yaml judges: {', '.join(self.judges)})")
         for key, wanted in (self.decoding.model_dump(exclude_none=True) if self.decoding else {}).items():
             if generation.get(key) != wanted:

@@ -232,5 +232,9 @@ class ApiKeyMissing(SlmboardError):
     """No API key in the environment variable the component was told to read."""
 
 
+class RequestRefused(SlmboardError):
+    """An evaluation request the board's policy does not take (the message says why, in one line)."""
+
+
 class UnknownFields(SlmboardError, ValueError):
     """A row to write has keys its record schema does not define."""

@@ -23,6 +23,7 @@ class CreateResult:
     revision: str | None
     created: bool  # False: the board already held exactly this recipe
     recipe: BoardRecipe
+    requests_dataset: str | None = None  # where evaluation requests go (a Hub board that takes them)
 
 
 def create_board(dataset: str | Path, recipe: BoardRecipe, private: bool = False) -> CreateResult:

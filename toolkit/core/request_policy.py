@@ -1,0 +1,62 @@
+"""What a board accepts as an evaluation request, and what every accepted request is evaluated with.
+
+Two parts of ``board.yaml``: :class:`RequestPolicy` (its ``requests:`` section: who may ask for what) and
+:class:`EvaluationRecipe` (the board's suites, judges, decoding and limits, read as the evaluation every
+request gets). Kept apart from the rest of the recipe so the queue reads only what it needs; a board.yaml
+without a ``requests:`` section takes requests under the defaults below (a model of at most 4B
+parameters, as paper 1 bounds an SLM, with a chat template).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolkit.core.errors import SlmboardError, pydantic_errors
+
+#: Paper 1 bounds a small language model at 4B parameters.
+DEFAULT_MAX_PARAMS = 4_000_000_000
+#: A Hub repo id as the Hub accepts it: ORG/NAME of letters, digits, '-', '_', '.' (no '..', no leading '.' or '-').
+HUB_ID = re.compile(r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
+
+
+class RequestPolicy(BaseModel):
+    """``board.yaml`` ``requests:`` — checked by ``slmboard request`` before a request is written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: Optional[str] = Field(None, description="the requests dataset (default: the board's id + '-requests')")
+    max_params: int = Field(DEFAULT_MAX_PARAMS, ge=1, description="most parameters a requested model may have "
+                                                                  "(from its safetensors metadata)")
+    chat_template_required: bool = Field(True, description="refuse a model whose tokenizer has no chat template")
+    licenses: Optional[list[str]] = Field(None, description="licences a model card may declare (unset: any)")
+    per_user_per_day: int = Field(5, ge=1, description="requests one Hub user may file in 24 hours")
+    stale_after_s: int = Field(600, ge=1, description="a running request whose heartbeat is older is claimed again")
+
+    def requests_dataset(self, board: str) -> str:
+        return self.dataset or f"{board}-requests"
+
+
+class EvaluationRecipe(BaseModel):
+    """The evaluation every request of a board gets: the board's suites, its first judge, decoding and limit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suites: list[str] = Field(default_factory=lambda: ["smoke"])
+    judge: str = "heuristic"
+    max_new_tokens: Optional[int] = Field(None, ge=1)
+    limit: Optional[int] = Field(None, ge=1, description="items per suite; a limited recipe publishes partial runs")
+
+
+def recipe_parts(board_yaml: dict[str, Any] | None, where: str) -> tuple[RequestPolicy, EvaluationRecipe]:
+    """(policy, evaluation) of a board.yaml mapping (None: a board without one: the defaults)."""
+    data = board_yaml or {}
+    judges = data.get("judges") or []
+    evaluation = {"suites": data.get("suites") or ["smoke"], "judge": judges[0] if judges else "heuristic",
+                  "max_new_tokens": (data.get("decoding") or {}).get("max_new_tokens"),
+                  "limit": (data.get("limits") or {}).get("items")}
+    try:
+        return RequestPolicy.model_validate(data.get("requests") or {}), EvaluationRecipe.model_validate(evaluation)
+    except ValidationError as exc:
+        raise SlmboardError("; ".join(str(e) for e in pydantic_errors(exc, where, None))) from None
