@@ -268,17 +268,24 @@ def compare(shipped: Path, fresh: Path, matrix: np.ndarray) -> list[str]:
 
 
 def figures_close(a, b) -> bool:
-    """Two nested figure tables are the same up to FIGURE_TOLERANCE on every fraction; counts may move by
-    FIGURE_TOLERANCE of their total (confusion cells)."""
+    """Two nested figure tables are the same up to FIGURE_TOLERANCE on every rate; counts (n) equal; each
+    cell of a confusion matrix within FIGURE_TOLERANCE of the matrix's total."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(figures_close(a[k], b[k]) for k in a)
+        if a.keys() != b.keys():
+            return False
+        return all(_cells_close(a[k], b[k]) if k == "confusion" else figures_close(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        if len(a) == len(b) and all(isinstance(x, (int, float)) for x in a + b) and sum(a) > 1:
-            return all(abs(x - y) <= FIGURE_TOLERANCE * max(sum(a), 1) for x, y in zip(a, b))
         return len(a) == len(b) and all(figures_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(a - b) <= FIGURE_TOLERANCE or (isinstance(a, int) and a == b)
+        return abs(a - b) <= FIGURE_TOLERANCE
     return a == b
+
+
+def _cells_close(a, b) -> bool:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return x.shape == y.shape and x.sum() == y.sum() and bool(np.all(np.abs(x - y) <= FIGURE_TOLERANCE * x.sum()))
 
 
 def record_fixture(folder: Path, target: Path) -> None:

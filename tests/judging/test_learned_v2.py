@@ -192,6 +192,8 @@ def test_the_v2_reproduction_check_tolerates_noise_and_nothing_more():
     far = {"xstest": {"kappa_linear": 0.72, "n": 900, "confusion": [[30, 20, 2], [7, 27, 19], [7, 17, 771]]}}
     assert t.figures_close(a, near) and not t.figures_close(a, far)
     assert not t.figures_close(a, {"xstest": {**a["xstest"], "n": 899}})
+    moved = {"xstest": {**a["xstest"], "confusion": [[10, 40, 2], [7, 27, 19], [7, 17, 771]]}}  # 20 of 900 cells
+    assert not t.figures_close(a, moved)
 
 
 @pytest.mark.slow

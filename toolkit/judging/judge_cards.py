@@ -30,7 +30,7 @@ SET_LABELS = {
 }
 HOW = {
     "learned-v2": "trained on the two other sources, measured on this one (leave-one-source-out)",
-    "heuristic-v1": "rules, no training on these answers",
+    "heuristic-v1": "surface rules; its phrases and threshold were tuned on half of the XSTest GPT-4 answers",
     "learned-v1": "trained on XSTest only: its XSTest rows are answers it was fitted on (in-sample)",
 }
 _NO_MIDDLE_LABEL = {"gptfuzz"}
@@ -64,7 +64,7 @@ def render_cards(cards: dict[str, dict] | None = None) -> str:
                   f"answers; learned-v2's settings (C {chosen['C']}, weighting by {chosen['weighting']}, partial threshold "
                   f"{chosen['partial_threshold']}, off-topic threshold {chosen['offtopic_threshold']}) were chosen on these "
                   "same held-out figures, so they are a little optimistic for unseen sets.", ""]
-        for judge, per in figures.items():
+        for judge, per in sorted(figures.items(), key=lambda kv: (kv[0] != "learned-v2", kv[0])):
             lines += [f"**{judge}** — {HOW.get(judge, '')}", "",
                       "| answers | κ_linear | AR judge vs people | contradiction (0 vs 1) | n |", "|---|---|---|---|---|"]
             lines += [_row([SET_LABELS.get(s, s)], f, s not in _NO_MIDDLE_LABEL) for s, f in per.items()]
