@@ -209,3 +209,11 @@ def test_v2_weights_copied_elsewhere_still_load(tmp_path):
     shutil.copytree(DEFAULT_ARTIFACT_V2, tmp_path / "w")
     weights, _ = load_weights(tmp_path / "w", 2)
     assert np.array_equal(weights.coef, load_weights(DEFAULT_ARTIFACT_V2, 2)[0].coef)
+
+
+def test_the_space_judges_tab_shows_the_cards():
+    from space.tabs.judges import trust_markdown
+    from toolkit.judging.judge_cards import render_cards
+
+    text = trust_markdown()
+    assert render_cards() in text and "learned-v2" in text and "heuristic-v1" in text
