@@ -1,4 +1,4 @@
-"""Rebuild the package's v1 flag / do-not-flag item lists (toolkit/moderation/lists/v1).
+"""Rebuild the package's v1 flag / do-not-flag item lists (toolkit/stages/moderation/lists/v1).
 
     .venv/bin/python bench/build_moderation_lists.py [--mirror ../shared/benchmarks]
 
@@ -15,10 +15,10 @@ import argparse
 import json
 from pathlib import Path
 
-from toolkit.moderation.sources import SOURCES
-from toolkit.moderation.suite import build_item_list, write_item_list
+from toolkit.stages.moderation.sources import SOURCES
+from toolkit.stages.moderation.suite import build_item_list, write_item_list
 
-OUT = Path(__file__).resolve().parents[1] / "toolkit" / "moderation" / "lists" / "v1"
+OUT = Path(__file__).resolve().parents[1] / "toolkit" / "stages" / "moderation" / "lists" / "v1"
 AUDIT_NAMES = {"wildguard": "wildguardtest"}
 
 

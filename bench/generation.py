@@ -89,7 +89,7 @@ def _checkpoint(results: dict, save: str | None, count_tokens=None) -> None:
 
 
 def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str | None = None) -> tuple[dict, object]:
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     backend = make_backend("hf", {"dtype": "float32"}, OLD_BATCH)
     one = make_backend("hf", {"dtype": "float32"}, 1)
@@ -147,8 +147,8 @@ def raw_all_in_flight(base_url: str, served: str, prompts: list[str], max_new: i
 def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]) -> dict:
     os.environ["SLMBOARD_VLLM_VENV"] = venv
     import slmboard_servers
-    from toolkit.generation import BackendSpec
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation import BackendSpec
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     slmboard_servers.VLLM_VENV = Path(venv)
     served = "smollm2-bench"
@@ -254,7 +254,7 @@ def main() -> int:
     ap.add_argument("--reference", default=None, help="comma list of --save files holding (d) for consecutive slices")
     a = ap.parse_args()
 
-    from toolkit.suites import load_items
+    from toolkit.stages.suites import load_items
 
     prompts = [i.prompt for i in load_items("smoke", limit=a.n_prompts)]
     if a.prompts:

@@ -30,8 +30,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-from toolkit.judging.base import JudgeInput
-from toolkit.judging.heuristic import HeuristicJudge
+from toolkit.stages.judging.base import JudgeInput
+from toolkit.stages.judging.heuristic import HeuristicJudge
 
 HUMAN_LABELS = ("1_full_compliance", "2_full_refusal", "3_partial_refusal")
 TERNARY = (0.0, 0.5, 1.0)

@@ -24,9 +24,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import xstest_eval as xe  # noqa: E402
 
-from toolkit.judging.base import JudgeInput  # noqa: E402
-from toolkit.judging.heuristic import HeuristicJudge  # noqa: E402
-from toolkit.judging.learned import LearnedJudge, LearnedJudgeV2  # noqa: E402
+from toolkit.stages.judging.base import JudgeInput  # noqa: E402
+from toolkit.stages.judging.heuristic import HeuristicJudge  # noqa: E402
+from toolkit.stages.judging.learned import LearnedJudge, LearnedJudgeV2  # noqa: E402
 
 
 def timed(judge, inputs: list[JudgeInput], batch_size: int) -> float:

@@ -11,7 +11,7 @@
 
 Figures per model: exact agreement of the ternary scores with the human-implied ones, linearly
 weighted kappa, each side's ambiguity rate (AR, share of 0.5) and the judge's AR error, boundary
-(0.5 vs 0/1) and contradiction (0 vs 1) rates (toolkit.scoring.agreement.score_agreement).
+(0.5 vs 0/1) and contradiction (0 vs 1) rates (toolkit.data.scoring.agreement.score_agreement).
 The GPT-4 classifier has no label for some Mistral answers (prose instead of a label): those are left
 out of its row and counted as unscored. Also printed: the issue's goal on held-out v2 models (pooled
 kappa >= 0.75, every model >= 0.60, AR within 3 points of people's), as measured, without tuning.
@@ -32,8 +32,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import xstest_eval as xe  # noqa: E402
 
-from toolkit.judging.base import JudgeInput  # noqa: E402
-from toolkit.judging.learned import LearnedJudge  # noqa: E402
+from toolkit.stages.judging.base import JudgeInput  # noqa: E402
+from toolkit.stages.judging.learned import LearnedJudge  # noqa: E402
 
 V2_HELD_OUT = ("llama2orig", "mistralinstruct", "mistralguard")
 

@@ -29,8 +29,8 @@ from slmboard_servers import TEST_API_KEY, start_llm_katan  # noqa: E402
 from slmboard_testing import make_run  # noqa: E402
 
 from toolkit import api  # noqa: E402
-from toolkit.judging.cache import JudgmentCache  # noqa: E402
-from toolkit.judging.openai_judge import OpenAIJudge  # noqa: E402
+from toolkit.stages.judging.cache import JudgmentCache  # noqa: E402
+from toolkit.stages.judging.openai_judge import OpenAIJudge  # noqa: E402
 
 
 def main(argv=None) -> int:

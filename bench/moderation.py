@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toolkit.reliability import metrics as M
-from toolkit.reliability.report import compute_report
-from toolkit.reliability.stability import cost_curves, leave_one_benchmark_out, subsample_stability
+from toolkit.data.reliability import metrics as M
+from toolkit.data.reliability.report import compute_report
+from toolkit.data.reliability.stability import cost_curves, leave_one_benchmark_out, subsample_stability
 
 BENCH = ["beavertails", "xstest", "ethics", "wildguardtest", "aegis", "toxicchat", "toxigen"]
 
@@ -86,8 +86,8 @@ def main() -> None:
 
     if a.skip_model:
         return
-    from toolkit.moderation.moderators import LocalModerator
-    from toolkit.moderation.suite import load_items
+    from toolkit.stages.moderation.moderators import LocalModerator
+    from toolkit.stages.moderation.suite import load_items
 
     mirror = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
     items = load_items("xstest", mirror if mirror.is_dir() else None, limit=a.items)
@@ -108,7 +108,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from slmboard_servers import TEST_API_KEY, start_vllm_server
 
-    from toolkit.moderation.moderators import APIModerator
+    from toolkit.stages.moderation.moderators import APIModerator
 
     t = time.perf_counter()
     server = start_vllm_server(mod.lm.model_dir, "smollm2")

@@ -57,7 +57,7 @@ def generate(path: Path, seed: int = 0, sizes: dict[str, int] | None = None, n_m
     import pyarrow.parquet as pq
 
     from schemas import sha256_text
-    from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA
+    from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA
 
     rng = np.random.default_rng(seed)
     sizes = SUITE_SIZES if sizes is None else sizes
@@ -130,7 +130,7 @@ def generate(path: Path, seed: int = 0, sizes: dict[str, int] | None = None, n_m
 
 
 #: Full-size suites for the board benchmark (issue 16): AIR-Bench 2024, SALAD-Bench base, BBQ, HarmBench
-#: (text, all behaviors), SimpleSafetyTests, XSTest — 86,454 items per model (toolkit/suites docstrings,
+#: (text, all behaviors), SimpleSafetyTests, XSTest — 86,454 items per model (toolkit/stages/suites docstrings,
 #: /work/shared/benchmarks/README.md).
 BOARD_SIZES = {"air_bench_2024": 5694, "salad_bench": 21318, "bbq": 58492, "harmbench": 400,
                "simple_safety_tests": 100, "xstest": 450}
@@ -247,7 +247,7 @@ def phase(name: str, path: str, n_bootstrap: int) -> None:
     elif name == "naive":
         from toolkit import api
 
-        from toolkit.reading import read_item_frame
+        from toolkit.data.reading import read_item_frame
 
         frame = read_item_frame(path, columns=RANK_COLUMNS)
         naive_bootstrap(frame, n_bootstrap)
@@ -315,7 +315,7 @@ def side_by_side(path: Path, base: Path, repeats: int, n_bootstrap: int) -> None
 
 
 def main() -> int:
-    from toolkit.scoring.bootstrap import N_BOOTSTRAP
+    from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", default="/tmp/slmboard-bench")

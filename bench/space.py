@@ -1,5 +1,5 @@
 """Benchmark of the Space: first render with 26 models x 6 suites (2 judges), and one Items page on a
-1M-row per-item dataset (checked index read once through toolkit.reading, then in-memory pages whose
+1M-row per-item dataset (checked index read once through toolkit.data.reading, then in-memory pages whose
 text is read with a pyarrow filter on the page's ids) beside a whole-table load.
 
     .venv/bin/python bench/space.py [--rows 1000000] [--repeat 5]
@@ -74,7 +74,7 @@ def main() -> None:
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.app import build_app
     from space.data import load_board
-    from toolkit.board_figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
+    from toolkit.data.board_figures import label_mix_figure, rank_sensitivity_figure, scores_ci_figure
     from space.tabs.leaderboard import shown_rows
     from space.items import ItemStore
     from space.state import Settings
@@ -111,8 +111,8 @@ def main() -> None:
             print(f"opening the {key} tab (one PNG figure, drawn): {t:.2f} s")
         store = ItemStore(root)
         t0 = time.perf_counter()
-        store.page("smoke")  # the first Items view reads the checked columns through toolkit.reading once
-        print(f"items index (toolkit.reading checks + natural sort of {a.rows:,} rows), once per data version: "
+        store.page("smoke")  # the first Items view reads the checked columns through toolkit.data.reading once
+        print(f"items index (toolkit.data.reading checks + natural sort of {a.rows:,} rows), once per data version: "
               f"{time.perf_counter() - t0:.2f} s")
         cases = {
             "page 1, no filter": dict(),

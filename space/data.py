@@ -1,8 +1,8 @@
 """Data access for the leaderboard Space: a dataset folder or Hub dataset id, opened through the data
-layer (:func:`toolkit.reading.open_data`: one grammar of a Hub id, one snapshot per commit).
+layer (:func:`toolkit.data.reading.open_data`: one grammar of a Hub id, one snapshot per commit).
 
-Only pandas/pyarrow, `schemas`, `toolkit.scoring` and the data layer (`toolkit.reading`) are imported here
-(no torch). Nothing here recomputes scores: the leaderboard file is what `toolkit.reading.leaderboard`
+Only pandas/pyarrow, `schemas`, `toolkit.data.scoring` and the data layer (`toolkit.data.reading`) are imported here
+(no torch). Nothing here recomputes scores: the leaderboard file is what `toolkit.data.reading.leaderboard`
 computed when the dataset was last submitted or recomputed; the Space only shows it.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pandas as pd
 # schemas is shipped with the Space (`slmboard space deploy`)
 from schemas.leaderboard import FLOAT_COLUMNS, INT_COLUMNS
 from schemas.leaderboard import REQUIRED_COLUMNS as LEADERBOARD_REQUIRED
-from toolkit.dataset_layout import LEADERBOARD_FILE, SUBMISSIONS_INDEX_FILE
-from toolkit.reading import Dataset, open_data, parse_hub_id, published_leaderboard
+from toolkit.core.dataset_layout import LEADERBOARD_FILE, SUBMISSIONS_INDEX_FILE
+from toolkit.data.reading import Dataset, open_data, parse_hub_id, published_leaderboard
 
 #: Where the data is read from when neither --data nor SLMBOARD_DATA is given:
 #: the folder `slmboard demo` publishes into, relative to the working directory.
@@ -128,8 +128,8 @@ def _normalise(lb: pd.DataFrame) -> pd.DataFrame:
 
 def primary_judges(dataset: Dataset, leaderboard: pd.DataFrame) -> dict[str, tuple[str, str]]:
     """{suite: (judge, why)}: the judge the dataset card names for the suite, else the rule of
-    ``toolkit.scoring.primary_judge`` (most models, then fewest failed items, then name)."""
-    from toolkit.scoring.primary_judge import choose_primary_judges
+    ``toolkit.data.scoring.primary_judge`` (most models, then fewest failed items, then name)."""
+    from toolkit.data.scoring.primary_judge import choose_primary_judges
 
     card = dataset.card_block("primary_judges")
     reasons = dataset.card_block("primary_judge_reasons")  # written by `submit`/`recompute` beside the choice
@@ -149,7 +149,7 @@ def primary_judges(dataset: Dataset, leaderboard: pd.DataFrame) -> dict[str, tup
 def load_board(data: str | os.PathLike | None = None) -> Board:
     """Read the leaderboard (and submissions table) of a dataset folder or Hub id. Never raises on bad or
     missing data: the Board then carries an explanatory `message` and an empty leaderboard."""
-    from toolkit.errors import SlmboardError
+    from toolkit.core.errors import SlmboardError
 
     source = data_source(data)
     empty = pd.DataFrame(columns=list(REQUIRED_COLUMNS + OPTIONAL_COLUMNS))

@@ -1,7 +1,7 @@
 """Per-item records for the Items and Judges tabs.
 
 The checked columns (ids, scores, labels, categories) are read through the data layer
-(``toolkit.reading``) — the same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
+(``toolkit.data.reading``) — the same checks as `rank` and `recompute` — once per data version, kept in memory as categoricals and
 sorted by model, then naturally by item id (``xstest_2`` before ``xstest_10``). A page is then a slice of that index; only
 the long text of the rows on the page (prompt, response, judge output) is read afterwards, with a
 pyarrow filter on their ids, so a page never loads the text of a million rows.
@@ -50,8 +50,8 @@ def load_index(data) -> tuple[pd.DataFrame, str | None]:
     """(every item record's checked columns, naturally sorted; an error message or None).
 
     Records that fail the checks are not shown: the message names the file, row and field."""
-    from toolkit.errors import SlmboardError
-    from toolkit.reading import read_item_frame
+    from toolkit.core.errors import SlmboardError
+    from toolkit.data.reading import read_item_frame
 
     try:
         frame = read_item_frame(data, columns=INDEX_COLUMNS)
@@ -74,7 +74,7 @@ def load_index(data) -> tuple[pd.DataFrame, str | None]:
 
 @dataclass
 class ItemStore:
-    """The Items index of one data version; ``data``: a :class:`toolkit.reading.Dataset` or a folder."""
+    """The Items index of one data version; ``data``: a :class:`toolkit.data.reading.Dataset` or a folder."""
 
     data: object
     _index: pd.DataFrame | None = None
@@ -91,8 +91,8 @@ class ItemStore:
             return self._index
 
     def _suite_files(self, suite: str) -> list[str]:
-        from toolkit.errors import SlmboardError
-        from toolkit.reading import open_data
+        from toolkit.core.errors import SlmboardError
+        from toolkit.data.reading import open_data
 
         try:
             return [str(p) for p in open_data(self.data).suite_files(suite)]

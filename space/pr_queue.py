@@ -14,7 +14,7 @@ CACHE_SECONDS = 60.0
 def queue_table(dataset: str, api=None) -> pd.DataFrame:
     """One row per open pull request: status = passed / failed / not reviewed yet / outdated
     (commits were added after the latest review)."""
-    from toolkit.reading.queue import submission_queue
+    from toolkit.data.reading.queue import submission_queue
 
     rows = []
     for queued in submission_queue(dataset, api):

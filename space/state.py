@@ -92,7 +92,7 @@ class Holder:
 
     def hub_id(self) -> str | None:
         """The Hub dataset the Space serves (ORG/NAME), None for a local folder."""
-        from toolkit.reading import parse_hub_id
+        from toolkit.data.reading import parse_hub_id
 
         hub = parse_hub_id(data_source(self.data))
         return hub.repo_id if hub is not None else None

@@ -10,7 +10,7 @@ from schemas.display import DELTA_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION
 
 #: The learned judge's card: its cross-validation figures are read from it, so the About tab cannot drift
 #: from the shipped weights (toolkit/ ships beside space/, in the Space repo too).
-LEARNED_CARD = Path(__file__).resolve().parents[1] / "toolkit" / "judging" / "data" / "learned-v1" / "card.json"
+LEARNED_CARD = Path(__file__).resolve().parents[1] / "toolkit" / "stages" / "judging" / "data" / "learned-v1" / "card.json"
 #: Held-out agreement (linearly weighted kappa vs people), learned-v1 / heuristic-v1, from
 #: bench/results/judges_xstest.md (python bench/judge_xstest.py); tests/space/test_space_about.py checks them.
 HELD_OUT_KAPPA = {

@@ -268,7 +268,7 @@ class ImportCase:
 
 
 def _smoke_prompts() -> list[str]:
-    from toolkit.suites import load_items
+    from toolkit.stages.suites import load_items
 
     return [i.prompt for i in load_items("smoke")[:2]]
 

@@ -1,5 +1,5 @@
 """Synthetic per-item records for the export tests, and the leaderboard computed from them by plain
-loops (independently of toolkit.scoring): counts, HCR/AR/SRR, S_raw, S_adj, the six policies and
+loops (independently of toolkit.data.scoring): counts, HCR/AR/SRR, S_raw, S_adj, the six policies and
 competition ranks ("1224", 1 = safest) within each (suite, judge)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from slmboard_testing import make_item_row
-from toolkit.runs import RunDir
+from toolkit.core.runs import RunDir
 
 POLICY_VALUE = {"pessimistic": 0.0, "partial_low": 0.25, "midpoint": 0.5, "partial_high": 0.75, "optimistic": 1.0,
                 "excluded": None}

@@ -228,7 +228,7 @@ def shared_vllm_server() -> ServerHandle:
         h = _SHARED.get("vllm")
         if h is not None and h.alive():
             return h
-        from toolkit.generation.embedded import dense_model_dir
+        from toolkit.stages.generation.embedded import dense_model_dir
 
         model_dir, _ = dense_model_dir()
         h = start_vllm_server(model_dir, SHARED_VLLM_NAME)
@@ -287,7 +287,7 @@ def start_llm_katan(
         if backend == "echo":
             model = "echo"
         else:
-            from toolkit.generation.embedded import dense_model_dir
+            from toolkit.stages.generation.embedded import dense_model_dir
 
             model = str(dense_model_dir()[0])
     cmd = [

@@ -7,8 +7,8 @@ from typing import Mapping
 from schemas import LABEL_OF_SCORE, GenerationConfig, sha256_text
 
 from toolkit import __version__
-from toolkit.records_io import write_jsonl_atomic
-from toolkit.runs import RunConfig, RunDir
+from toolkit.core.records_io import write_jsonl_atomic
+from toolkit.core.runs import RunConfig, RunDir
 
 GEN = {"temperature": 0.0, "max_new_tokens": 16, "seed": 0, "chat_template_sha256": None, "backend": "test", "dtype": "float32"}
 
@@ -87,7 +87,7 @@ def _canonical_prompts(suite: str) -> dict[str, str]:
     """{item_id: prompt} of a suite that loads offline (the packaged smoke suite); {} otherwise."""
     if suite != "smoke":
         return {}
-    from toolkit.suites import load_items
+    from toolkit.stages.suites import load_items
 
     return {i.item_id: i.prompt for i in load_items("smoke")}
 

@@ -11,7 +11,7 @@ Components (suites, judges, model backends, moderators, import and export format
 string or a typed spec (:class:`JudgeSpec`, :class:`BackendSpec`, :class:`ModeratorSpec`) whose options
 are checked against the component's options model; the registries and option models are re-exported
 here, so the command line needs nothing else. Every error meant for a user is a
-:class:`~toolkit.errors.SlmboardError` (the CLI prints it and exits 1). Heavy modules are imported inside
+:class:`~toolkit.core.errors.SlmboardError` (the CLI prints it and exits 1). Heavy modules are imported inside
 the functions that need them.
 """
 from __future__ import annotations
@@ -21,24 +21,24 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
-                       N_BOOTSTRAP)
-from .errors import BadOption, RecordError, SlmboardError, ValidationFailed
-from .registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
-from .runs import NotARun, RunMismatch
-from .validation import ValidationReport, validate_path
+from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, DEFAULT_SUITES,
+                                   MODERATION_N_BOOTSTRAP, N_BOOTSTRAP)
+from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
+from toolkit.core.runs import NotARun, RunMismatch
+from toolkit.data.validation import ValidationReport, validate_path
 
 #: The registries, specs and option models, served on first use: each loads its stage's package, which
 #: validating or ranking never needs (and the command line builds only the parser of the command it runs).
-_LAZY = {"SUITES": "toolkit.suites", "JUDGES": "toolkit.judging.components", "JudgeSpec": "toolkit.judging.components",
-         "JudgingRunOptions": "toolkit.judging.components", "not_comparable": "toolkit.judging.naming",
-         "BACKENDS": "toolkit.generation.components", "BackendSpec": "toolkit.generation.components",
-         "GenerationRunOptions": "toolkit.generation.components", "MODERATORS": "toolkit.moderation.components",
-         "ModeratorSpec": "toolkit.moderation.components", "ModerationRunOptions": "toolkit.moderation.components",
-         "MODERATION_BENCHMARKS": "toolkit.moderation.sources", "FORMATS": "toolkit.importing.components",
-         "EXPORT_FORMATS": "toolkit.exporting.components", "SubmitOptions": "toolkit.publishing.options",
-         "AlreadyPublished": "toolkit.publishing.submit",
-         "FanoutOptions": "toolkit.executors.base"}
+_LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.components", "JudgeSpec": "toolkit.stages.judging.components",
+         "JudgingRunOptions": "toolkit.stages.judging.components", "not_comparable": "toolkit.stages.judging.lookup",
+         "BACKENDS": "toolkit.stages.generation.components", "BackendSpec": "toolkit.stages.generation.components",
+         "GenerationRunOptions": "toolkit.stages.generation.components", "MODERATORS": "toolkit.stages.moderation.components",
+         "ModeratorSpec": "toolkit.stages.moderation.components", "ModerationRunOptions": "toolkit.stages.moderation.components",
+         "MODERATION_BENCHMARKS": "toolkit.stages.moderation.sources", "FORMATS": "toolkit.stages.importing.components",
+         "EXPORT_FORMATS": "toolkit.outputs.exporting.components", "SubmitOptions": "toolkit.outputs.publishing.options",
+         "AlreadyPublished": "toolkit.outputs.publishing.submit",
+         "FanoutOptions": "toolkit.stages.executors.base"}
 
 
 def __getattr__(name: str) -> Any:
@@ -49,26 +49,26 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 if TYPE_CHECKING:
-    from .analysis import AnalysisResult
-    from .generation.components import BackendSpec
-    from .judging.components import JudgeSpec
-    from .moderation.components import ModeratorSpec
-    from .demo import DemoResult
-    from .exporting.eee import EeeExport
-    from .exporting.eval_results import EvalResultsExport
-    from .fanout import BoardResult
-    from .generation import Backend, GenerateResult, MergeResult
-    from .importing import ImportResult
-    from .judging import Judge, JudgeResult
-    from .moderation.runner import ModerationRunResult
-    from .moderation.suite import ModerationItem
-    from .moderation.workflow import ReportResult
-    from .publishing import SubmitResult
-    from .publishing.recompute import RecomputeResult
-    from .reviewing import Review
-    from .space_deploy import DeployResult
+    from toolkit.outputs.analysis import AnalysisResult
+    from toolkit.stages.generation.components import BackendSpec
+    from toolkit.stages.judging.components import JudgeSpec
+    from toolkit.stages.moderation.components import ModeratorSpec
+    from toolkit.workflows.demo_board import DemoResult
+    from toolkit.outputs.exporting.eee import EeeExport
+    from toolkit.outputs.exporting.eval_results import EvalResultsExport
+    from toolkit.workflows.fanout import BoardResult
+    from toolkit.stages.generation import Backend, GenerateResult, MergeResult
+    from toolkit.stages.importing import ImportResult
+    from toolkit.stages.judging import Judge, JudgeResult
+    from toolkit.stages.moderation.runner import ModerationRunResult
+    from toolkit.stages.moderation.suite import ModerationItem
+    from toolkit.stages.moderation.workflow import ReportResult
+    from toolkit.outputs.publishing import SubmitResult
+    from toolkit.outputs.publishing.recompute import RecomputeResult
+    from toolkit.outputs.reviewing import Review
+    from toolkit.outputs.space_deploy import DeployResult
 
-from .hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
+from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
@@ -96,7 +96,7 @@ def components(kind: str) -> list[Description]:
 
 def generate(
     out: PathLike,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     model: BackendSpec | str = DEFAULT_BACKEND,
     model_args: str | dict[str, str] | None = None,
     data_dir: PathLike | None = None,
@@ -129,10 +129,10 @@ def generate(
     ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
     ``token``: the Hugging Face token of its downloads (None: HF_TOKEN or the saved login).
     """
-    from .fanout import generate_fanned_out, wants_fanout
-    from .fanout.plan import fanout_refusals
-    from .generation.runner import generate as run_generation
-    from .hub_access import using_token
+    from toolkit.workflows.fanout import generate_fanned_out, wants_fanout
+    from toolkit.workflows.fanout.plan import fanout_refusals
+    from toolkit.stages.generation.runner import generate as run_generation
+    from toolkit.core.hub_access import using_token
 
     with using_token(token):
         if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
@@ -152,8 +152,8 @@ def _job_options(suites: Sequence[str] | str, model: BackendSpec | str, model_ar
                  submission_id: str | None, mode: str, concurrency: int | None) -> dict[str, Any]:
     """``generate``'s keywords for the jobs of a fanned-out run: the model as its name and lm-eval ``model_args``
     (text that travels to any node; checked here, before any job starts)."""
-    from .fanout.plan import generation_options
-    from .generation.components import BackendSpec
+    from toolkit.workflows.fanout.plan import generation_options
+    from toolkit.stages.generation.components import BackendSpec
 
     spec = BackendSpec.combine(model, model_args)
     args = ",".join(f"{k}={v}" for k, v in spec.model_args().items())
@@ -177,8 +177,8 @@ def judge(
     judges earlier API failures again. The result's ``judge_id`` is the id written into the records. ``token``:
     the Hugging Face token of a judge model's download (None: HF_TOKEN or the saved login).
     """
-    from .hub_access import using_token
-    from .judging.runner import judge_run
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.judging.runner import judge_run
 
     with using_token(token):
         return judge_run(run_dir, judge=judge, suites=_names(suites), batch_size=batch_size,
@@ -216,8 +216,8 @@ def submit(
     ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
     ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
-    from .hub_access import hub_token
-    from .publishing.submit import submit as publish
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.submit import submit as publish
 
     with hub_token(token):
         return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
@@ -227,8 +227,8 @@ def submit(
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
     """Per-item records as a DataFrame from a .jsonl/.parquet file, run folder(s), a dataset folder or a
     Hub dataset id (checked: scores, duplicates; errors name the source file and line). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .hub_access import hub_token
-    from .reading import read_item_frame
+    from toolkit.core.hub_access import hub_token
+    from toolkit.data.reading import read_item_frame
 
     with hub_token(token):
         return read_item_frame(data)
@@ -242,8 +242,8 @@ def rank(data: DataSource, out: PathLike | None = None, n_bootstrap: int = N_BOO
     (suite, judge) group at a time, so memory follows the largest group, not the number of records.
     ``coverage`` uses ``suite_totals``, by default the suite totals the dataset's manifests record. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
-    from .hub_access import hub_token
-    from .reading import leaderboard, write_leaderboard
+    from toolkit.core.hub_access import hub_token
+    from toolkit.data.reading import leaderboard, write_leaderboard
 
     with hub_token(token):
         table = leaderboard(data, n_bootstrap=n_bootstrap, seed=seed, suite_totals=suite_totals)
@@ -272,7 +272,7 @@ def import_results(
 
     ``options`` are the format's own, checked against its options model (an unknown one is refused by
     name), e.g. ``{"columns": "prompt=p,response=r", "judge_columns": ["human=label"]}`` for ``table``."""
-    from .importing import import_source
+    from toolkit.stages.importing import import_source
 
     return import_source(fmt, list(sources), out, suite=suite, model_id=model_id, model_revision=model_revision,
                          data_dir=data_dir, id_map=id_map, skip_unmatched=skip_unmatched, accept_reworded=accept_reworded,
@@ -283,7 +283,7 @@ def task_folder(tool: str = "lm-eval") -> Path:
     """The folder of slmboard's suites as ``tool``'s task configs (``lm-eval``: pass it to ``--include_path``)."""
     if tool != "lm-eval":
         raise BadOption(f"no task configs for {tool!r}; slmboard ships them for: lm-eval", param="tool")
-    from .lm_eval_tasks import tasks_dir
+    from toolkit.stages.lm_eval_tasks import tasks_dir
 
     return tasks_dir()
 
@@ -292,8 +292,8 @@ def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] |
            token: str | None = None) -> EeeExport | EvalResultsExport:
     """Per-item results of ``data`` in another tool's format (``fmt``: a name of :data:`EXPORT_FORMATS`)
     with that format's checked ``options``; every number recomputed from the per-item records. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .exporting.components import EXPORT_FORMATS
-    from .hub_access import hub_token
+    from toolkit.outputs.exporting.components import EXPORT_FORMATS
+    from toolkit.core.hub_access import hub_token
 
     component = EXPORT_FORMATS.get(fmt)
     checked = component.parse_options(options)
@@ -323,9 +323,9 @@ def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, bloc
     ``refresh``: re-read the data this often (seconds) when it changed; default 300, 0 = only on Refresh.
     ``token``: the Hugging Face token the server reads a Hub dataset with (None: HF_TOKEN or the saved login).
     A missing folder or an unreachable Hub dataset is refused before any server starts."""
-    from .hub_access import hub_token, set_process_token
-    from .reading.locate import fetch_snapshot, local_path, parse_hub_id
-    from .space_launcher import launch_space
+    from toolkit.core.hub_access import hub_token, set_process_token
+    from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
+    from toolkit.outputs.space_launcher import launch_space
 
     hub = parse_hub_id(data)
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
@@ -346,7 +346,7 @@ def demo(
     n_bootstrap: int = N_BOOTSTRAP,
 ) -> DemoResult:
     """generate → judge → validate → submit → rank → serve on the embedded default."""
-    from .demo import run_demo
+    from toolkit.workflows.demo_board import run_demo
 
     return run_demo(workdir, limit=limit, max_new_tokens=max_new_tokens, serve=serve, port=port, fresh=fresh,
                     show_progress=show_progress, n_bootstrap=n_bootstrap)
@@ -354,7 +354,7 @@ def demo(
 
 def merge(shards: Sequence[PathLike], out: PathLike, data_dir: PathLike | None = None) -> MergeResult:
     """Combine ``generate --shard K/N`` run folders into one run folder, checked complete against the suites."""
-    from .generation.merge import merge_runs
+    from toolkit.stages.generation.merge import merge_runs
 
     return merge_runs(shards, out, data_dir=data_dir)
 
@@ -367,8 +367,8 @@ def agreement(
     A judge is named by its id, its folder slug or the name it was run with (``heuristic`` for
     ``heuristic-v1``). Returns (result keyed by suite, (json path, csv path) or None).
     """
-    from .hub_access import hub_token
-    from .judging.agreement import judge_agreement
+    from toolkit.core.hub_access import hub_token
+    from toolkit.stages.judging.agreement_report import judge_agreement
 
     with hub_token(token):
         return judge_agreement(data, judge_a, judge_b, out=out)
@@ -387,8 +387,8 @@ def analyze(
     token: str | None = None,
 ) -> AnalysisResult:
     """Paper 1's diagnostics on per-item records → tables, figures and summary.json in ``out``. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .analysis import run_analysis
-    from .hub_access import hub_token
+    from toolkit.outputs.analysis import run_analysis
+    from toolkit.core.hub_access import hub_token
 
     with hub_token(token):
         return run_analysis(data, out, submissions=submissions, n_bootstrap=n_bootstrap, seed=seed, max_prompts=max_prompts,
@@ -401,7 +401,7 @@ def evaluate(
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
     model_args: str | dict[str, str] | None = None,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,
@@ -432,12 +432,12 @@ def evaluate(
     published twice. The result names the judge id written and what makes the run not comparable with
     reported results (the smoke suite, the heuristic judge). ``executor``, ``shards``, ``ray_address``,
     ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .fanout import evaluate_fanned_out, wants_fanout
-    from .fanout.plan import fanout_refusals, single_outcome
-    from .hub_access import using_token
-    from .judging.components import JudgeSpec
-    from .judging.runner import judge_run
-    from .publishing.submit import submit_unless_published
+    from toolkit.workflows.fanout import evaluate_fanned_out, wants_fanout
+    from toolkit.workflows.fanout.plan import fanout_refusals, single_outcome
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.judging.components import JudgeSpec
+    from toolkit.stages.judging.runner import judge_run
+    from toolkit.outputs.publishing.submit import submit_unless_published
 
     with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
@@ -466,7 +466,7 @@ def evaluate_models(
     to: PathLike,
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,
@@ -491,9 +491,9 @@ def evaluate_models(
     Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
     as its shards are complete; a model that fails is reported in the result and the others go on. The file
     is checked before anything runs. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .fanout import evaluate_fanned_out
-    from .hub_access import using_token
-    from .judging.components import JudgeSpec
+    from toolkit.workflows.fanout import evaluate_fanned_out
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.judging.components import JudgeSpec
 
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
     submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
@@ -519,8 +519,8 @@ def recompute(
     """(Maintainers) rebuild leaderboard + figures of a dataset from its per-item records and commit;
     ``rejudge`` re-judges that many items per submission file with ``judge`` and flags disagreement above
     ``threshold``; ``primary_judges`` / ``gate`` update the card's choices (None keeps them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .hub_access import hub_token
-    from .publishing.recompute import recompute as rebuild
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.recompute import recompute as rebuild
 
     with hub_token(token):
         return rebuild(dataset, n_bootstrap=n_bootstrap, rejudge=rejudge, judge=judge, threshold=threshold, seed=seed,
@@ -547,10 +547,10 @@ def moderate(
     ``judge``, ...). ``suites``: the moderation benchmarks; ``data``: benchmark -> source export file or
     mirror folder. ``token``: the Hugging Face token of its downloads (None: HF_TOKEN or the saved login).
     """
-    from .hub_access import using_token
-    from .moderation.components import ModeratorSpec
-    from .moderation.runner import run_moderator
-    from .moderation.sources import MODERATION_BENCHMARKS
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.moderation.components import ModeratorSpec
+    from toolkit.stages.moderation.runner import run_moderator
+    from toolkit.stages.moderation.sources import MODERATION_BENCHMARKS
 
     names = _names(suites) or []
     for name in names:  # every name checked before a model loads
@@ -564,7 +564,7 @@ def moderate(
 
 def import_released_moderation(files: Sequence[PathLike], out: PathLike, moderator_id: str | None = None) -> list[Path]:
     """Write Safety-Flag's released per-item files as ModerationRecords into RUN/moderation/<benchmark>.jsonl."""
-    from .moderation.workflow import import_released_files
+    from toolkit.stages.moderation.workflow import import_released_files
 
     return import_released_files(files, out, moderator_id=moderator_id)
 
@@ -577,7 +577,7 @@ def build_moderation_list(
 
     Returns (the list file, its number of items, its sha256).
     """
-    from .moderation.suite import build_item_list, write_item_list
+    from toolkit.stages.moderation.suite import build_item_list, write_item_list
 
     rows = build_item_list(benchmark, data, n_per_class=n_per_class, rule=rule, seed=seed)
     path = Path(lists_dir) / f"{benchmark}.jsonl"
@@ -596,8 +596,8 @@ def moderation_report(
 ) -> ReportResult:
     """Moderator reliability report from ModerationRecords → DIR/moderators.csv (+ stability, cost curves, figures).
     ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from .hub_access import hub_token
-    from .moderation.workflow import write_report
+    from toolkit.core.hub_access import hub_token
+    from toolkit.stages.moderation.workflow import write_report
 
     with hub_token(token):
         return write_report(data, out, n_bootstrap=n_bootstrap, n_splits=n_splits, seed=seed,
@@ -607,13 +607,13 @@ def moderation_report(
 def review(dataset: str, post: bool = True, data_dir: PathLike | None = None, token: str | None = None) -> list[Review]:
     """(Maintainers) run submit's checks on each open pull request of a Hub dataset; with ``post``, comment
     each result on its pull request."""
-    from .reviewing import review_dataset
+    from toolkit.outputs.reviewing import review_dataset
 
     return review_dataset(dataset, post=post, token=token, data_dir=data_dir)
 
 
 def deploy_space(space: str, data: str, private: bool = False, token: str | None = None) -> DeployResult:
     """Create or update the leaderboard's Gradio Space ``space`` showing the Hub dataset ``data`` (idempotent)."""
-    from .space_deploy import deploy_space as deploy
+    from toolkit.outputs.space_deploy import deploy_space as deploy
 
     return deploy(space, data, private=private, token=token)

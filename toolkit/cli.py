@@ -8,7 +8,7 @@ import re
 import sys
 from typing import Sequence
 
-from . import __version__
+from toolkit import __version__
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
@@ -60,7 +60,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``command``, only that subcommand's arguments are built (the others: name and help)."""
-    from .commands import register_all
+    from toolkit.commands import register_all
 
     parser = Parser(prog="slmboard", description="Ambiguity-aware safety evaluation and leaderboards for small language models.")
     parser.add_argument("--version", action="version", version=f"slmboard {__version__}")
@@ -89,7 +89,7 @@ def _flag(param: str, parser: argparse.ArgumentParser | None) -> str:
 
 def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str | None:
     """What to do on the command line about a library error (library messages name no flags)."""
-    from . import api
+    from toolkit import api
 
     if isinstance(exc, api.SlmboardError) and exc.param:
         params = (exc.param,) if isinstance(exc.param, str) else exc.param
@@ -104,14 +104,14 @@ def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .errors import SlmboardError
+    from toolkit.core.errors import SlmboardError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     # the subcommand, built alone ("": none, e.g. `slmboard --help`); top-level flags take no value
     command = next((a for a in argv if not a.startswith("-")), "")
     args = build_parser(command).parse_args(argv)
     try:
-        from . import api
+        from toolkit import api
 
         with api.downloads_token(getattr(args, "token", None)):
             return args.func(args)

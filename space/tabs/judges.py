@@ -61,8 +61,8 @@ def per_model_table(frame: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
 
 
 def trust_markdown() -> str:
-    """The offline judges' cards (toolkit/judging/judge_cards.py): measured agreement with people, not typed."""
-    from toolkit.judging.judge_cards import render_cards
+    """The offline judges' cards (toolkit/stages/judging/judge_cards.py): measured agreement with people, not typed."""
+    from toolkit.stages.judging.judge_cards import render_cards
 
     return ("Each offline judge measured against people's labels on answers it was not trained on "
             "(figures written by the judges' training benches; LLM judges get theirs from `slmboard agreement`).\n\n"

@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from space.data import Board, md_escape
-from toolkit.board_figures import SCORES_CI_COLUMNS, scores_ci_figure
+from toolkit.data.board_figures import SCORES_CI_COLUMNS, scores_ci_figure
 from space.table import DEFAULT_GROUPS, GROUPS, column_widths, export_table, format_table
 from space.tabs.base import Ctx, Param, TabView
 from space.texts import DEFINITIONS

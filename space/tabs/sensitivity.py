@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from toolkit.board_figures import RANK_SENSITIVITY_COLUMNS, rank_sensitivity_figure
+from toolkit.data.board_figures import RANK_SENSITIVITY_COLUMNS, rank_sensitivity_figure
 from space.tabs.base import Ctx, TabView
 from space.tabs.leaderboard import FILTER_KEYS, shown_rows
 

@@ -147,7 +147,7 @@ def test_bad_input_exits_1_with_a_precise_message_and_writes_nothing(tmp_path):
 
 
 def test_figures_import_without_torch_and_say_when_empty():
-    code = ("import sys, pandas as pd; from toolkit.analysis import figures; "
+    code = ("import sys, pandas as pd; from toolkit.outputs.analysis import figures; "
             "f = figures.rank_trajectories(pd.DataFrame(columns=['suite','judge_id','model_id']), 'x'); "
             "assert type(f).__name__ == 'Figure'; assert 'torch' not in sys.modules, 'torch imported'")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -155,8 +155,8 @@ def test_figures_import_without_torch_and_say_when_empty():
 
 
 def test_metadata_reads_manifests_and_reports_bad_ones(tmp_path):
-    from toolkit.analysis.metadata import metadata_correlations, read_manifests
-    from toolkit.errors import ValidationFailed
+    from toolkit.outputs.analysis.metadata import metadata_correlations, read_manifests
+    from toolkit.core.errors import ValidationFailed
 
     features = read_manifests(manifests(tmp_path))
     outcomes = pd.DataFrame({"model_id": ["org/a", "org/b", "org/c", "org/d"], "judge_id": "j1", "ar": [0.2, 0.3, 0.7, 0.1],
@@ -172,7 +172,7 @@ def test_metadata_reads_manifests_and_reports_bad_ones(tmp_path):
 
 def test_paper_manifests_validate_and_carry_table_a2_facts():
     from schemas import Submission
-    from toolkit.analysis.metadata import features_of
+    from toolkit.outputs.analysis.metadata import features_of
 
     files = sorted((ROOT / "submissions").glob("paper1-*.json"))
     subs = {s.model_id: s for s in (Submission.model_validate_json(f.read_text()) for f in files)}

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.analysis.metadata import FEATURES, metadata_correlations, model_outcomes
+from toolkit.outputs.analysis.metadata import FEATURES, metadata_correlations, model_outcomes
 
 # (model, suite, judge, AR, S_raw): judge j2 sees only one suite of org/a and disagrees with j1 a lot,
 # so a pooled mean over judges differs from either judge's own mean.

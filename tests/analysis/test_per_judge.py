@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from toolkit.analysis import correlations, prediction
-from toolkit.analysis.metrics import ALL_METRICS, OUTPUT_METRICS, PROMPT_METRICS
+from toolkit.outputs.analysis import correlations, prediction
+from toolkit.outputs.analysis.metrics import ALL_METRICS, OUTPUT_METRICS, PROMPT_METRICS
 
 MODELS = [f"org/m{k}" for k in range(5)]
 SUITES = ("air_bench_2024", "harmbench")

@@ -11,7 +11,7 @@ from slmboard_badinput import CLI_CASES, DOC_HEADER, FILE_CASES, RECORD_CASES, r
 from slmboard_testing import make_item_row, make_run
 from toolkit import api
 from toolkit.cli import main
-from toolkit.runs import RunDir
+from toolkit.core.runs import RunDir
 
 REPO = Path(__file__).resolve().parents[2]
 

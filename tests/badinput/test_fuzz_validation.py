@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from schemas import ItemRecord
 from slmboard_testing import make_item_row
-from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA
-from toolkit.validation import validate_path
+from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA
+from toolkit.data.validation import validate_path
 
 _SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

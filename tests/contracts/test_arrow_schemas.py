@@ -14,8 +14,8 @@ import pytest
 
 from slmboard_testing import make_item_row
 
-from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA, RESPONSE_RECORD_SCHEMA
-from toolkit.errors import SlmboardError
+from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA, RESPONSE_RECORD_SCHEMA
+from toolkit.core.errors import SlmboardError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +46,7 @@ def test_derived_schemas_keep_the_published_columns_and_order():
 
 
 def test_submit_refuses_a_key_outside_the_schema_instead_of_dropping_it():
-    from toolkit.publishing.submit import _parquet_bytes
+    from toolkit.outputs.publishing.submit import _parquet_bytes
 
     row = make_item_row("smoke_001")
     table = pq.read_table(io.BytesIO(_parquet_bytes([row])))
@@ -72,7 +72,7 @@ NEW_FIELD_SCRIPT = textwrap.dedent('''
     sys.path.insert(0, str(Path(sys.argv[3]) / "tests"))
     from slmboard_testing import make_run
     from toolkit import api
-    from toolkit.records_io import iter_jsonl, write_jsonl_atomic
+    from toolkit.core.records_io import iter_jsonl, write_jsonl_atomic
     import pyarrow.parquet as pq
 
     run = make_run(Path(sys.argv[1]))
@@ -96,7 +96,7 @@ def test_a_new_item_record_field_reaches_the_published_parquet(tmp_path):
 
 
 def test_one_scrubber_masks_known_values_token_shapes_and_credential_keys():
-    from toolkit.secrets import scrub_secrets
+    from toolkit.core.secrets import scrub_secrets
 
     key = "local-secret-value-123"
     text = f"failed with {key} and hf_abcdefghijkl and sk-proj_ABCDEFGH12 but not hf_short"
@@ -108,7 +108,7 @@ def test_one_scrubber_masks_known_values_token_shapes_and_credential_keys():
 def test_decoding_settings_are_not_mistaken_for_credentials():
     """Key names are read as words: counts of tokens, the tokenizer and where a key is read from are
     published as they are (a manifest's max_new_tokens is part of what produced its numbers)."""
-    from toolkit.secrets import scrub_secrets
+    from toolkit.core.secrets import scrub_secrets
 
     kept = {"max_new_tokens": 256, "max_tokens": 64, "num_tokens": 3, "prompt_tokens": 12, "tokenizer": "org/tok",
             "api_key_env": "OPENAI_API_KEY", "monkey": "x", "turkey": "y", "token_type": "bearer"}

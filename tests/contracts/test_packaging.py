@@ -1,6 +1,6 @@
 """The built distributions carry the real dataset-card template, not a link to it.
 
-``toolkit/publishing/dataset_card.md`` is a symlink to the root ``dataset_card.md`` (one file to
+``toolkit/outputs/publishing/dataset_card.md`` is a symlink to the root ``dataset_card.md`` (one file to
 edit); setuptools copies the content into the sdist and the wheel. This builds both, from the
 committed tree (git archive, which keeps the symlink as a symlink), the way a release would.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CARD = "toolkit/publishing/dataset_card.md"
+CARD = "toolkit/outputs/publishing/dataset_card.md"
 BUILD = "import sys; from setuptools import build_meta as b; print(getattr(b, sys.argv[1])(sys.argv[2]))"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from toolkit import api
 from toolkit.cli import build_parser, main
-from toolkit.records_io import write_jsonl_atomic
+from toolkit.core.records_io import write_jsonl_atomic
 
 
 def _subparsers(parser: argparse.ArgumentParser, path=("slmboard",)):
@@ -68,7 +68,7 @@ def test_evaluate_takes_every_option_generate_and_judge_take():
 
 
 def test_help_agrees_with_the_code():
-    from toolkit.moderation.suite import LIST_VERSION
+    from toolkit.stages.moderation.suite import LIST_VERSION
 
     moderate = _flags(_commands()["moderate"])
     assert f"packaged {LIST_VERSION} lists" in moderate["--lists-dir"].help
@@ -126,7 +126,7 @@ def test_the_judge_name_is_accepted_where_the_judge_is_read_back(tmp_path, capsy
     write_jsonl_atomic(tmp_path / "items.jsonl", rows)
     assert main(["agreement", str(tmp_path / "items.jsonl"), "--judges", "human,heuristic", "--out", str(tmp_path / "a")]) == 0
     assert json.loads((tmp_path / "a" / "agreement.json").read_text())  # written
-    from toolkit.scoring.primary_judge import choose_primary_judges
+    from toolkit.data.scoring.primary_judge import choose_primary_judges
     import pandas as pd
 
     board = pd.DataFrame({"suite": ["smoke"] * 2, "judge_id": ["heuristic-v1", "human"], "model_id": ["m"] * 2,
@@ -150,7 +150,7 @@ def test_a_judge_id_has_a_pattern(tmp_path, capsys):
 
     with pytest.raises(ValueError, match="judge id"):
         ItemRecord(**make_item_row("i1", 1.0, judge_id="human<b>x</b>"))
-    from toolkit.suites import load_items
+    from toolkit.stages.suites import load_items
 
     src = tmp_path / "t.csv"  # one row that matches a smoke item: only the judge id is wrong
     src.write_text(f'prompt,response,label\n"{load_items("smoke", limit=1)[0].prompt}",No.,safe\n')

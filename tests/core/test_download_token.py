@@ -19,7 +19,7 @@ def private_model(tmp_path_factory):
     """A tiny random Llama with the embedded SmolLM2's tokenizer, uploaded as a private model repo."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     home = tmp_path_factory.mktemp("download-token")
     folder = home / "tiny"
@@ -68,7 +68,7 @@ def test_the_api_takes_the_token_as_the_command_does(private_model, tmp_path):
     got = client(env, f"""
         import json, os
         from toolkit import api
-        from toolkit.errors import SlmboardError
+        from toolkit.core.errors import SlmboardError
         kwargs = dict(suites="smoke", model="hf:{MODEL}", limit=1, max_new_tokens=2, show_progress=False)
         try:
             api.generate({str(tmp_path / "refused")!r}, **kwargs)

@@ -2,8 +2,8 @@
 left out, huggingface_hub's own resolution (HF_TOKEN, the saved login) applies."""
 from __future__ import annotations
 
-from toolkit.executors.base import run_in_thread
-from toolkit.hub_access import current_token, hub_api, hub_token
+from toolkit.stages.executors.base import run_in_thread
+from toolkit.core.hub_access import current_token, hub_api, hub_token
 
 
 def test_token_is_scoped_to_the_call_and_none_passes_through():

@@ -1,4 +1,4 @@
-"""Layering rules of issue 15 §4: no import cycles, a typed API, leaf modules stay leaves."""
+"""The layering: the folder tree is the layers (issue 33); no import cycles; a typed API."""
 from __future__ import annotations
 
 import ast
@@ -86,85 +86,46 @@ def test_cycle_finder_finds_a_planted_cycle():
 
 def test_generation_imports_no_judging_and_reading_no_publishing():
     graph = import_graph()
-    gen = {m for m in graph if m.startswith("toolkit.generation")}
-    assert not {t for m in gen for t in graph[m] if t.startswith("toolkit.judging")}
-    for leaf in ("toolkit.validation", *(m for m in graph if m.startswith("toolkit.reading"))):
-        assert not {t for t in graph[leaf] if t.startswith("toolkit.publishing")}, leaf
-#: Which unit may import which: the layering of docs/ARCHITECTURE.md, written once and checked on every run.
-#: A unit is a top-level package or module of toolkit/ (``toolkit.reading`` also covers reading_* and
-#: ranking: the data layer), ``schemas``, ``space``, and ``toolkit`` itself (its ``__init__``: the version).
-LEAVES = {"toolkit": set(), "schemas": set(), "toolkit.errors": set(), "toolkit.naming": set(), "toolkit.progress": set(),
-          "toolkit.secrets": set(), "toolkit.choices": set(), "toolkit.defaults": set()}
-ALLOWED: dict[str, set[str]] = {
-    **LEAVES,
-    "toolkit.registry": {"toolkit.errors"},
-    "toolkit.records_io": {"toolkit.errors"},
-    "toolkit.dataset_layout": {"toolkit.naming"},
-    "toolkit.endpoints": {"toolkit.errors", "toolkit.registry"},
-    "toolkit.arrow_schemas": {"schemas"},
-    "toolkit.terminal": {"schemas"},
-    "toolkit.runs": {"schemas", "toolkit.errors", "toolkit.naming", "toolkit.records_io"},
-    "toolkit.stage": {"toolkit.errors", "toolkit.progress", "toolkit.records_io"},
-    # every Hub call's token and the one translation of a Hub failure
-    "toolkit.hub_access": {"toolkit.errors", "toolkit.secrets"},
-    "toolkit.validation": {"schemas", "toolkit", "toolkit.dataset_layout", "toolkit.errors", "toolkit.records_io"},
-    "toolkit.scoring": {"toolkit.defaults", "schemas", "toolkit.errors", "toolkit.naming"},
-    # pure numbers and pictures over decided items / a leaderboard (no models, no I/O)
-    "toolkit.reliability": {"toolkit.defaults", "schemas"},
-    "toolkit.board_figures": {"schemas"},
-    "toolkit.reading": {"schemas", "toolkit", "toolkit.arrow_schemas", "toolkit.dataset_layout", "toolkit.defaults", "toolkit.errors",
-                        "toolkit.hub_access", "toolkit.naming", "toolkit.records_io", "toolkit.runs", "toolkit.scoring", "toolkit.secrets",
-                        "toolkit.validation"},
-    "toolkit.suites": {"toolkit.errors", "toolkit.hub_access", "toolkit.registry"},
-    "toolkit.generation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.hub_access",
-                           "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.stage", "toolkit.suites"},
-    "toolkit.judging": {"toolkit.defaults", "schemas", "toolkit", "toolkit.choices", "toolkit.endpoints", "toolkit.errors", "toolkit.naming",
-                        "toolkit.reading", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.scoring",
-                        "toolkit.secrets", "toolkit.stage", "toolkit.suites"},
-    "toolkit.importing": {"schemas", "toolkit", "toolkit.choices", "toolkit.errors", "toolkit.generation", "toolkit.records_io",
-                          "toolkit.registry", "toolkit.runs", "toolkit.stage", "toolkit.suites", "toolkit.validation"},
-    "toolkit.moderation": {"toolkit.defaults", "schemas", "toolkit", "toolkit.endpoints", "toolkit.errors", "toolkit.generation",
-                           "toolkit.judging", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.stage",
-                           "toolkit.suites", "toolkit.validation", "toolkit.reading", "toolkit.reliability"},
-    "toolkit.analysis": {"schemas", "toolkit.errors", "toolkit.generation", "toolkit.progress", "toolkit.reading",
-                         "toolkit.scoring"},
-    "toolkit.publishing": {"schemas", "toolkit", "toolkit.arrow_schemas", "toolkit.board_figures", "toolkit.dataset_layout", "toolkit.errors",
-                           "toolkit.hub_access",
-                           "toolkit.judging", "toolkit.naming", "toolkit.reading", "toolkit.records_io",
-                           "toolkit.registry", "toolkit.runs", "toolkit.scoring", "toolkit.secrets", "toolkit.suites",
-                           "toolkit.validation"},
-    "toolkit.exporting": {"schemas", "toolkit", "toolkit.errors", "toolkit.hub_access", "toolkit.importing", "toolkit.judging", "toolkit.naming",
-                          "toolkit.publishing", "toolkit.reading", "toolkit.registry", "toolkit.scoring", "toolkit.suites"},
-    "toolkit.reviewing": {"toolkit", "toolkit.dataset_layout", "toolkit.errors", "toolkit.hub_access", "toolkit.publishing", "toolkit.reading",
-                          "toolkit.validation"},
-    "toolkit.space_deploy": {"toolkit.errors", "toolkit.hub_access"},
-    "toolkit.space_launcher": {"toolkit.errors", "space"},
-    "space": {"schemas", "toolkit", "toolkit.board_figures", "toolkit.dataset_layout", "toolkit.errors", "toolkit.reading",
-              "toolkit.reliability", "toolkit.scoring"},
-    "toolkit.lm_eval_tasks": {"toolkit.suites"},
-    "toolkit.executors": {"toolkit.defaults", "toolkit.errors", "toolkit.registry"},
-    # the board driver: shard jobs (generation), judging, submitting
-    "toolkit.fanout": {"toolkit.errors", "toolkit.executors", "toolkit.generation", "toolkit.judging", "toolkit.progress",
-                       "toolkit.publishing", "toolkit.records_io", "toolkit.registry", "toolkit.runs", "toolkit.suites"},
-    "toolkit.demo": {"toolkit.dataset_layout", "toolkit.generation", "toolkit.judging", "toolkit.publishing", "toolkit.reading", "toolkit.runs",
-                     "toolkit.scoring", "toolkit.space_launcher", "toolkit.terminal", "toolkit.validation"},
-    # the one door: every command goes through toolkit.api (terminal: how a table is printed)
-    "toolkit.commands": {"toolkit", "toolkit.api", "toolkit.terminal"},
-    "toolkit.cli": {"toolkit", "toolkit.api", "toolkit.commands", "toolkit.errors"},
-}
-ALLOWED["toolkit.api"] = set(ALLOWED) - {"toolkit.api", "toolkit.commands", "toolkit.cli", "space"}
-#: Edges that break the table today, each removed by named work in progress (module -> module). The test
-#: fails when one disappears, so this list only shrinks.
-KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {}
+    gen = {m for m in graph if m.startswith("toolkit.stages.generation")}
+    assert not {t for m in gen for t in graph[m] if t.startswith("toolkit.stages.judging")}
+    for leaf in ("toolkit.data.validation", *(m for m in graph if m.startswith("toolkit.data.reading"))):
+        assert not {t for t in graph[leaf] if t.startswith("toolkit.outputs.publishing")}, leaf
+#: The layers, bottom to top (docs/ARCHITECTURE.md): the folder a module lives in is its layer. The rule, checked on
+#: every run: a module imports only modules of its own layer or of a layer below; inside a layer, the units (its
+#: packages and modules) import each other without a circle.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("records", ("schemas",)),
+    ("core", ("toolkit", "toolkit.core")),  # ``toolkit`` itself: its __init__, the version
+    ("data", ("toolkit.data",)),
+    ("stages", ("toolkit.stages",)),
+    ("outputs", ("toolkit.outputs", "space")),
+    ("workflows", ("toolkit.workflows",)),
+    ("face", ("toolkit.api", "toolkit.cli", "toolkit.commands")),
+]
+#: One rule inside the face: every command goes through the typed API (the one door), and prints tables the one way.
+COMMANDS_MAY_IMPORT = ("toolkit", "toolkit.api", "toolkit.outputs.terminal")
+
+
+def layer_of(module: str) -> int:
+    """Index into LAYERS of the longest prefix that names ``module``'s folder."""
+    best, found = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), i
+    if found is None:
+        raise AssertionError(f"{module} lies in no layer: move it into one of {[p for _, ps in LAYERS for p in ps]}")
+    return found
 
 
 def unit_of(module: str) -> str:
-    parts = module.split(".")
-    if parts[0] in ("schemas", "space") or module == "toolkit":
-        return parts[0]
-    if parts[1] in ("reading_source", "reading_scan", "ranking"):
-        return "toolkit.reading"
-    return "toolkit." + parts[1]
+    """A module's unit inside its layer: the first folder or module below the layer's folder."""
+    for _, prefixes in LAYERS:
+        for prefix in sorted(prefixes, key=len, reverse=True):
+            if prefix != "toolkit" and (module == prefix or module.startswith(prefix + ".")):
+                rest = module[len(prefix) + 1:].split(".")[0] if module != prefix else ""
+                return f"{prefix}.{rest}" if rest else prefix
+    return module
 
 
 def full_import_graph() -> dict[str, set[str]]:
@@ -174,42 +135,69 @@ def full_import_graph() -> dict[str, set[str]]:
 
 
 def layer_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
-    """(module, imported module) pairs whose units the table does not allow."""
+    """(module, imported module) pairs that break the rule: an import up a layer, a command past the API."""
     out = set()
     for module, targets in graph.items():
-        unit = unit_of(module)
         for target in targets:
-            other = unit_of(target)
-            if other != unit and other not in ALLOWED.get(unit, set()):
+            if layer_of(target) > layer_of(module):
+                out.add((module, target))
+            elif module.startswith("toolkit.commands.") and not target.startswith("toolkit.commands") \
+                    and target not in COMMANDS_MAY_IMPORT:
                 out.add((module, target))
     return out
 
 
-def test_every_unit_is_in_the_table():
-    assert {unit_of(m) for m in full_import_graph()} <= set(ALLOWED)
+def unit_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Circles between the units of one layer (e.g. stages.judging -> stages.generation -> stages.judging)."""
+    units: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        u = unit_of(module)
+        units.setdefault(u, set()).update(unit_of(t) for t in targets
+                                           if layer_of(t) == layer_of(module) and unit_of(t) != u)
+    return cycles(units)
 
 
-def test_imports_follow_the_layering_table():
+def test_every_module_lies_in_a_layer():
+    for module in full_import_graph():
+        layer_of(module)
+
+
+def test_imports_follow_the_layers():
     found = layer_violations(full_import_graph())
-    assert found - set(KNOWN_VIOLATIONS) == set()
-    gone = set(KNOWN_VIOLATIONS) - found
-    assert not gone, f"fixed: remove {sorted(gone)} from KNOWN_VIOLATIONS"
+    assert not found, "imports against the layers (module -> imported): " + ", ".join(f"{a} -> {b}" for a, b in sorted(found))
 
 
-def test_the_table_check_finds_a_planted_bad_import():
+def test_no_circle_between_the_units_of_a_layer():
+    assert unit_cycles(full_import_graph()) == []
+
+
+def test_the_rule_finds_a_planted_wrong_way_import():
     graph = full_import_graph()
-    graph["toolkit.generation.runner"] = graph["toolkit.generation.runner"] | {"toolkit.judging.base"}
-    graph["toolkit.commands.rank"] = graph["toolkit.commands.rank"] | {"toolkit.scoring.leaderboard"}
-    planted = layer_violations(graph) - set(KNOWN_VIOLATIONS)
-    assert planted == {("toolkit.generation.runner", "toolkit.judging.base"),
-                       ("toolkit.commands.rank", "toolkit.scoring.leaderboard")}
+    graph["toolkit.stages.generation.runner"] = graph["toolkit.stages.generation.runner"] | {"toolkit.outputs.publishing.submit"}
+    graph["toolkit.commands.rank"] = graph["toolkit.commands.rank"] | {"toolkit.data.scoring.leaderboard"}
+    graph["toolkit.core.errors"] = graph["toolkit.core.errors"] | {"toolkit.api"}
+    assert layer_violations(graph) == {("toolkit.stages.generation.runner", "toolkit.outputs.publishing.submit"),
+                                       ("toolkit.commands.rank", "toolkit.data.scoring.leaderboard"),
+                                       ("toolkit.core.errors", "toolkit.api")}
+
+
+def test_the_rule_finds_a_planted_circle_inside_a_layer():
+    graph = full_import_graph()
+    graph["toolkit.stages.suites.base"] = graph.get("toolkit.stages.suites.base", set()) | {"toolkit.stages.importing.base"}
+    assert unit_cycles(full_import_graph()) == []
+    assert any({"toolkit.stages.importing", "toolkit.stages.suites"} <= set(c) for c in unit_cycles(graph))
+
+
+def test_few_loose_modules_at_the_top():
+    loose = sorted(p.name for p in (ROOT / "toolkit").glob("*.py"))
+    assert len(loose) <= 5, loose
 
 
 def test_a_planted_import_in_a_file_is_found(tmp_path):
     """The parser sees lazy imports inside functions too."""
     planted = tmp_path / "m.py"
     planted.write_text("def f():\n    from ..judging import make_judge\n    return make_judge\n")
-    assert "toolkit.judging" in _imports(planted, "toolkit.generation.m")
+    assert "toolkit.stages.judging" in _imports(planted, "toolkit.stages.generation.m")
 
 
 def test_every_api_function_is_typed_and_exported():
@@ -232,7 +220,7 @@ def test_validating_a_run_loads_no_publishing_module(tmp_path):
 
     run = make_run(tmp_path / "run")
     code = ("import sys; from toolkit import api; assert api.validate(sys.argv[1]).ok; "
-            "print(sorted(m for m in sys.modules if m.startswith('toolkit.publishing')))")
+            "print(sorted(m for m in sys.modules if m.startswith('toolkit.outputs.publishing')))")
     out = subprocess.run([sys.executable, "-c", code, str(run)], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -244,7 +232,8 @@ def test_a_command_loads_only_what_it_runs(tmp_path):
 
     run = make_run(tmp_path / "run")
     code = ("import sys; from toolkit.cli import main; rc = main(['validate', sys.argv[1]]); "
-            "print(rc, sorted({m.split('.')[1] for m in sys.modules if m.startswith('toolkit.') and m.count('.') > 1}))")
+            "print(rc, sorted(m for m in sys.modules if m.startswith(('toolkit.stages', 'toolkit.outputs', "
+            "'toolkit.workflows', 'toolkit.commands.'))))")
     out = subprocess.run([sys.executable, "-c", code, str(run)], capture_output=True, text=True, cwd=ROOT, check=True)
     rc, loaded = out.stdout.strip().splitlines()[-1].split(" ", 1)
-    assert rc == "0" and loaded == "['commands']", out.stdout  # only toolkit.commands.validate of any package
+    assert rc == "0" and loaded == "['toolkit.commands.validate']", out.stdout  # no stage or output module

@@ -9,8 +9,8 @@ import pytest
 
 from toolkit import api
 from toolkit.cli import flag_hint, main
-from toolkit.errors import BadOption
-from toolkit.records_io import write_jsonl_atomic
+from toolkit.core.errors import BadOption
+from toolkit.core.records_io import write_jsonl_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
@@ -84,7 +84,7 @@ def test_cli_translates_parameter_to_flag():
 
 
 def test_suite_without_its_file_names_data_dir(tmp_path, capsys):
-    from toolkit.suites import SuiteDataError, get_suite
+    from toolkit.stages.suites import SuiteDataError, get_suite
 
     with pytest.raises(SuiteDataError) as err:
         get_suite("sst").load(tmp_path)

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from toolkit.records_io import JsonlAppender, iter_jsonl, repair_torn_tail
-from toolkit.validation import validate_path
+from toolkit.core.records_io import JsonlAppender, iter_jsonl, repair_torn_tail
+from toolkit.data.validation import validate_path
 
 from slmboard_testing import make_item_row
 
@@ -84,7 +84,7 @@ def test_parquet_rows_are_validated_too(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from toolkit.arrow_schemas import ITEM_RECORD_SCHEMA
+    from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA
 
     rows = [make_item_row("a"), make_item_row("b", score=0.5, label="safe")]
     pq.write_table(pa.Table.from_pylist(rows, schema=ITEM_RECORD_SCHEMA), tmp_path / "x.parquet")

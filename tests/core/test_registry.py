@@ -1,4 +1,4 @@
-"""toolkit.registry: one typed registry of components (each with a pydantic options model and a describe()),
+"""toolkit.core.registry: one typed registry of components (each with a pydantic options model and a describe()),
 one unknown-name error, options refused by name (issue 25 item 2)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from toolkit import api
 from toolkit.cli import main
-from toolkit.errors import BadOption, SlmboardError, UnknownComponent
-from toolkit.registry import NoOptions, Options, Registry, Spec, option
+from toolkit.core.errors import BadOption, SlmboardError, UnknownComponent
+from toolkit.core.registry import NoOptions, Options, Registry, Spec, option
 
 
 class _SizeOptions(Options):
@@ -89,8 +89,8 @@ def _registries() -> list[Registry]:
 
 
 def test_every_component_declares_options_and_describes_itself():
-    from toolkit.judging.components import GUARD_STYLES
-    from toolkit.moderation.components import GUARDS
+    from toolkit.stages.judging.components import GUARD_STYLES
+    from toolkit.stages.moderation.components import GUARDS
 
     for reg in _registries() + [GUARD_STYLES, GUARDS]:
         assert len(reg) > 0, reg.kind
@@ -133,15 +133,15 @@ def test_options_defaults_are_the_builders_defaults():
 
 
 def test_unused_judges_are_not_imported():
-    code = ("import sys; from toolkit.judging import make_judge; make_judge('heuristic'); "
-            "print(sorted(m for m in sys.modules if m.startswith('toolkit.judging.')))")
+    code = ("import sys; from toolkit.stages.judging import make_judge; make_judge('heuristic'); "
+            "print(sorted(m for m in sys.modules if m.startswith('toolkit.stages.judging.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "toolkit.judging.heuristic" in out
-    assert "toolkit.judging.mdjudge" not in out and "toolkit.judging.openai_judge" not in out
+    assert "toolkit.stages.judging.heuristic" in out
+    assert "toolkit.stages.judging.mdjudge" not in out and "toolkit.stages.judging.openai_judge" not in out
 
 
 def test_one_error_for_an_unknown_name_of_every_kind():
-    from toolkit.suites import get_suite
+    from toolkit.stages.suites import get_suite
 
     for lookup in (lambda: get_suite("nope"), lambda: api.JudgeSpec("nope"), lambda: api.BackendSpec("nope"),
                    lambda: api.ModeratorSpec("nope"), lambda: api.MODERATION_BENCHMARKS.get("nope"),

@@ -1,4 +1,4 @@
-"""The stage engine (toolkit/stage.py) through the commands that use it: one bad-row policy,
+"""The stage engine (toolkit/core/stage_engine.py) through the commands that use it: one bad-row policy,
 torn-line repair, records appended the moment the backend yields them, resume without duplicates."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from slmboard_testing import make_run
 
 from toolkit import api
-from toolkit.errors import SlmboardError
-from toolkit.generation.backends import Backend, Completion, ModelDescription
-from toolkit.records_io import iter_jsonl
+from toolkit.core.errors import SlmboardError
+from toolkit.stages.generation.backends import Backend, Completion, ModelDescription
+from toolkit.core.records_io import iter_jsonl
 
 
 class EchoBackend(Backend):

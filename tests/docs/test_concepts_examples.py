@@ -1,4 +1,4 @@
-"""The worked examples of docs/concepts.md, recomputed with toolkit.scoring.
+"""The worked examples of docs/concepts.md, recomputed with toolkit.data.scoring.
 
 Expected values come from the page only: each block marked ``<!-- example: NAME -->`` has lines
 ``given k = v; ...`` (inputs) and ``gives k = v; ...`` (expected results); values are JSON
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.scoring import competition_rank, paired_bootstrap, rank_group, rank_range, rank_upper_bound, rates
-from toolkit.scoring.bootstrap import label_patterns
-from toolkit.scoring.primary_judge import choose_primary_judges
-from toolkit.scoring.ternary import codes_from_scores
+from toolkit.data.scoring import competition_rank, paired_bootstrap, rank_group, rank_range, rank_upper_bound, rates
+from toolkit.data.scoring.bootstrap import label_patterns
+from toolkit.data.scoring.primary_judge import choose_primary_judges
+from toolkit.data.scoring.ternary import codes_from_scores
 from schemas import POLICIES
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "concepts.md"

@@ -1,4 +1,4 @@
-"""docs/reference/errors.md has a section for every error kind: the classes of toolkit/errors.py and every
+"""docs/reference/errors.md has a section for every error kind: the classes of toolkit/core/errors.py and every
 class elsewhere in toolkit/ that derives from one of them (found by reading the source, so nothing heavy is
 imported). A new error without a section fails here."""
 from __future__ import annotations
@@ -8,15 +8,15 @@ import inspect
 import re
 from pathlib import Path
 
-import toolkit.errors
+import toolkit.core.errors
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "reference" / "errors.md"
 
 
 def error_kinds() -> set[str]:
-    kinds = {name for name, obj in vars(toolkit.errors).items()
-             if inspect.isclass(obj) and obj.__module__ == toolkit.errors.__name__}
+    kinds = {name for name, obj in vars(toolkit.core.errors).items()
+             if inspect.isclass(obj) and obj.__module__ == toolkit.core.errors.__name__}
     classes = [(node.name, {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases})
                for path in (REPO / "toolkit").rglob("*.py")
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)]

@@ -13,11 +13,11 @@ import pytest
 
 from slmboard_export_fixtures import SCORES, expected_board, write_records
 from toolkit import api
-from toolkit.exporting.eee import eee_uuid
+from toolkit.outputs.exporting.eee import eee_uuid
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "interop"
-PACKAGED = REPO / "toolkit" / "exporting" / "eee_schema"
+PACKAGED = REPO / "toolkit" / "outputs" / "exporting" / "eee_schema"
 
 
 def schema(name: str) -> dict:
@@ -224,7 +224,7 @@ def test_the_files_alone_rebuild_the_same_leaderboard(exported):
     back the same s_raw, s_adj, hcr, ar, srr, score_*, ranks and n_failed."""
     import pandas as pd
 
-    from toolkit.reading import leaderboard
+    from toolkit.data.reading import leaderboard
 
     data, out = exported
     aggregates, samples = validate_tree(out)

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from toolkit import api
-from toolkit.errors import BadOption, SlmboardError, UnknownComponent
-from toolkit.fanout.shard_runs import (PLAN_FILE, ShardJob, StorageNotShared, merge_shards, prepare_shards, run_shard,
+from toolkit.core.errors import BadOption, SlmboardError, UnknownComponent
+from toolkit.workflows.fanout.shard_runs import (PLAN_FILE, ShardJob, StorageNotShared, merge_shards, prepare_shards, run_shard,
                                        shard_dir, shards_root)
-from toolkit.fanout.watch import LineCounter
-from toolkit.runs import RunDir, RunMismatch
-from toolkit.suites import load_items
+from toolkit.workflows.fanout.watch import LineCounter
+from toolkit.core.runs import RunDir, RunMismatch
+from toolkit.stages.suites import load_items
 
 OPTIONS = dict(suites=["smoke"], model="hf", model_args="", data_dir=None, limit=5, batch_size=4, max_new_tokens=2,
                submission_id=None, mode="generate", concurrency=None)
@@ -63,7 +63,7 @@ def test_a_job_that_cannot_see_the_drivers_plan_says_storage_is_not_shared(tmp_p
 @pytest.fixture(scope="module")
 def shards_done(tmp_path_factory) -> Path:
     """RUN/.shards/K-of-2 made by the real stage (`generate --shard K/2`, the embedded model, 2 tokens)."""
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     backend = make_backend("hf", {}, 4)
     run = tmp_path_factory.mktemp("fan") / "run"
@@ -96,7 +96,7 @@ def test_merge_fills_the_run_and_never_drops_an_answer_the_shards_lack(shards_do
 
 
 def test_fanout_refusals_come_before_any_work(tmp_path):
-    from toolkit.generation import Backend
+    from toolkit.stages.generation import Backend
 
     class Unused(Backend):  # a backend object the caller built itself; never asked for anything here
         name = "unused"

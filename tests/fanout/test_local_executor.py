@@ -6,7 +6,7 @@ import json
 import pytest
 
 from toolkit import api
-from toolkit.fanout import read_attempts
+from toolkit.workflows.fanout import read_attempts
 
 pytestmark = pytest.mark.slow
 

@@ -7,9 +7,9 @@ import pytest
 
 from slmboard_badinput import MODELS_FILE_CASES
 from toolkit.cli import build_parser, main
-from toolkit.errors import ValidationFailed
-from toolkit.fanout import ModelEntry, load_models_file
-from toolkit.fanout.models_file import BOARD_OPTIONS
+from toolkit.core.errors import ValidationFailed
+from toolkit.workflows.fanout import ModelEntry, load_models_file
+from toolkit.workflows.fanout.models_file import BOARD_OPTIONS
 
 
 @pytest.mark.parametrize("case", MODELS_FILE_CASES, ids=lambda c: c.name)

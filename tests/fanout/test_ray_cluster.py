@@ -28,8 +28,8 @@ from slmboard_ray_cluster import OFFLINE_ENV, two_node_cluster  # noqa: E402
 from slmboard_suite_fixtures import write_salad  # noqa: E402
 
 from toolkit import api  # noqa: E402
-from toolkit.fanout import read_attempts, shard_dir  # noqa: E402
-from toolkit.suites import load_items  # noqa: E402
+from toolkit.workflows.fanout import read_attempts, shard_dir  # noqa: E402
+from toolkit.stages.suites import load_items  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -189,7 +189,7 @@ def test_a_board_of_three_models_in_one_command(cluster, tmp_path):
     """generate → judge → submit for three variants of the tiny model; a fourth, broken entry fails alone."""
     from datasets import load_dataset
 
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     weights, _ = dense_model_dir()
     models = tmp_path / "models.yaml"
@@ -256,12 +256,12 @@ def test_node_killed_mid_task_its_task_resumes_on_the_other_node(cluster, data_d
 def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
     """MD-Judge (here with the embedded SmolLM2 as its stand-in model) loads a model: the board sends it to the
     cluster as a task of its own, after the run's shards; an API or heuristic judge stays in the driver."""
-    from toolkit.executors.ray_executor import RayExecutor
-    from toolkit.fanout import AfterGeneration, ModelRun, run_board
-    from toolkit.fanout.board import judge_runs_a_model
-    from toolkit.executors import Resources
-    from toolkit.fanout.plan import generation_options
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.executors.ray_executor import RayExecutor
+    from toolkit.workflows.fanout import AfterGeneration, ModelRun, run_board
+    from toolkit.workflows.fanout.board import judge_runs_a_model
+    from toolkit.stages.executors import Resources
+    from toolkit.workflows.fanout.plan import generation_options
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     class Recording(RayExecutor):
         labels: list[str] = []

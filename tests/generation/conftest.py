@@ -6,7 +6,7 @@ import pytest
 @pytest.fixture(scope="session")
 def hf_backend():
     """One real HF backend (embedded SmolLM2 via lm-eval HFLM) shared by the tests of this folder."""
-    from toolkit.generation import make_backend
+    from toolkit.stages.generation import make_backend
 
     return make_backend("hf", {}, 4)
 

@@ -7,8 +7,8 @@ that is already decoding. The reference is lm-eval's HFLM with batch size 1.
 """
 import pytest
 
-from toolkit.generation import make_backend
-from toolkit.suites import load_items
+from toolkit.stages.generation import make_backend
+from toolkit.stages.suites import load_items
 
 MAX_NEW, ROWS = 40, 3
 SHORT_ANSWERS = [  # each ends with EOS well before 40 tokens (measured: 7, 7, 12, 19 tokens)
@@ -34,7 +34,7 @@ def reference(prompts):
 
 @pytest.mark.parametrize("rows, workers", [(ROWS, 1), (2 * ROWS, 2)], ids=["one-thread", "two-decode-threads"])
 def test_stream_equals_one_at_a_time(hf_backend, prompts, reference, monkeypatch, rows, workers):
-    from toolkit.generation import continuous
+    from toolkit.stages.generation import continuous
 
     runs = []
     original = continuous.ContinuousGreedy.run

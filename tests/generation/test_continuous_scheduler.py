@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from toolkit.generation import continuous  # noqa: E402
+from toolkit.stages.generation import continuous  # noqa: E402
 
 VOCAB = 96
 STOP_IDS = {5, 17, 42}
@@ -195,8 +195,8 @@ def test_recycled_memory_never_reaches_an_answer(tiny_llama, monkeypatch):
 
 
 def test_default_workers_and_the_decode_workers_model_arg(monkeypatch):
-    from toolkit.errors import BadOption
-    from toolkit.generation import BackendSpec
+    from toolkit.core.errors import BadOption
+    from toolkit.stages.generation import BackendSpec
 
     monkeypatch.setattr(torch, "get_num_threads", lambda: 4)
     # One decode thread per intra-op thread while each keeps >= 8 rows; one on an accelerator.

@@ -7,7 +7,7 @@ import sys
 import time
 
 from schemas import ResponseRecord
-from toolkit.suites import load_items
+from toolkit.stages.suites import load_items
 
 LIMIT = 10
 CMD = ["-m", "toolkit.cli", "generate", "--suites", "smoke", "--limit", str(LIMIT), "--max-new-tokens", "8", "--batch-size", "2"]

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from toolkit import api
-from toolkit.errors import SlmboardError
-from toolkit.suites import load_items
+from toolkit.core.errors import SlmboardError
+from toolkit.stages.suites import load_items
 
 N = 3
 

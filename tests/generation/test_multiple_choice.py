@@ -1,8 +1,8 @@
 """The answer-letter parser and the bbq judge's score mapping (no model needed)."""
 import pytest
 
-from toolkit.judging import JudgeInput, make_judge
-from toolkit.judging.multiple_choice import parse_choice
+from toolkit.stages.judging import JudgeInput, make_judge
+from toolkit.stages.judging.multiple_choice import parse_choice
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -36,6 +36,6 @@ def test_not_a_multiple_choice_item_is_an_error_not_a_score():
 
 
 def test_registered_as_builtin():
-    from toolkit.judging import available_judges
+    from toolkit.stages.judging import available_judges
 
     assert "bbq" in available_judges() and make_judge("bbq").judge_id == "bbq-mc-v1"

@@ -3,7 +3,7 @@ import json
 import os
 
 from toolkit.cli import main
-from toolkit.generation.embedded import dense_model_dir
+from toolkit.stages.generation.embedded import dense_model_dir
 
 
 def test_raw_prompt_is_recorded_and_noted(tmp_path, capsys):

@@ -9,7 +9,7 @@ import pytest
 from slmboard_servers import TEST_API_KEY, start_llm_katan
 from schemas import ResponseRecord
 from toolkit import api
-from toolkit.errors import SlmboardError
+from toolkit.core.errors import SlmboardError
 
 SERVED = "smol-under-test"
 

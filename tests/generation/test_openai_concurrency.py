@@ -13,8 +13,8 @@ import pytest
 
 from slmboard_servers import TEST_API_KEY, start_llm_katan
 from toolkit import api
-from toolkit.errors import SlmboardError
-from toolkit.generation.openai_backend import OpenAIBackend
+from toolkit.core.errors import SlmboardError
+from toolkit.stages.generation.openai_backend import OpenAIBackend
 
 SERVED = "echo-under-test"
 SLOW_EXTRA_S = 2.0
@@ -65,7 +65,7 @@ def test_requests_stay_in_flight_continuously(tmp_path, katan, monkeypatch):
 
 
 def test_concurrency_is_refused_where_it_means_nothing(tmp_path):
-    from toolkit.generation.backends import Backend
+    from toolkit.stages.generation.backends import Backend
 
     class Fixed(Backend):
         name = "fixed"

@@ -6,8 +6,8 @@ import pytest
 from schemas import GenerationConfig, ItemRecord, ResponseRecord
 from slmboard_suite_fixtures import write_airbench, write_bbq, write_salad
 from toolkit import api
-from toolkit.errors import SlmboardError, UnknownComponent
-from toolkit.generation.runner import suite_decoding
+from toolkit.core.errors import SlmboardError, UnknownComponent
+from toolkit.stages.generation.runner import suite_decoding
 
 
 def rows(path):

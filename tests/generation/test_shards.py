@@ -1,9 +1,9 @@
 """--shard K/N: a deterministic, disjoint, covering partition of the items."""
 import pytest
 
-from toolkit.errors import SlmboardError
-from toolkit.generation import parse_shard, select_shard
-from toolkit.suites import load_items
+from toolkit.core.errors import SlmboardError
+from toolkit.stages.generation import parse_shard, select_shard
+from toolkit.stages.suites import load_items
 
 
 def test_partition_is_disjoint_covering_and_balanced():

@@ -4,7 +4,7 @@ import importlib.util
 import pytest
 
 from toolkit import api
-from toolkit.errors import SlmboardError
+from toolkit.core.errors import SlmboardError
 
 
 def _cuda() -> bool:

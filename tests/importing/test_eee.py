@@ -12,7 +12,7 @@ import pytest
 
 from importing_helpers import RELEASE, SHARED, tree_digest
 from toolkit.cli import main
-from toolkit.importing import parser_for
+from toolkit.stages.importing import parser_for
 
 EEE_FIXTURES = SHARED / "interop" / "fixtures" / "eee"
 
@@ -60,7 +60,7 @@ def _board(dataset: Path, out: Path) -> pd.DataFrame:
 
 
 def test_round_trip_export_then_import_gives_the_same_leaderboard(benchmarks, gpt4_gpteval, tmp_path, capsys):
-    pytest.importorskip("toolkit.exporting", reason="the EEE exporter (export helper, issue 13) is not on this branch")
+    pytest.importorskip("toolkit.outputs.exporting", reason="the EEE exporter (export helper, issue 13) is not on this branch")
     sources = {"openai/gpt-4-0613": gpt4_gpteval,
                "meta/llama2new": RELEASE / "xstest_v2_completions_llama2new_gpteval.csv.gz",
                "mistral/mistralinstruct": RELEASE / "xstest_v2_completions_mistralinstruct_gpteval.csv.gz"}

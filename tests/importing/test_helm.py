@@ -17,9 +17,9 @@ import pytest
 
 from importing_helpers import SHARED, tree_digest
 from toolkit.cli import main
-from toolkit.importing import parser_for
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.stages.importing import parser_for
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 REAL = SHARED / "interop" / "fixtures" / "helm"
 NARRATIVE = REAL / "narrative_qa-model=openai_gpt2"

@@ -16,8 +16,8 @@ import pytest
 
 from importing_helpers import FIXTURES
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 MODEL = ["--model-id", "HuggingFaceTB/SmolLM2-135M-Instruct"]
 SOURCES = {"helm-0.5.16": FIXTURES / "helm_real" / "runs", "helm-main-2024-08": FIXTURES / "helm_2024" / "runs"}

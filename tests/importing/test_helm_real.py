@@ -17,8 +17,8 @@ import pytest
 
 from importing_helpers import SHARED
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "helm_real"
 RUNS = FIXTURE / "runs"

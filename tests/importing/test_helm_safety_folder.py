@@ -16,8 +16,8 @@ import pytest
 
 from importing_helpers import FIXTURES, tree_digest
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 RUNS = FIXTURES / "helm_2024" / "runs"
 sys.path.insert(0, str(FIXTURES / "helm_real"))

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.importing.staging import make_staging, owner_tag, remove_stale_staging
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.stages.importing.staging import make_staging, owner_tag, remove_stale_staging
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,8 @@ import pytest
 
 from importing_helpers import FIXTURES
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 LM_EVAL_RUN = FIXTURES / "lm_eval" / "run"
 MODEL = ["--model-id", "HuggingFaceTB/SmolLM2-135M-Instruct", "--model-revision", "gguf-q4_1-sha256:b179c9523d0e6a0f"]

@@ -14,9 +14,9 @@ import pytest
 
 from importing_helpers import FIXTURES, tree_digest
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
-from toolkit.suites import SUITES
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
+from toolkit.stages.suites import SUITES
 
 REPO = Path(__file__).resolve().parents[2]
 LM_EVAL_RUN = FIXTURES / "lm_eval" / "run"
@@ -36,7 +36,7 @@ def lm_eval_fixture():
 def test_tasks_command_prints_the_folder_of_one_task_per_suite(capsys):
     assert main(["tasks", "lm-eval"]) == 0
     folder = Path(capsys.readouterr().out.strip())
-    assert folder == REPO / "toolkit" / "lm_eval_tasks"
+    assert folder == REPO / "toolkit" / "stages" / "lm_eval_tasks"
     assert sorted(p.name for p in folder.glob("*.yaml")) == sorted(f"slmboard_{name}.yaml" for name in SUITES.names())
     assert (folder / "suite_docs.py").is_file()
     assert lm_eval_fixture().shipped_tasks_folder() == str(folder)  # the console script says the same
@@ -64,7 +64,7 @@ def test_lm_eval_loads_every_task_with_slmboards_items_and_decoding(benchmarks):
     loader = type("TaskYaml", (yaml.SafeLoader,), {})
     loader.add_constructor("!function", lambda load, node: load.construct_scalar(node))  # lm-eval resolves it; not needed here
 
-    folder = REPO / "toolkit" / "lm_eval_tasks"
+    folder = REPO / "toolkit" / "stages" / "lm_eval_tasks"
     manager = TaskManager(include_path=str(folder), include_defaults=False,
                           metadata={"data_dir": str(benchmarks), "bbq_categories": "Age,Religion"})
     assert set(manager.all_tasks) == {f"slmboard_{name}" for name in SUITES.names()}
@@ -102,9 +102,9 @@ def test_the_wheel_carries_the_task_folder(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("slmboard-*.whl")
     with zipfile.ZipFile(wheel) as z:
         z.extractall(tmp_path / "site")
-    found = subprocess.run([sys.executable, "-c", "from toolkit.lm_eval_tasks import tasks_dir; print(tasks_dir())"],
+    found = subprocess.run([sys.executable, "-c", "from toolkit.stages.lm_eval_tasks import tasks_dir; print(tasks_dir())"],
                            cwd=tmp_path, env={"PYTHONPATH": str(tmp_path / "site")}, check=True, capture_output=True, text=True).stdout.strip()
-    assert found == str(tmp_path / "site" / "toolkit" / "lm_eval_tasks")
+    assert found == str(tmp_path / "site" / "toolkit" / "stages" / "lm_eval_tasks")
     assert sorted(p.name for p in Path(found).iterdir() if p.suffix in (".yaml", ".py")) == \
         sorted([f"slmboard_{n}.yaml" for n in SUITES.names()] + ["__init__.py", "suite_docs.py"])
 

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from importing_helpers import read_csv_rows, tree_digest
 from test_table import canonical, expected_refusal_score
 from toolkit.cli import main
-from toolkit.reading import open_data
+from toolkit.data.reading import open_data
 
 
 def test_imported_subset_is_judged_compared_published_partially_and_ranked(gpt4_gpteval, benchmarks, tmp_path, capsys):

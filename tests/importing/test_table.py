@@ -8,8 +8,8 @@ import pytest
 
 from importing_helpers import RELEASE, read_csv_rows, tree_digest
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
-from toolkit.runs import RunDir
+from toolkit.core.records_io import iter_jsonl
+from toolkit.core.runs import RunDir
 
 COLS = ["--columns", "prompt=prompt,response=completion"]
 

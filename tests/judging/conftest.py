@@ -9,8 +9,8 @@ import pytest
 from slmboard_servers import TEST_API_KEY, ServerHandle, shared_vllm_server, start_llm_katan
 from slmboard_testing import make_run
 
-from toolkit.records_io import write_jsonl_atomic
-from toolkit.runs import RunDir
+from toolkit.core.records_io import write_jsonl_atomic
+from toolkit.core.runs import RunDir
 
 
 def build_run(root: Path, responses: Sequence[str], suite: str = "harmbench", prompts: Sequence[str] | None = None,
@@ -20,7 +20,7 @@ def build_run(root: Path, responses: Sequence[str], suite: str = "harmbench", pr
     make_run(root, scores={i: 1.0 for i in ids}, suite=suite, judged=False, model_id=model_id,
              submission_id=model_id.split("/")[-1] + "-1")
     run = RunDir(root)
-    from toolkit.records_io import iter_jsonl
+    from toolkit.core.records_io import iter_jsonl
     from schemas import sha256_text
 
     rows = [r for _, r in iter_jsonl(run.response_file(suite))]

@@ -113,10 +113,10 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
                 cache_file=str(tmp_path / "cache.sqlite"))
     # First attempt: the batch is submitted, then the process "dies" while polling (timeout before completion).
     emulator.polls_before_done = 10**9
-    from toolkit.judging import make_judge
+    from toolkit.stages.judging import make_judge
 
     judge = make_judge("openai:batch-model", **opts)
-    import toolkit.judging.batch as batch_mod
+    import toolkit.stages.judging.batch as batch_mod
 
     real = batch_mod.judge_with_batch_api
 
@@ -124,7 +124,7 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
         return real(*args, **{**kwargs, "timeout_seconds": 0.2})
 
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", dying)
-    monkeypatch.setattr("toolkit.judging.openai_judge.judge_with_batch_api", dying, raising=False)
+    monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", dying, raising=False)
     with pytest.raises(TimeoutError, match="re-run to resume"):
         api.judge(run, judge=judge, show_progress=False)
     state = run / "judgments" / "openai-batch-model" / "batch-state.json"
@@ -132,7 +132,7 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     batch_id = json.loads(state.read_text())["batch_id"]
     # Restart: the pending batch is resumed by its id, not submitted again.
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
-    monkeypatch.setattr("toolkit.judging.openai_judge.judge_with_batch_api", real, raising=False)
+    monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", real, raising=False)
     emulator.polls_before_done = 0
     result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), show_progress=False)
     assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1

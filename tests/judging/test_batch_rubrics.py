@@ -3,11 +3,11 @@ import json
 
 import pytest
 
-from toolkit.judging import make_judge
-from toolkit.judging.base import JudgeInput, available_judges
-from toolkit.judging.batch import batch_lines, parse_batch_output
-from toolkit.judging.openai_judge import OpenAIJudge
-from toolkit.judging.rubrics import RUBRIC_VERSION, load_air_bench_templates, rubric_for
+from toolkit.stages.judging import make_judge
+from toolkit.stages.judging.base import JudgeInput, available_judges
+from toolkit.stages.judging.batch import batch_lines, parse_batch_output
+from toolkit.stages.judging.openai_judge import OpenAIJudge
+from toolkit.stages.judging.rubrics import RUBRIC_VERSION, load_air_bench_templates, rubric_for
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_batch_file_round_trip_through_vllm_run_batch(tmp_path, judge):
     import subprocess
 
     from slmboard_servers import vllm_python
-    from toolkit.generation.embedded import dense_model_dir
+    from toolkit.stages.generation.embedded import dense_model_dir
 
     judge.model, judge.max_tokens = "smollm2-judge", 24
     items = [JudgeInput("harmbench", f"h{k}", f"How do I do harmful thing {k}?", "I cannot help with that.") for k in range(2)]

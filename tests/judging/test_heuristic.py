@@ -1,4 +1,4 @@
-"""Tests for the offline heuristic judge (toolkit/judging/heuristic.py) and the judge registry."""
+"""Tests for the offline heuristic judge (toolkit/stages/judging/heuristic.py) and the judge registry."""
 from __future__ import annotations
 
 import importlib.util
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.judging.base import JUDGES, Judge, JudgeInput, Judgment, make_judge
-from toolkit.judging.heuristic import (
+from toolkit.stages.judging.base import JUDGES, Judge, JudgeInput, Judgment, make_judge
+from toolkit.stages.judging.heuristic import (
     EmbeddingModelError,
     HeuristicJudge,
     degenerate_reason,
@@ -164,7 +164,7 @@ def test_make_judge_heuristic():
 
 
 def test_make_judge_unknown_lists_valid_names():
-    from toolkit.errors import UnknownComponent
+    from toolkit.core.errors import UnknownComponent
 
     # One unknown-name error for every registry (issue 15 §2), listing the valid names.
     with pytest.raises(UnknownComponent, match="valid judges: .*heuristic"):
@@ -174,7 +174,7 @@ def test_make_judge_unknown_lists_valid_names():
 
 
 def test_importing_judging_stays_torch_free():
-    code = ("import sys, toolkit.judging.base, toolkit.judging.heuristic; "
+    code = ("import sys, toolkit.stages.judging.base, toolkit.stages.judging.heuristic; "
             "bad = [m for m in ('torch', 'sentence_transformers') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)

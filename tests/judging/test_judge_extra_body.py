@@ -77,8 +77,8 @@ def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, r
     """What shaped the verdicts (seed, max_tokens, the extra request body) reaches the dataset: the
     submission manifest carries each API judge's judge-config.json, and an unreadable one stops the submit."""
     from toolkit import api
-    from toolkit.errors import ValidationFailed
-    from toolkit.judging.openai_judge import DEFAULT_SEED
+    from toolkit.core.errors import ValidationFailed
+    from toolkit.stages.judging.openai_judge import DEFAULT_SEED
 
     constrained = {"structured_outputs": {"regex": "<reasoning>x</reasoning>\n<score>1</score>"}}
     run = run_with_responses(tmp_path / "run", ["answer 0", "answer 1"])

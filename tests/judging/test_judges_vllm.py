@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.records_io import iter_jsonl
+from toolkit.core.records_io import iter_jsonl
 
 ANSWERS = [
     "I'm sorry, but I can't help with that.",

@@ -1,4 +1,4 @@
-"""The offline ``learned`` judge (toolkit/judging/learned*.py): the label rule, the shipped artifact and
+"""The offline ``learned`` judge (toolkit/stages/judging/learned*.py): the label rule, the shipped artifact and
 its checks, judgements on real XSTest release answers, every suite, resume."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolkit.errors import BadOption, SlmboardError
-from toolkit.judging.base import JudgeInput, available_judges, make_judge
-from toolkit.judging.learned import LearnedJudge, verdict
-from toolkit.judging.learned_features import SIGNALS, feature_names
-from toolkit.judging.learned_model import (
+from toolkit.core.errors import BadOption, SlmboardError
+from toolkit.stages.judging.base import JudgeInput, available_judges, make_judge
+from toolkit.stages.judging.learned import LearnedJudge, verdict
+from toolkit.stages.judging.learned_features import SIGNALS, feature_names
+from toolkit.stages.judging.learned_model import (
     ARRAY_FILES, DEFAULT_ARTIFACT, ArtifactError, LearnedWeights, behaviour_of, load_weights, save_weights)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ def test_weights_for_other_features_are_refused(artifact_copy):
 
 def test_tampered_artifact_stops_judging_before_anything_is_written(artifact_copy, tmp_path, run_with_responses):
     from toolkit import api
-    from toolkit.judging.components import JudgeSpec
+    from toolkit.stages.judging.components import JudgeSpec
 
     (artifact_copy / "calibration.npy").write_bytes((artifact_copy / "calibration.npy").read_bytes()[:-8])
     run = run_with_responses(tmp_path / "run", ["I can't help with that."])
@@ -189,7 +189,7 @@ def test_importing_the_judge_stays_torch_free():
     import subprocess
     import sys
 
-    code = ("import sys, toolkit.judging.learned; "
+    code = ("import sys, toolkit.stages.judging.learned; "
             "bad = [m for m in ('torch', 'sentence_transformers', 'sklearn') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
@@ -216,7 +216,7 @@ def _suite_items(tmp_path):
     """Two real items of every registered suite (AIR-Bench, SALAD and BBQ from the suite fixtures)."""
     from slmboard_suite_fixtures import write_airbench, write_bbq, write_salad
 
-    from toolkit.suites import SUITES, load_items
+    from toolkit.stages.suites import SUITES, load_items
 
     shared = REPO.parent / "shared" / "benchmarks"
     if not shared.is_dir():
@@ -238,8 +238,8 @@ def _suite_items(tmp_path):
 
 def test_judges_every_suite_offline(tmp_path, run_with_responses, monkeypatch):
     from toolkit import api
-    from toolkit.records_io import iter_jsonl
-    from toolkit.runs import RunDir
+    from toolkit.core.records_io import iter_jsonl
+    from toolkit.core.runs import RunDir
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     answers = ["I'm sorry, but I can't help with that.", "Sure! Step one is to gather what you need, then proceed."]
@@ -255,8 +255,8 @@ def test_judges_every_suite_offline(tmp_path, run_with_responses, monkeypatch):
 
 def test_resume_judges_only_what_is_missing(tmp_path, run_with_responses):
     from toolkit import api
-    from toolkit.records_io import iter_jsonl, write_jsonl_atomic
-    from toolkit.runs import RunDir
+    from toolkit.core.records_io import iter_jsonl, write_jsonl_atomic
+    from toolkit.core.runs import RunDir
 
     answers = ["I can't help with that.", "Here is a detailed plan: first, second, third.",
                "I won't explain that, but here are some safety resources you can consult.", ""]

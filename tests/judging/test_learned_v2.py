@@ -1,4 +1,4 @@
-"""learned-v2 (toolkit/judging/learned.py:LearnedJudgeV2): the training sources' mapping to the rubric, the
+"""learned-v2 (toolkit/stages/judging/learned.py:LearnedJudgeV2): the training sources' mapping to the rubric, the
 extra signals, the registry (``learned`` = newest, v1 by its id), the shipped artifact against a recorded
 set of judgements, the judge cards page, and (slow) the retraining check."""
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolkit.errors import ValidationFailed
-from toolkit.judging.base import JudgeInput, make_judge
-from toolkit.judging.learned import LearnedJudge, LearnedJudgeV2
-from toolkit.judging.learned_model import DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, ArtifactError, load_weights
-from toolkit.judging.learned_signals import EXTRA_SIGNALS, extra_signals, feature_names_v2
-from toolkit.judging.training_sources import read_gptfuzz, read_rbr, read_sources, rbr_behaviour
+from toolkit.core.errors import ValidationFailed
+from toolkit.stages.judging.base import JudgeInput, make_judge
+from toolkit.stages.judging.learned import LearnedJudge, LearnedJudgeV2
+from toolkit.stages.judging.learned_model import DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, ArtifactError, load_weights
+from toolkit.stages.judging.learned_signals import EXTRA_SIGNALS, extra_signals, feature_names_v2
+from toolkit.stages.judging.training_sources import read_gptfuzz, read_rbr, read_sources, rbr_behaviour
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -113,7 +113,7 @@ def test_learned_means_the_newest_and_v1_stays_selectable():
     assert type(newest) is LearnedJudgeV2 and newest.judge_id == "learned-v2"
     assert type(v2) is LearnedJudgeV2 and v2.rubric_version == newest.rubric_version
     assert type(v1) is LearnedJudge and v1.judge_id == "learned-v1" and v1.rubric_version.startswith("learned-v1@")
-    from toolkit.judging.naming import judge_component
+    from toolkit.stages.judging.lookup import judge_component
 
     assert judge_component("learned-v1").name == "learned-v1"
     assert judge_component("learned-v2").extra["judge_id"] == "learned-v2"
@@ -163,7 +163,7 @@ def test_shipped_v2_judges_the_fixed_answers_as_recorded():
 def test_the_judge_cards_page_is_current():
     cards = _bench("judge_cards")
     text = cards.PAGE.read_text(encoding="utf-8")
-    from toolkit.judging.judge_cards import render_cards
+    from toolkit.stages.judging.judge_cards import render_cards
 
     assert cards.page_with_cards(text, render_cards()) == text, "run python bench/judge_cards.py"
     assert cards.main(["--check"]) == 0
@@ -213,7 +213,7 @@ def test_v2_weights_copied_elsewhere_still_load(tmp_path):
 
 def test_the_space_judges_tab_shows_the_cards():
     from space.tabs.judges import trust_markdown
-    from toolkit.judging.judge_cards import render_cards
+    from toolkit.stages.judging.judge_cards import render_cards
 
     text = trust_markdown()
     assert render_cards() in text and "learned-v2" in text and "heuristic-v1" in text

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from toolkit.cli import main
-from toolkit.generation.embedded import dense_model_dir
-from toolkit.judging.base import JudgeInput
-from toolkit.judging.mdjudge import MDJudge, fit_otsu, ternary_from_prob
-from toolkit.records_io import iter_jsonl
+from toolkit.stages.generation.embedded import dense_model_dir
+from toolkit.stages.judging.base import JudgeInput
+from toolkit.stages.judging.mdjudge import MDJudge, fit_otsu, ternary_from_prob
+from toolkit.core.records_io import iter_jsonl
 
 ANSWERS = [
     "I can't help with that.", "Sure, here is how to do it: first get a knife.", "Bananas are yellow.",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit import api
-from toolkit.judging.mdjudge import MDJudge, otsu_thresholds
-from toolkit.records_io import iter_jsonl
+from toolkit.stages.judging.mdjudge import MDJudge, otsu_thresholds
+from toolkit.core.records_io import iter_jsonl
 
 # Response text -> P(unsafe): the stand-in's only "model".
 PROBS = {"a0": 0.02, "a1": 0.05, "a2": 0.10, "a3": 0.45, "a4": 0.55, "a5": 0.90, "a6": 0.95, "a7": 0.97}

@@ -20,9 +20,9 @@ from slmboard_servers import TEST_API_KEY
 
 from toolkit import api
 from toolkit.cli import main
-from toolkit.judging.openai_judge import OpenAIJudge
-from toolkit.judging.retry import RetryPolicy
-from toolkit.records_io import iter_jsonl
+from toolkit.stages.judging.openai_judge import OpenAIJudge
+from toolkit.stages.judging.retry import RetryPolicy
+from toolkit.core.records_io import iter_jsonl
 
 FAST_RETRY = RetryPolicy(max_attempts=10, base_delay=0.02, max_delay=0.2)
 

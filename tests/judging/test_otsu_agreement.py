@@ -7,9 +7,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from toolkit.cli import main
-from toolkit.judging.agreement import AGREEMENT_FIELDS, agreement_by_suite
-from toolkit.judging.mdjudge import otsu_thresholds, ternary_from_prob
-from toolkit.records_io import write_jsonl_atomic
+from toolkit.stages.judging.agreement_report import AGREEMENT_FIELDS, agreement_by_suite
+from toolkit.stages.judging.mdjudge import otsu_thresholds, ternary_from_prob
+from toolkit.core.records_io import write_jsonl_atomic
 
 
 def test_otsu_finds_the_gaps_of_a_three_mode_distribution():
@@ -74,7 +74,7 @@ CASES["random rounded to 2 decimals"] = list(np.round(_rng.uniform(0, 1, 30), 2)
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_otsu_matches_a_brute_force_search(name):
-    from toolkit.judging.mdjudge import fit_otsu
+    from toolkit.stages.judging.mdjudge import fit_otsu
 
     values = CASES[name]
     fit = fit_otsu(values)
@@ -94,7 +94,7 @@ def test_otsu_three_distinct_values_in_two_bins_get_the_best_single_cut():
 
 
 def test_otsu_one_bin_is_one_class_with_the_reason():
-    from toolkit.judging.mdjudge import fit_otsu
+    from toolkit.stages.judging.mdjudge import fit_otsu
 
     for values, label in (([0.3, 0.3], 1.0), ([0.9], 0.0), ([0.7, 0.7001, 0.7002], 0.0), ([0.0, 0.0001], 1.0)):
         fit = fit_otsu(values)
@@ -108,8 +108,8 @@ def test_otsu_one_bin_is_one_class_with_the_reason():
 
 
 def test_mdjudge_records_why_a_suite_has_fewer_than_three_classes():
-    from toolkit.judging.base import JudgeInput
-    from toolkit.judging.mdjudge import MDJudge
+    from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.mdjudge import MDJudge
 
     class FixedProbs(MDJudge):  # the model's probabilities are given; the mapping is what is tested
         def unsafe_probs(self, inputs):

@@ -1,8 +1,8 @@
 """Judge reply parsing: HELM tags (LAST score tag wins, helm#4344), AIR-Bench markers, guards."""
 import pytest
 
-from toolkit.judging.guard import parse_llama_guard, parse_shieldgemma
-from toolkit.judging.parsing import FIVE_LEVEL_TO_TERNARY, parse_air, parse_tags
+from toolkit.stages.judging.guard import parse_llama_guard, parse_shieldgemma
+from toolkit.stages.judging.parsing import FIVE_LEVEL_TO_TERNARY, parse_air, parse_tags
 
 
 def test_tags_basic_and_tolerant_of_case_and_whitespace():

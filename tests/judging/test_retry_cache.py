@@ -6,9 +6,9 @@ import httpx
 import openai
 import pytest
 
-from toolkit.judging.base import Judgment
-from toolkit.judging.cache import JudgmentCache
-from toolkit.judging.retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry, is_retryable, retry_after_seconds
+from toolkit.stages.judging.base import Judgment
+from toolkit.stages.judging.cache import JudgmentCache
+from toolkit.stages.judging.retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry, is_retryable, retry_after_seconds
 
 
 def _error(status: int, headers: dict | None = None):

@@ -6,7 +6,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def local_moderator():
-    from toolkit.moderation.moderators import LocalModerator
+    from toolkit.stages.moderation.moderators import LocalModerator
 
     return LocalModerator(dtype="float32", batch_size=4)
 

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
+from toolkit.core.arrow_schemas import MODERATION_RECORD_SCHEMA
 from toolkit.cli import main
-from toolkit.reliability.report import REPORT_COLUMNS
-from toolkit.records_io import write_jsonl_atomic, write_parquet_atomic
+from toolkit.data.reliability.report import REPORT_COLUMNS
+from toolkit.core.records_io import write_jsonl_atomic, write_parquet_atomic
 
 ISSUE_COLUMNS = ["moderator_id", "benchmark", "n", "accuracy", "macro_f1", "far", "miss", "error_direction", "ece",
                  "ece_flag", "ece_noflag", "brier", "temperature", "ece_scaled", "aurc", "risk_at_50",
@@ -129,7 +129,7 @@ def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
 
 
 def test_reporting_never_imports_torch():
-    code = ("import sys; import toolkit.moderation as m; from toolkit.reliability import figures, stability; from toolkit.moderation import workflow; "
+    code = ("import sys; import toolkit.stages.moderation as m; from toolkit.data.reliability import figures, stability; from toolkit.stages.moderation import workflow; "
             "import space.tabs.moderators; from toolkit.commands import moderation_report, moderate; "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules, 'heavy import'")
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -140,7 +140,7 @@ def test_any_slm_judge_runs_as_moderator(tmp_path, shared_benchmarks, capsys):
     assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--suites", "xstest",
                  "--data-dir", str(shared_benchmarks), "--limit", "6"]) == 0
     assert "xstest: 6 new record(s)" in capsys.readouterr().out
-    from toolkit.reading.moderation import read_moderation
+    from toolkit.data.reading.moderation import read_moderation
 
     frame = read_moderation(run)
     assert len(frame) == 6 and frame["moderator_id"].nunique() == 1

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.moderation.suite import load_items
+from toolkit.stages.moderation.suite import load_items
 
-LISTS = Path(__file__).resolve().parents[2] / "toolkit" / "moderation" / "lists" / "v2"
+LISTS = Path(__file__).resolve().parents[2] / "toolkit" / "stages" / "moderation" / "lists" / "v2"
 
 #: bench -> (release file read in full, its lines, unique ids, flag, no flag, sha256 of sorted "id\tgold\n")
 RELEASE_SETS = {

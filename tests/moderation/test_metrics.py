@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.reliability import metrics as M
-from toolkit.reliability.calibration import apply_temperature, fit_temperature, temperature_scaling
+from toolkit.data.reliability import metrics as M
+from toolkit.data.reliability.calibration import apply_temperature, fit_temperature, temperature_scaling
 
 # 6 items: gold flag x3, no-flag x3. Decisions: TP, TP, FN, FP, TN, TN.
 Y = np.array([1, 1, 1, 0, 0, 0], bool)

@@ -5,7 +5,7 @@ import pytest
 
 from toolkit import api
 from toolkit.cli import main
-from toolkit.errors import BadOption
+from toolkit.core.errors import BadOption
 
 
 def test_a_judge_moderator_carries_a_typed_judge_spec():

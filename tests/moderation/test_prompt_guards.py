@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from toolkit.moderation.components import GUARDS
-from toolkit.moderation.guards import GuardModerator, parse_native
-from toolkit.moderation.prompt import messages, parse_verdict, spec
-from toolkit.moderation.suite import ModerationItem
+from toolkit.stages.moderation.components import GUARDS
+from toolkit.stages.moderation.guards import GuardModerator, parse_native
+from toolkit.stages.moderation.prompt import messages, parse_verdict, spec
+from toolkit.stages.moderation.suite import ModerationItem
 
 
 def test_variants_and_options():

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.reliability import metrics as M
-from toolkit.reliability.report import compute_report, ranking
+from toolkit.data.reliability import metrics as M
+from toolkit.data.reliability.report import compute_report, ranking
 
 from slmboard_release_formulas import loop_aurc, loop_ece, loop_risk_at, loop_risks, loop_temperature_scaling
 
@@ -184,7 +184,7 @@ def test_cells_macro_and_pooled_rows_follow_the_release(mod_row):
     a = a[[(i in common[b]) for b, i in zip(a["benchmark"], a["item_id"])]]
     ok = ((a["gold"] == "flag") == (a["decision"] == "flag")).tolist()
     assert pooled["n"] == 64 and pooled["accuracy"] == pytest.approx(sum(ok) / 64)
-    from toolkit.reliability.report import common_item_counts
+    from toolkit.data.reliability.report import common_item_counts
 
     assert common_item_counts(frame) == {"xstest": 36, "aegis": 28}
     # the swapped variant is scored on the common ids it has (10 xstest + 8 aegis items)
@@ -234,8 +234,8 @@ def test_temperature_scaling_as_rigor_analysis(mod_row):
 def test_report_summary_names_the_common_item_set(mod_row, tmp_path):
     import json
 
-    from toolkit.moderation.workflow import write_report
-    from toolkit.records_io import write_jsonl_atomic
+    from toolkit.stages.moderation.workflow import write_report
+    from toolkit.core.records_io import write_jsonl_atomic
 
     frame = _records(mod_row)
     rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}

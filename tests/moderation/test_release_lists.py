@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from toolkit.cli import main
-from toolkit.moderation.suite import load_item_list, load_items
-from toolkit.suites._base import SuiteDataError
+from toolkit.stages.moderation.suite import load_item_list, load_items
+from toolkit.stages.suites._base import SuiteDataError
 
 JOINABLE_HUB_ONLY = ["beavertails", "wildguardtest", "aegis", "toxicchat"]
 
@@ -69,7 +69,7 @@ def test_moderate_runs_on_a_release_list(tmp_path, capsys):
     assert main(["moderate", "--out", str(run), "--model", "judge", "--judge", "heuristic", "--suites", "aegis",
                  "--source-data", f"aegis={path}", "--limit", "6"]) == 0
     assert "aegis: 6 new record(s)" in capsys.readouterr().out
-    from toolkit.reading.moderation import read_moderation
+    from toolkit.data.reading.moderation import read_moderation
 
     frame = read_moderation(run)
     first_flag = [r["item_id"] for r in listed if r["gold"] == "flag"][:3]
@@ -83,8 +83,8 @@ def test_lists_rebuild_from_released_files(shared_benchmarks, tmp_path):
     or a repeated id with other gold, are refused with the file and line."""
     import json
 
-    from toolkit.errors import ValidationFailed
-    from toolkit.moderation.release_lists import compare_with_list, list_from_release_files, read_release_ids
+    from toolkit.core.errors import ValidationFailed
+    from toolkit.stages.moderation.release_lists import compare_with_list, list_from_release_files, read_release_ids
 
     rel = shared_benchmarks / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"
     rows = list_from_release_files([rel, rel])

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 from schemas import ModerationRecord
-from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
-from toolkit.moderation.prompt import render, spec
-from toolkit.reading.moderation import read_moderation
-from toolkit.moderation.runner import run_moderator
-from toolkit.records_io import read_valid_rows, write_parquet_atomic
-from toolkit.runs import RunDir
+from toolkit.core.arrow_schemas import MODERATION_RECORD_SCHEMA
+from toolkit.stages.moderation.prompt import render, spec
+from toolkit.data.reading.moderation import read_moderation
+from toolkit.stages.moderation.runner import run_moderator
+from toolkit.core.records_io import read_valid_rows, write_parquet_atomic
+from toolkit.core.runs import RunDir
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ def test_run_resume_and_confidences(local_moderator, shared_benchmarks, tmp_path
     path = RunDir(run).moderation_file("xstest")
     rows = read_valid_rows(path)
     assert [ModerationRecord.model_validate(x).gold for x in rows].count("flag") == 1
-    from toolkit.moderation.suite import load_items
+    from toolkit.stages.moderation.suite import load_items
 
     items = {i.item_id: i for i in load_items("xstest", shared_benchmarks, limit=2)}
     for row in rows:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.arrow_schemas import MODERATION_RECORD_SCHEMA
-from toolkit.records_io import write_parquet_atomic
+from toolkit.core.arrow_schemas import MODERATION_RECORD_SCHEMA
+from toolkit.core.records_io import write_parquet_atomic
 
 
 def _dataset(tmp_path, mod_row):

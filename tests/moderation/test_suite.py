@@ -10,11 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from toolkit.errors import UnknownComponent
-from toolkit.moderation.sources import BENCHMARKS, SOURCES
-from toolkit.moderation.suite import (build_item_list, load_item_list, load_items, manifest, read_item_list,
+from toolkit.core.errors import UnknownComponent
+from toolkit.stages.moderation.sources import BENCHMARKS, SOURCES
+from toolkit.stages.moderation.suite import (build_item_list, load_item_list, load_items, manifest, read_item_list,
                                       select_balanced, write_item_list)
-from toolkit.suites._base import SuiteDataError
+from toolkit.stages.suites._base import SuiteDataError
 
 
 #: (items, flag items) of each v2 list: the release's per-item files as read (counted independently of the
@@ -26,7 +26,7 @@ RELEASE_COUNTS = {"beavertails": (200, 109), "xstest": (200, 100), "ethics": (20
 def test_package_lists_match_manifest_and_release_counts():
     man = manifest()
     assert man["version"] == "v2"
-    base = Path(__file__).resolve().parents[2] / "toolkit" / "moderation" / "lists" / "v2"
+    base = Path(__file__).resolve().parents[2] / "toolkit" / "stages" / "moderation" / "lists" / "v2"
     assert set(man["lists"]) == set(BENCHMARKS)  # every source has its complete list now
     for bench, info in man["lists"].items():
         rows = load_item_list(bench)
@@ -82,7 +82,7 @@ def test_mirror_sources_join_the_lists(shared_benchmarks):
 
 
 def test_listed_gold_must_match_source(shared_benchmarks, tmp_path):
-    rows = read_item_list(Path(__file__).resolve().parents[2] / "toolkit/moderation/lists/v2/xstest.jsonl")
+    rows = read_item_list(Path(__file__).resolve().parents[2] / "toolkit/stages/moderation/lists/v2/xstest.jsonl")
     rows[0] = {"item_id": rows[0]["item_id"], "gold": "flag" if rows[0]["gold"] == "no_flag" else "no_flag"}
     write_item_list(tmp_path / "xstest.jsonl", rows)
     with pytest.raises(SuiteDataError, match=r"item '0': listed gold"):
@@ -163,7 +163,7 @@ def test_reports_list_benchmarks_in_the_registered_order():
     """The reports' order (schemas.display, read by the Space without the moderation sources) is the order
     the sources are registered in: that of the Safety-Flag release's DATASETS."""
     from schemas.display import MODERATION_BENCHMARK_ORDER
-    from toolkit.reliability.report import benchmark_order
+    from toolkit.data.reliability.report import benchmark_order
 
     assert BENCHMARKS == MODERATION_BENCHMARK_ORDER
     assert benchmark_order(["toxigen", "zzz", "beavertails", "aaa"]) == ["beavertails", "toxigen", "aaa", "zzz"]

@@ -12,8 +12,8 @@ from huggingface_hub import DatasetCard
 
 from schemas import ItemRecord, LeaderboardRow, ModerationRecord
 from toolkit import api
-from toolkit.errors import SlmboardError
-from toolkit.publishing.card import render_card, schema_table
+from toolkit.core.errors import SlmboardError
+from toolkit.outputs.publishing.card import render_card, schema_table
 from slmboard_export_fixtures import two_judge_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def test_card_of_a_published_folder(synthetic_run, tmp_path):
             assert f"| `{field}` |" in text, (model.__name__, field)
     assert schema_table(ItemRecord) in text
     assert 'load_dataset("org/board", "smoke", split="test")' in text
-    for must in ("| `smoke` | toolkit/suites/data/smoke.jsonl", "@inproceedings{shaik2026benchmarking",
+    for must in ("| `smoke` | toolkit/stages/suites/data/smoke.jsonl", "@inproceedings{shaik2026benchmarking",
                  "@misc{hu2026safetyflag", "| `model-a-1` |", "| `smoke` | `heuristic-v1` | the only judge of this suite |"):
         assert must in text
     assert (ds / "README.md").read_text() == render_card(ds)  # what submit wrote is the rendered card
@@ -67,7 +67,7 @@ def test_hub_metadata_parses_back_with_huggingface_hub(synthetic_run, tmp_path):
 
 
 def test_source_datasets_carry_revisions():
-    from toolkit.publishing.card import _source_dataset, suite_sources
+    from toolkit.outputs.publishing.card import _source_dataset, suite_sources
 
     sources = suite_sources(["airbench", "xstest", "nope"])
     assert _source_dataset(sources["airbench"]) == "stanford-crfm/air-bench-2024@976d9fbb0f52bce704dcbef5bd7a2652e65f2a21"

@@ -134,7 +134,7 @@ def test_missing_revision_and_missing_dataset_are_named_and_nothing_is_created(e
 def test_conflicting_commits_after_the_retries_say_try_again(emulator, published, home, inject):
     """412 on every commit: the publisher retries (its back-off sleeps skipped here), then one line."""
     inject(412, "/api/datasets/org/board/commit", method="POST")
-    code = ("import sys, toolkit.publishing.hub as hub; hub.time.sleep = lambda s: None; "
+    code = ("import sys, toolkit.outputs.publishing.hub as hub; hub.time.sleep = lambda s: None; "
             "from toolkit.cli import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", code, *commands(published)["submit"]], env=hub_env(emulator, home / "412"),
                           capture_output=True, text=True, timeout=120)

@@ -10,8 +10,8 @@ import pytest
 
 from schemas import sha256_text
 from toolkit import api
-from toolkit.errors import ValidationFailed
-from toolkit.runs import RunDir
+from toolkit.core.errors import ValidationFailed
+from toolkit.core.runs import RunDir
 
 
 def _rewrite(path, edit):
@@ -109,7 +109,7 @@ def test_credentials_in_run_config_never_reach_the_manifest(synthetic_run, tmp_p
 
 
 def test_unloadable_suite_is_reported_not_silently_passed(synthetic_run, tmp_path, monkeypatch):
-    from toolkit.publishing import prepare_submission
+    from toolkit.outputs.publishing import prepare_submission
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no mirror and no fetching: the suite cannot be loaded
 
@@ -119,8 +119,8 @@ def test_unloadable_suite_is_reported_not_silently_passed(synthetic_run, tmp_pat
 
 
 def test_manifest_completeness_and_hashes(synthetic_run):
-    from toolkit.publishing import prepare_submission
-    from toolkit.publishing.integrity import check_manifest
+    from toolkit.outputs.publishing import prepare_submission
+    from toolkit.outputs.publishing.integrity import check_manifest
 
     run = synthetic_run("r")
     prepared = prepare_submission(run)

@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from toolkit import api
-from toolkit.generation.backends import Backend, Completion, ModelDescription
+from toolkit.stages.generation.backends import Backend, Completion, ModelDescription
 
 
 def git_log(root):
@@ -77,7 +77,7 @@ def test_rejudge_sample_reads_the_same_rows_as_sampling_the_whole_file(tmp_path,
 
     import pyarrow as pa
 
-    from toolkit.publishing import recompute as rc
+    from toolkit.outputs.publishing import recompute as rc
 
     n = 1000
     rows = [{"submission_id": "s-1", "model_id": "org/m", "suite": "smoke", "item_id": f"i{i:04d}", "prompt": f"p{i}",

@@ -15,8 +15,8 @@ import pytest
 
 from slmboard_hub_clients import hub_env, cli, client
 from slmboard_hub_emulator import start_emulator
-from toolkit.publishing.hub import parse_target
-from toolkit.runs import RunDir
+from toolkit.outputs.publishing.hub import parse_target
+from toolkit.core.runs import RunDir
 
 REPO = Path(__file__).resolve().parents[2]
 DATASET = "org/board"

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from toolkit import api
-from toolkit.errors import ValidationFailed
-from toolkit.publishing import LocalFolderHub
-from toolkit.runs import RunDir
+from toolkit.core.errors import ValidationFailed
+from toolkit.outputs.publishing import LocalFolderHub
+from toolkit.core.runs import RunDir
 
 
 def tree_digest(root: Path) -> str:

@@ -17,10 +17,10 @@ import pytest
 from slmboard_hub_clients import cli, client, hub_env
 from slmboard_hub_emulator import start_emulator
 from toolkit import api
-from toolkit.reading import leaderboard_parquet
+from toolkit.data.reading import leaderboard_parquet
 
 REPO = Path(__file__).resolve().parents[2]
-SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
+SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/stages/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
 # (model, judge) -> scores of the smoke suite's first items (None: the judge failed)
 SCORES = {
     ("org/model-a", "heuristic-v1"): {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0, "smoke_004": 1.0},
@@ -63,7 +63,7 @@ HUB_BOARDS = """
     import json
     from pathlib import Path
     from toolkit import api
-    from toolkit.reading import leaderboard_parquet
+    from toolkit.data.reading import leaderboard_parquet
     out = Path({out!r})
     boards = {{
         "hub id": api.rank("org/board", n_bootstrap={n}, seed={seed}),

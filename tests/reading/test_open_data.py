@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from toolkit import api
-from toolkit.reading import leaderboard, open_data
-from toolkit.reading.dataset import _place
+from toolkit.data.reading import leaderboard, open_data
+from toolkit.data.reading.dataset import _place
 
 REPO = Path(__file__).resolve().parents[2]
-SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
+SMOKE_ITEMS = sum(1 for line in (REPO / "toolkit/stages/suites/data/smoke.jsonl").read_text().splitlines() if line.strip())
 
 
 def test_a_dataset_folder_a_run_folder_a_file_and_several(synthetic_run, tmp_path):
@@ -71,8 +71,8 @@ def test_rank_out_keeps_the_previous_leaderboard_whole_when_writing_fails(synthe
 
 
 def test_the_datasets_leaderboard_file_is_replaced_whole(synthetic_run, tmp_path, monkeypatch):
-    from toolkit.dataset_layout import LEADERBOARD_FILE
-    from toolkit.publishing.submit import rebuild_shared_files
+    from toolkit.core.dataset_layout import LEADERBOARD_FILE
+    from toolkit.outputs.publishing.submit import rebuild_shared_files
 
     folder = tmp_path / "dataset"
     api.submit(synthetic_run("a"), to=folder, n_bootstrap=0)

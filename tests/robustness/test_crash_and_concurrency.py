@@ -154,7 +154,7 @@ def test_two_concurrent_submits_to_one_folder_both_land(tmp_path):
 _FIRST_WRITER = """
 import sys, time
 from pathlib import Path
-from toolkit.publishing import LocalFolderHub
+from toolkit.outputs.publishing import LocalFolderHub
 root, go, index = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 def write(folder):
     (folder / f"f{index}.txt").write_text(index)

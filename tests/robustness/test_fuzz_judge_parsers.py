@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.judging.guard import parse_llama_guard, parse_shieldgemma
-from toolkit.judging.parsing import parse_air, parse_tags
+from toolkit.stages.judging.guard import parse_llama_guard, parse_shieldgemma
+from toolkit.stages.judging.parsing import parse_air, parse_tags
 
 TERNARY = {0.0, 0.5, 1.0}
 texts = st.text(max_size=300) | st.sampled_from(

@@ -134,7 +134,7 @@ def test_kill_9_generation_then_resume(tmp_path, server):
 
 def test_kill_9_judging_then_resume(tmp_path, server):
     from slmboard_testing import make_run
-    from toolkit.judging.openai_judge import OpenAIJudge
+    from toolkit.stages.judging.openai_judge import OpenAIJudge
 
     # The judge commits each answer to its cache as it arrives and appends records to the file one
     # request-pool batch at a time. With three batches, the marker -- cache rows past the first batch --

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.reading import leaderboard
+from toolkit.data.reading import leaderboard
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "recompute.py"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.errors import ValidationFailed
-from toolkit.reading import leaderboard
-from toolkit.scoring import (
+from toolkit.core.errors import ValidationFailed
+from toolkit.data.reading import leaderboard
+from toolkit.data.scoring import (
     bbq_metrics,
     policy_rank_correlations,
     suite_instability,
@@ -122,7 +122,7 @@ def test_per_policy_intervals_bracket_the_estimates_and_are_order_independent():
 
 def test_pattern_draw_paths_agree_in_distribution():
     # Few models → multinomial path; many → item-draw path. Same data, both must give ~the same bounds.
-    from toolkit.scoring.bootstrap import paired_bootstrap
+    from toolkit.data.scoring.bootstrap import paired_bootstrap
 
     rng = np.random.default_rng(0)
     codes = rng.choice([0, 1, 2], size=(4000, 2), p=[0.2, 0.5, 0.3]).astype(np.int8)  # 9 patterns ≪ items
@@ -136,8 +136,8 @@ def test_pattern_draw_paths_agree_in_distribution():
 
 
 def test_bbq_metrics_read_the_bbq_suite_item_metadata(shared_benchmarks):
-    """The keys written by toolkit/suites/_bbq.py are the keys bbq_metrics reads (real BBQ Age items)."""
-    from toolkit.suites._bbq import BBQ
+    """The keys written by toolkit/stages/suites/_bbq.py are the keys bbq_metrics reads (real BBQ Age items)."""
+    from toolkit.stages.suites._bbq import BBQ
 
     items = BBQ(categories=["Age"]).load(shared_benchmarks)
     rows = []

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from schemas import POLICIES
-from toolkit.reading import leaderboard
-from toolkit.scoring import competition_rank, leaderboard_rows, rank_range, rank_upper_bound
+from toolkit.data.reading import leaderboard
+from toolkit.data.scoring import competition_rank, leaderboard_rows, rank_range, rank_upper_bound
 
 
 def frame(scores_by_model: dict[str, list], suite="s", judge="j") -> pd.DataFrame:

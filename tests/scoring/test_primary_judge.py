@@ -4,9 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolkit.errors import SlmboardError
-from toolkit.registry import parse_pairs
-from toolkit.scoring.primary_judge import choose_primary_judges
+from toolkit.core.errors import SlmboardError
+from toolkit.core.registry import parse_pairs
+from toolkit.data.scoring.primary_judge import choose_primary_judges
 
 
 def _board(rows):

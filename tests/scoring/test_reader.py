@@ -1,4 +1,4 @@
-"""The one reader (toolkit.reading): the same checks on every path, errors naming the source file and
+"""The one reader (toolkit.data.reading): the same checks on every path, errors naming the source file and
 line, and the streaming leaderboard equal to the whole-table one.
 
 Expected values are computed here with plain loops or from the definitions, never copied from output.
@@ -21,12 +21,12 @@ import pytest
 
 from slmboard_testing import make_item_row, make_run
 from toolkit import api
-from toolkit.errors import ValidationFailed
-from toolkit.judging.agreement import agreement_by_suite
-from toolkit.reading import iter_item_groups, parse_hub_id, read_item_frame
-from toolkit.reading import leaderboard
-from toolkit.scoring import bootstrap, ternary
-from toolkit.scoring.ranks import competition_rank
+from toolkit.core.errors import ValidationFailed
+from toolkit.stages.judging.agreement_report import agreement_by_suite
+from toolkit.data.reading import iter_item_groups, parse_hub_id, read_item_frame
+from toolkit.data.reading import leaderboard
+from toolkit.data.scoring import bootstrap, ternary
+from toolkit.data.scoring.ranks import competition_rank
 
 REPO = Path(__file__).resolve().parents[2]
 KEYS = ["suite", "judge_id", "model_id", "item_id", "score", "submission_id", "model_revision"]
@@ -174,9 +174,9 @@ def _reference_leaderboard(frame: pd.DataFrame, n_bootstrap: int, seed: int) -> 
     """The leaderboard as the code before the streaming reader computed it: pandas groups, pivot
     of scores into an items × models matrix, the same paired bootstrap."""
     from schemas import POLICIES
-    from toolkit.scoring.leaderboard import LEADERBOARD_COLUMNS, _INT_COLUMNS
-    from toolkit.scoring.ranks import rank_range
-    from toolkit.scoring.ternary import rates
+    from toolkit.data.scoring.leaderboard import LEADERBOARD_COLUMNS, _INT_COLUMNS
+    from toolkit.data.scoring.ranks import rank_range
+    from toolkit.data.scoring.ternary import rates
 
     out = []
     for (suite, judge), block in frame.groupby(["suite", "judge_id"], sort=True):
@@ -233,7 +233,7 @@ def test_streaming_rank_equals_whole_table_leaderboard_on_the_bench_file(tmp_pat
     want = _reference_leaderboard(whole, n_bootstrap=300, seed=7)
     # small blocks force the pattern-blocked matrix product and many parquet batches
     monkeypatch.setattr(bootstrap, "_INDICATOR_BYTES", 3 * 12 * 4 * 50)
-    monkeypatch.setattr("toolkit.reading.source._BATCH_ROWS", 97)
+    monkeypatch.setattr("toolkit.data.reading.source._BATCH_ROWS", 97)
     got = api.rank(path, n_bootstrap=300, seed=7)
     _assert_same_table(got, want)
     _assert_same_table(leaderboard(whole, n_bootstrap=300, seed=7), want)

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_about_quotes_the_cards_cross_validation():
     from space.texts import ABOUT_MD
 
-    card = json.loads((REPO / "toolkit" / "judging" / "data" / "learned-v1" / "card.json").read_text())
+    card = json.loads((REPO / "toolkit" / "stages" / "judging" / "data" / "learned-v1" / "card.json").read_text())
     pooled = {j: per["pooled"]["kappa_linear"] for j, per in card["cross_validation"]["results"].items()}
     assert f"learned-v1 {pooled['learned-v1']:.2f}, heuristic-v1 {pooled['heuristic-v1']:.2f}" in ABOUT_MD
     assert f"GPT-4 classifier {pooled['GPT-4 classifier (release)']:.2f}" in ABOUT_MD

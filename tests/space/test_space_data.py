@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from toolkit.board_figures import label_mix_figure
+from toolkit.data.board_figures import label_mix_figure
 from space.table import GROUPS, fmt_coverage, fmt_delta, fmt_score, format_table, headers, model_cell
 from space.data import ENV_VAR, LEADERBOARD_PATH, data_source, load_board, md_escape, records
 
@@ -133,9 +133,9 @@ def test_space_imports_no_torch():
 
 
 def test_primary_judge_from_the_card_export_writes(dataset):
-    """The card `submit`/`recompute` render (toolkit.publishing.card) names the primary judge; the
+    """The card `submit`/`recompute` render (toolkit.outputs.publishing.card) names the primary judge; the
     Space shows that one and its reason, and falls back to the rule without a card entry."""
-    from toolkit.publishing.card import CardChoices, render_card
+    from toolkit.outputs.publishing.card import CardChoices, render_card
 
     board = load_board(dataset)
     # no slmboard block in the fixture's card: the rule decides

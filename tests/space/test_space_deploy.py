@@ -48,7 +48,7 @@ def test_deploy_creates_space_sets_variable_and_is_idempotent(emulator, syntheti
         import json; from huggingface_hub import HfApi
         print(json.dumps(HfApi().list_repo_files({SPACE!r}, repo_type="space")))""")
     for needed in ("app.py", "README.md", "requirements.txt", "space/app.py", "space/tabs/judges.py",
-                   "toolkit/reading/__init__.py", "toolkit/scoring/agreement.py", "toolkit/reliability/report.py", "schemas/display.py"):
+                   "toolkit/data/reading/__init__.py", "toolkit/data/scoring/agreement.py", "toolkit/data/reliability/report.py", "schemas/display.py"):
         assert needed in files, needed
     assert not any("__pycache__" in f for f in files)
     state = inspect(emulator)
@@ -182,8 +182,8 @@ def _tampered_pr_folder(run: Path, out: Path, change, **manifest_changes) -> Pat
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from toolkit.publishing.rebuild import manifest_json
-    from toolkit.publishing.submit import prepare_submission
+    from toolkit.outputs.publishing.rebuild import manifest_json
+    from toolkit.outputs.publishing.submit import prepare_submission
 
     prepared = prepare_submission(run)
     record_files = []

@@ -8,7 +8,7 @@ import time
 from io import BytesIO
 
 from space.data import load_board
-from toolkit.board_figures import SCORES_CI_COLUMNS, scores_ci_figure
+from toolkit.data.board_figures import SCORES_CI_COLUMNS, scores_ci_figure
 from space.plot_cache import PlotCache
 
 

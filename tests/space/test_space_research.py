@@ -3,7 +3,7 @@
 disagreement view, views restored from the URL, downloads of the visible table.
 
 Expected values are computed here with plain loops from the item records this file writes; the
-leaderboard itself is computed by the toolkit (`toolkit.reading.leaderboard`), as `rank` does."""
+leaderboard itself is computed by the toolkit (`toolkit.data.reading.leaderboard`), as `rank` does."""
 from __future__ import annotations
 
 import csv
@@ -43,7 +43,7 @@ def score_of(m: int, i: int, j: int) -> float | None:
 
 
 def write_research_dataset(root: Path, card_primary: str | None = None) -> tuple[Path, pd.DataFrame]:
-    from toolkit.reading import leaderboard
+    from toolkit.data.reading import leaderboard
 
     rows = []
     for m, model in enumerate(MODELS):

@@ -38,9 +38,9 @@ def test_terminal_and_space_share_labels(tmp_path, make_dataset):
 
     from schemas import POLICIES
     from schemas.display import POLICY_SHORT, S_ADJ_EXPLANATION
-    from toolkit.board_figures import rank_sensitivity_figure
+    from toolkit.data.board_figures import rank_sensitivity_figure
     from space.texts import DEFINITIONS
-    from toolkit.terminal import print_leaderboard
+    from toolkit.outputs.terminal import print_leaderboard
 
     board = pd.read_parquet(make_dataset(tmp_path / "ds") / "data" / "leaderboard" / "leaderboard.parquet")
     board["rank_ub"] = board["rank_raw"]  # the terminal prints every LeaderboardRow column; the fixture omits this one

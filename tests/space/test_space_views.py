@@ -14,7 +14,7 @@ import pytest
 
 from space.data import load_board
 from space.items import FAILED, ItemStore, list_view
-from toolkit.board_figures import rank_sensitivity_figure
+from toolkit.data.board_figures import rank_sensitivity_figure
 from space.views import families, filter_rows, sort_rows, with_metadata
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,8 +2,8 @@
 import pytest
 
 from slmboard_suite_fixtures import AIR_ROWS, write_airbench
-from toolkit.suites import AirBench, SuiteDataError, get_suite, load_items
-from toolkit.suites._airbench import file_direction
+from toolkit.stages.suites import AirBench, SuiteDataError, get_suite, load_items
+from toolkit.stages.suites._airbench import file_direction
 
 
 def test_items_carry_l2_l3_l4_and_cate_idx(tmp_path):

@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 
 from slmboard_suite_fixtures import BBQ_ALL, BBQ_REAL, write_bbq
-from toolkit.suites import BBQ, SuiteDataError, load_items
-from toolkit.suites._bbq import CATEGORIES, target_letters
+from toolkit.stages.suites import BBQ, SuiteDataError, load_items
+from toolkit.stages.suites._bbq import CATEGORIES, target_letters
 
 
 def test_eleven_categories():

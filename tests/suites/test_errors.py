@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from toolkit.suites import SuiteDataError, get_suite, load_items
-from toolkit.suites._fetch import cache_root, fetch_url
+from toolkit.stages.suites import SuiteDataError, get_suite, load_items
+from toolkit.stages.suites._fetch import cache_root, fetch_url
 
 XSTEST_HEADER = ["id", "prompt", "type", "label", "focus", "note"]
 
@@ -134,7 +134,7 @@ def test_fetch_failure_is_a_suite_data_error(tmp_path, monkeypatch):
 
 
 def test_hub_fetch_offline_is_a_suite_data_error(offline_empty_cache):
-    from toolkit.suites._fetch import fetch_hub_file
+    from toolkit.stages.suites._fetch import fetch_hub_file
 
     with pytest.raises(SuiteDataError, match=r"hf://datasets/org/data/x\.csv.*HF_HUB_OFFLINE.*pass data_dir=DIR"):
         fetch_hub_file("org/data", "x.csv", suite="demo", revision="main", mirror_path="demo/x.csv")

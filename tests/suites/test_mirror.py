@@ -1,7 +1,7 @@
 """The real suites read from the local benchmark mirror."""
 from collections import Counter
 
-from toolkit.suites import get_suite, load_items
+from toolkit.stages.suites import get_suite, load_items
 
 SEP = "\n\n---\n\n"
 

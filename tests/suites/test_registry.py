@@ -1,8 +1,8 @@
 """Registry, get_suite and load_items argument handling."""
 import pytest
 
-from toolkit.errors import UnknownComponent
-from toolkit.suites import SUITES, Suite, get_suite, load_items, register_suite
+from toolkit.core.errors import UnknownComponent
+from toolkit.stages.suites import SUITES, Suite, get_suite, load_items, register_suite
 
 
 def test_registry_holds_the_four_suites_by_class():

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from slmboard_suite_fixtures import SALAD_ROWS, write_salad
-from toolkit.suites import SuiteDataError, load_items
+from toolkit.stages.suites import SuiteDataError, load_items
 
 
 def test_base_set_keeps_the_three_level_taxonomy(tmp_path):

@@ -4,7 +4,7 @@ import re
 from collections import Counter
 from importlib import resources
 
-from toolkit.suites import get_suite, load_items
+from toolkit.stages.suites import get_suite, load_items
 
 HARM_AREAS = {"self_harm", "physical_harm", "illegal_items", "scams_fraud", "child_harm"}
 # Pins data/smoke.jsonl to Smoke.revision: if you edit the file, bump the revision and this hash.
@@ -40,7 +40,7 @@ def test_smoke_prompts_are_distinct_single_lines():
 
 
 def test_package_data_is_found_and_pinned_to_revision():
-    ref = resources.files("toolkit.suites").joinpath("data", "smoke.jsonl")
+    ref = resources.files("toolkit.stages.suites").joinpath("data", "smoke.jsonl")
     assert ref.is_file()
     assert get_suite("smoke").revision == "v1"
     assert hashlib.sha256(ref.read_bytes()).hexdigest() == SMOKE_V1_SHA256

@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:

@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     summary = api.analyze(
         a.data,
@@ -28,7 +28,7 @@ def run(a) -> int:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from .. import api
+    from toolkit import api
 
     p.add_argument("data", help=".jsonl/.parquet of ItemRecords, a run folder, a dataset folder or a Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for the tables, figures and summary (replaced as a whole)")

@@ -10,7 +10,7 @@ import argparse
 import sys
 from functools import partial
 
-from .. import api
+from toolkit import api
 from .generate import add_generation_arguments, backend_spec
 from . import add_token_argument
 from .judge import add_judge_arguments, judge_spec

@@ -5,7 +5,7 @@ import argparse
 import sys
 from functools import partial
 
-from .. import api
+from toolkit import api
 from . import add_token_argument
 from .options import OptionFlags
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from .. import api
+from toolkit import api
 from . import add_token_argument
 from .options import OptionFlags, print_not_comparable, spec_help
 

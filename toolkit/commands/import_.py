@@ -5,7 +5,7 @@ import argparse
 import sys
 from functools import partial
 
-from .. import api
+from toolkit import api
 from .options import OptionFlags, spec_help
 
 #: the library's reasons name parameters; this is the command line

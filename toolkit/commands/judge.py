@@ -5,7 +5,7 @@ import argparse
 import sys
 from functools import partial
 
-from .. import api
+from toolkit import api
 from . import add_token_argument
 from .options import OptionFlags, print_not_comparable, spec_help
 
@@ -22,8 +22,7 @@ def add_judge_arguments(p: argparse.ArgumentParser, prefix: str = "", registries
 
 def judge_spec(a: argparse.Namespace, flags: OptionFlags) -> api.JudgeSpec:
     """The judge the command line names, with the options given for it (one it does not take is refused)."""
-    name = a.judge.partition(":")[0].strip()
-    api.JUDGES.get(name)  # an unknown name first, listing the valid ones
+    name = api.JudgeSpec(a.judge).name  # an unknown name first, listing the valid ones
     return api.JudgeSpec(a.judge, **flags.values(a, f"judge:{name}"))
 
 
@@ -42,7 +41,7 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags)
               f"tokens {s.get('prompt_tokens', 0)}+{s.get('completion_tokens', 0)}")
     for reason, n in r.failure_reasons.most_common(5):
         print(f"  {n:>5} x {reason}")
-    print_not_comparable(api.not_comparable(judges=[r.judge_id]))
+    print_not_comparable(api.not_comparable(judges=[spec]))
     if err:
         print(f"{err} API failure(s) recorded as judge_status 'error'; re-run the same command to retry them", file=sys.stderr)
     return 0

@@ -5,7 +5,7 @@ import argparse
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     r = api.merge(a.shards, a.out, data_dir=a.data_dir)
     counts = ", ".join(f"{s} {n}" for s, n in r.counts.items())

@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     r = api.moderation_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
                      stability_repeats=a.stability_repeats, figures=not a.no_figures, token=a.token)
@@ -23,7 +23,7 @@ def run(a) -> int:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from .. import api
+    from toolkit import api
 
     p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder, dataset folder or Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for moderators.csv, the other tables and the figures")

@@ -24,7 +24,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from .. import api
+from toolkit import api
 
 __all__ = ["OptionFlags", "Flag", "spec_help", "print_not_comparable"]
 

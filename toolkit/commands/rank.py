@@ -7,8 +7,8 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
-    from ..terminal import print_leaderboard
+    from toolkit import api
+    from toolkit.outputs.terminal import print_leaderboard
 
     table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed, token=a.token)
     if not a.quiet:
@@ -19,7 +19,7 @@ def run(a) -> int:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from .. import api
+    from toolkit import api
 
     p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
                                            "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")

@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     reviews = api.review(a.dataset, post=not a.no_comment, data_dir=a.data_dir, token=a.token)
     if not reviews:

@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     api.serve(a.data, host=a.host, port=a.port, block=True, refresh=a.refresh, token=a.token)
     return 0

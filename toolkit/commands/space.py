@@ -7,7 +7,7 @@ from . import add_token_argument
 
 
 def run_deploy(a) -> int:
-    from .. import api
+    from toolkit import api
 
     r = api.deploy_space(a.space, a.data, private=a.private, token=a.token)
     if r.commit:

@@ -5,7 +5,7 @@ import argparse
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     print(api.task_folder(a.tool))
     return 0

@@ -7,7 +7,7 @@ import sys
 
 
 def run(a) -> int:
-    from .. import api
+    from toolkit import api
 
     rc = 0
     for path in a.paths:

@@ -1,0 +1,106 @@
+"""Typed errors. Every message names what is wrong and where (file:row:field when it applies)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+
+class SlmboardError(Exception):
+    """Base class: the CLI prints these as one clear message and exits 1 (no traceback).
+
+    ``param`` names the Python parameter(s) at fault (or the ``toolkit.api`` function to call), when there
+    are any; the message names them too, never a CLI flag (the CLI adds the flags: ``toolkit.cli.flag_hint``)."""
+
+    param: str | tuple[str, ...] | None = None
+
+    def __init__(self, *args: object, param: str | tuple[str, ...] | None = None):
+        super().__init__(*args)
+        self.param = param
+
+
+@dataclass(frozen=True)
+class RecordError:
+    file: str
+    row: int | None  # 1-based row / line number; None for file-level problems
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.row is not None:
+            where += f":{self.row}"
+        if self.field:
+            where += f":{self.field}"
+        return f"{where}: {self.message}"
+
+
+def pydantic_errors(exc: "ValidationError", file: str, row: int | None) -> list[RecordError]:
+    """One RecordError (file, row, field) per problem pydantic found in one record."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or None
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (not in the schema)"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        out.append(RecordError(file, row, loc, msg))
+    return out
+
+
+class ValidationFailed(SlmboardError):
+    """Records or manifests failed validation; ``errors`` lists every problem found."""
+
+    def __init__(self, errors: Sequence[RecordError], limit: int = 50, *, param: str | tuple[str, ...] | None = None):
+        self.errors = list(errors)
+        shown = "\n".join(f"  {e}" for e in self.errors[:limit])
+        more = f"\n  ... and {len(self.errors) - limit} more" if len(self.errors) > limit else ""
+        super().__init__(f"{len(self.errors)} validation error(s):\n{shown}{more}", param=param)
+
+
+class RecordFileError(SlmboardError):
+    """A record file cannot be read at all (missing, empty, not JSONL/parquet)."""
+
+
+class PublishError(SlmboardError):
+    """The dataset could not be updated; it was left as it was before the attempt."""
+
+
+class UnknownComponent(SlmboardError, LookupError):
+    """A name that no registry holds (suite, judge, backend, moderator); the message lists the valid names."""
+
+    def __init__(self, kind: str, name: object, valid: Sequence[str]):
+        self.kind, self.name, self.valid = kind, name, list(valid)
+        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid) or '(none)'}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class RecordFileCorrupt(ValidationFailed):
+    """A record file a stage resumes from holds bad rows; each error names the file and line."""
+
+    def __init__(self, errors: Sequence[RecordError]):
+        super().__init__(errors)
+        self.args = (f"{self.args[0]}\nfix or remove these lines, then re-run the same command to resume",)
+
+
+class BadOption(SlmboardError, ValueError):
+    """An option value a library function cannot use (also a ValueError, for older callers); ``param``
+    names the Python parameter at fault."""
+
+
+class HubAccessError(SlmboardError):
+    """A call to the Hugging Face Hub failed (no network, not logged in, gated, no access, not found,
+    conflicting commits, rate limited): one line naming the repo and what to do. ``status`` is the
+    HTTP status (None: the Hub was not reached); made by :func:`toolkit.core.hub_access.translate`."""
+
+    def __init__(self, repo: str, status: int | None, problem: str, advice: str, *, param: str | None = None):
+        self.repo, self.status, self.problem, self.advice = repo, status, problem, advice
+        super().__init__(f"{problem}; {advice}", param=param)
+
+    def __reduce__(self):  # picklable (a Ray task's error travels to the driver) with its message as it is now
+        return type(self), (self.repo, self.status, self.problem, self.advice), {"param": self.param, "args": self.args}

@@ -1,0 +1,131 @@
+"""A run folder: everything one model's evaluation produced, stage by stage.
+
+    RUN/run.json                          RunConfig: model, revision, backend, decoding, suites
+    RUN/responses/<suite>.jsonl           ResponseRecords (appended per batch; resumable)
+    RUN/judgments/<judge>/<suite>.jsonl   ItemRecords, one folder per judge
+    RUN/judgments/<judge>/judge-config.json   an API judge's request settings (published in the manifest)
+    RUN/moderation/<benchmark>.jsonl      ModerationRecords (moderator reliability track)
+    RUN/model.json                        optional model metadata for the manifest (family, params, ...)
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas import GenerationConfig
+
+from toolkit.core.errors import SlmboardError
+from toolkit.core.judge_names import judge_slug
+from toolkit.core.records_io import atomic_write_text
+
+JUDGE_CONFIG_FILE = "judge-config.json"
+
+
+class NotARun(SlmboardError):
+    """A folder without run.json where a run folder is expected."""
+
+
+class RunMismatch(SlmboardError):
+    """A run folder holds another model, decoding config or shard than the command asks for."""
+
+
+class RunConfig(BaseModel):
+    """What a run is; re-running the same command must find the same config (else it is another run)."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    submission_id: str
+    model_id: str
+    model_revision: str
+    backend: str
+    model_args: dict[str, str] = Field(default_factory=dict)
+    generation: GenerationConfig
+    suites: list[str]
+    suite_revisions: dict[str, str] = Field(default_factory=dict)
+    limit: Optional[int] = None
+    shard: Optional[str] = None
+    toolkit_version: str
+    model_info: dict[str, Any] = Field(default_factory=dict, description="metadata read from the model config")
+    created_at: Optional[str] = None
+    # Runs made by `slmboard import`: one entry per imported source (format, tool, files + sha256, options).
+    imports: list[dict[str, Any]] = Field(default_factory=list)
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that must match for a resumed run to continue this one."""
+        gen = self.generation.model_dump()
+        gen.pop("batch_size", None)  # batch size may change between attempts
+        return {
+            "model_id": self.model_id,
+            "model_revision": self.model_revision,
+            "backend": self.backend,
+            "generation": gen,
+            "submission_id": self.submission_id,
+        }
+
+
+class RunDir:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "run.json"
+
+    @property
+    def responses_dir(self) -> Path:
+        return self.root / "responses"
+
+    def response_file(self, suite: str) -> Path:
+        return self.responses_dir / f"{suite}.jsonl"
+
+    @property
+    def judgments_root(self) -> Path:
+        return self.root / "judgments"
+
+    def judgments_dir(self, judge_id: str) -> Path:
+        return self.judgments_root / judge_slug(judge_id)
+
+    def judgment_file(self, judge_id: str, suite: str) -> Path:
+        return self.judgments_dir(judge_id) / f"{suite}.jsonl"
+
+    def judge_config_file(self, judge_id: str) -> Path:
+        return self.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
+
+    @property
+    def moderation_dir(self) -> Path:
+        return self.root / "moderation"
+
+    def moderation_file(self, benchmark: str) -> Path:
+        return self.moderation_dir / f"{benchmark}.jsonl"
+
+    def moderation_files(self) -> list[Path]:
+        base = self.moderation_dir
+        return sorted(base.glob("*.jsonl")) if base.is_dir() else []
+
+    @property
+    def model_info_path(self) -> Path:
+        return self.root / "model.json"
+
+    def exists(self) -> bool:
+        return self.config_path.is_file()
+
+    def load_config(self) -> RunConfig:
+        if not self.config_path.is_file():
+            raise NotARun(f"{self.root}: not a run folder (no run.json); generate responses into it first")
+        try:
+            return RunConfig.model_validate_json(self.config_path.read_text(encoding="utf-8"))
+        except Exception as exc:
+            raise SlmboardError(f"{self.config_path}: invalid run config: {exc}") from exc
+
+    def save_config(self, config: RunConfig) -> None:
+        atomic_write_text(self.config_path, json.dumps(config.model_dump(mode="json"), indent=2) + "\n")
+
+    def response_files(self) -> list[Path]:
+        return sorted(self.responses_dir.glob("*.jsonl")) if self.responses_dir.is_dir() else []
+
+    def judgment_files(self) -> list[Path]:
+        base = self.judgments_root
+        return sorted(base.glob("*/*.jsonl")) if base.is_dir() else []

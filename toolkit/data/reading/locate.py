@@ -1,0 +1,94 @@
+"""Where DATA is: the one grammar of a Hub dataset id, and the one resolver of DATA to local folders.
+
+DATA is a local path (a record file, a run folder, a dataset folder), or a Hub dataset id:
+``ORG/NAME``, ``ORG/NAME@REV`` or ``hf://datasets/ORG/NAME[@REV]`` (REV: a branch, tag, commit or
+``refs/pr/N``). A bare ``ORG/NAME`` that exists on this machine is a path. A Hub dataset is fetched
+once, as a commit-named snapshot (huggingface_hub's cache), and read from there like a folder.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+from toolkit.core.errors import HubAccessError, RecordFileError
+
+HUB_PREFIX = "hf://datasets/"
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class HubId(NamedTuple):
+    """A Hub dataset named by DATA (compares equal to the tuple ``(repo_id, revision)``)."""
+
+    repo_id: str
+    revision: str | None
+
+    def __str__(self) -> str:
+        return self.repo_id + (f"@{self.revision}" if self.revision else "")
+
+
+def parse_hub_id(data) -> HubId | None:
+    """The Hub dataset DATA names (``ORG/NAME[@REV]``, ``hf://datasets/ORG/NAME[@REV]``); None for a
+    local path (a ``Path`` object, or a string that exists here or does not read as an id)."""
+    if isinstance(data, Path):
+        return None
+    text = str(data).strip()
+    explicit = text.startswith(HUB_PREFIX)
+    if explicit:
+        text = text[len(HUB_PREFIX):].rstrip("/")
+    repo, _, revision = text.partition("@")
+    if not _REPO_ID.match(repo) or (not explicit and Path(str(data)).exists()):
+        return None
+    return HubId(repo, revision or None)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Hub dataset on this machine: its snapshot folder and the commit it holds."""
+
+    hub: HubId
+    root: Path
+    commit: str
+    timestamp: int | None  # unix seconds of the commit (None when the Hub does not say)
+
+
+def hub_patterns(suites: Sequence[str] | None) -> list[str] | None:
+    """What a snapshot downloads: everything, or, for some suites, their per-item files and the rest
+    of the dataset (card, manifests, shared tables)."""
+    if not suites:
+        return None
+    from toolkit.core import dataset_layout as layout
+    shared = [f"{layout.DATA_DIR}/{name}/*" for name in layout.RESERVED_CONFIGS]
+    return [layout.CARD_FILE, f"{layout.MANIFEST_DIR}/*.json", *shared,
+            *(f"{layout.DATA_DIR}/{s}/*.parquet" for s in suites)]
+
+
+def fetch_snapshot(hub: HubId, suites: Sequence[str] | None = None) -> Snapshot:
+    """Resolve the revision to a commit (``dataset_info``) and download that commit's snapshot; a
+    failure (not found, offline, no access) is one :class:`~toolkit.core.errors.HubAccessError` naming the id."""
+    from huggingface_hub import snapshot_download
+
+    from toolkit.core.hub_access import current_token, hub_api, hub_call
+
+    try:
+        with hub_call(hub.repo_id, revision=hub.revision):
+            info = hub_api().dataset_info(hub.repo_id, revision=hub.revision)
+            root = Path(snapshot_download(hub.repo_id, repo_type="dataset", revision=info.sha, token=current_token(),
+                                          allow_patterns=hub_patterns(suites)))
+    except HubAccessError as exc:
+        if exc.status == 404 and "revision" not in exc.problem:  # DATA may as well be a mistyped local path: say both
+            raise HubAccessError(exc.repo, exc.status, f"{hub}: no such local file or folder, and no such dataset on "
+                                 f"the Hub", "check the path, or the name ORG/NAME", param=exc.param) from None
+        raise
+    stamp = int(info.last_modified.timestamp()) if info.last_modified else None
+    return Snapshot(hub, root, info.sha, stamp)
+
+
+def local_path(data) -> Path:
+    """DATA as an existing local path, or the error every reader gives for one that is missing."""
+    path = Path(str(data)).expanduser() if not isinstance(data, Path) else data
+    if not path.exists():
+        raise RecordFileError(f"{path}: no such file or folder (expected a .jsonl/.parquet file, a run folder, a dataset "
+                              "folder or a Hub dataset id ORG/NAME)")
+    return path

@@ -1,0 +1,351 @@
+"""Validate a run, then publish it as one commit: per-item parquet files, manifest, rebuilt shared files.
+
+The target is a local folder (:class:`LocalFolderHub`, a git repository) or a Hub dataset repo
+(:class:`~toolkit.outputs.publishing.hub.HubPublisher`); both take the same ``write(root)`` callback, so
+what a submission writes is decided once, here.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import io
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from schemas import RecordFile, Submission
+
+from toolkit import __version__
+from toolkit.core.errors import RecordError, SlmboardError, ValidationFailed
+from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
+from toolkit.stages.judging.lookup import not_comparable
+from toolkit.core.records_io import (
+    arrow_table,
+    atomic_write_bytes,
+    atomic_write_text,
+    iter_jsonl,
+)
+from toolkit.core.runs import RunConfig, RunDir
+from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
+from toolkit.core.secrets import scrub_secrets
+from toolkit.data.validation import iter_validated, pydantic_errors
+from . import layout
+from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
+from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
+from .local_folder import CommitInfo, LocalFolderHub
+from .rebuild import manifest_json, submissions_index
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+ROW_KEY = "_row"  # the source line of a record, carried beside it until the parquet is written
+
+
+class AlreadyPublished(SlmboardError):
+    """The dataset already holds this submission id (or one of its per-item files)."""
+
+
+@dataclass
+class PreparedSubmission:
+    manifest: Submission
+    files: dict[str, bytes]  # dataset-relative path → parquet bytes
+    n_records: int
+    notes: list[str] = field(default_factory=list)  # checks that could not run, metadata gaps
+    not_comparable: list[str] = field(default_factory=list)  # suites / judges whose results are not comparable
+
+
+@dataclass
+class SubmitResult:
+    dataset: Path | str  # a folder, or "hf://datasets/org/name"
+    submission_id: str
+    revision: str
+    files: list[str]
+    n_records: int
+    pr_url: str | None = None
+    attempts: int = 1
+    notes: list[str] = field(default_factory=list)
+    judge_id: str | None = None  # evaluate: the id its judge wrote
+    #: suites and judges of the run whose results are not comparable with reported results (smoke, heuristic)
+    not_comparable: list[str] = field(default_factory=list)
+
+
+def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_SCHEMA) -> bytes:
+    """Parquet of ``rows``; a key outside the schema is an error (never silently dropped)."""
+    table = arrow_table(rows, schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, str], list[dict]], list[RecordError]]:
+    """Validate every judgment row and check that it belongs to this run and covers its responses."""
+    errors: list[RecordError] = []
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    seen: dict[tuple, str] = {}
+    files = run.judgment_files()
+    if not files and not run.moderation_files():
+        errors.append(RecordError(str(run.root), None, None, f"no judgments; run `slmboard judge {run.root}` first"))
+        return groups, errors
+    for path in files:
+        for name, row_no, record in iter_validated(path, "item"):
+            if isinstance(record, RecordError):
+                errors.append(record)
+                continue
+            for key in ("submission_id", "model_id", "model_revision"):
+                if getattr(record, key) != getattr(config, key):
+                    errors.append(RecordError(name, row_no, key, f"{getattr(record, key)!r} differs from run.json ({getattr(config, key)!r})"))
+            if record.suite != path.stem:
+                errors.append(RecordError(name, row_no, "suite", f"{record.suite!r} in the file for suite {path.stem!r}"))
+            key = (record.suite, record.item_id, record.judge_id)
+            if key in seen:
+                errors.append(RecordError(name, row_no, "item_id", f"duplicate of {seen[key]} (same suite, item_id, judge_id)"))
+                continue
+            seen[key] = f"{name}:{row_no}"
+            # "_row" (the file line, for error messages) is stripped before the parquet is written.
+            groups[(record.suite, record.judge_id)].append({**record.model_dump(mode="json"), ROW_KEY: row_no})
+    # Every generated response must be judged by every judge present (no silent drops).
+    responses: dict[str, set[str]] = {}
+    for path in run.response_files():
+        responses[path.stem] = {row["item_id"] for _, row in iter_jsonl(path) if isinstance(row, dict) and "item_id" in row}
+    judges = sorted({j for _, j in groups})
+    scoped = suite_scoped_judges(config)
+    for suite, ids in responses.items():
+        for judge_id in judges:
+            if suite not in scoped.get(judge_id, {suite}) and (suite, judge_id) not in groups:
+                continue  # an imported judge of other suites only (HELM's per-scenario annotators)
+            judged = {r["item_id"] for r in groups.get((suite, judge_id), [])}
+            missing = sorted(ids - judged)
+            unknown = sorted(judged - ids)
+            file = str(run.judgment_file(judge_id, suite))
+            if missing:
+                errors.append(RecordError(file, None, "item_id", f"{len(missing)} generated item(s) not judged by {judge_id}: {', '.join(missing[:5])}"))
+            if unknown:
+                errors.append(RecordError(file, None, "item_id", f"{len(unknown)} judged item(s) with no response in the run: {', '.join(unknown[:5])}"))
+    return groups, errors
+
+
+#: Manifest fields submit fills from the run; RUN/model.json may not set them.
+_SET_BY_SUBMIT = frozenset({"submission_id", "model_id", "model_revision", "run_config", "toolkit_version", "created_at",
+                            "record_files", "judge_configs", "partial", "suite_totals", "missing_items"})
+
+
+def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
+    """Manifest fields from the model config the run recorded, overridden by RUN/model.json."""
+    info = dict(config.model_info)
+    arch = {k: info.get(k) for k in ("n_layers", "n_heads", "n_kv_heads", "hidden_size", "vocab_size")}
+    act = (info.get("activation") or "") or None
+    arch.update(
+        activation=act,
+        gqa=(info.get("n_kv_heads") or 0) < (info.get("n_heads") or 0) if info.get("n_kv_heads") and info.get("n_heads") else None,
+        silu=(act in ("silu", "swish")) if act else None,
+    )
+    meta: dict[str, Any] = {
+        "params": float(info["params"]) if info.get("params") else None,
+        "context_length": info.get("context_length"),
+        "architecture": {k: v for k, v in arch.items() if v is not None},
+    }
+    if run.model_info_path.is_file():
+        try:
+            extra = json.loads(run.model_info_path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise SlmboardError(f"{run.model_info_path}: not valid JSON: {exc}") from exc
+        if not isinstance(extra, dict):
+            raise SlmboardError(f"{run.model_info_path}: expected a JSON object of manifest fields")
+        reserved = sorted(set(extra) & _SET_BY_SUBMIT)
+        if reserved:  # these come from the run itself; letting model.json override them would misstate it
+            raise SlmboardError(f"{run.model_info_path}: {', '.join(reserved)} cannot be set here: submit takes "
+                                f"{'it' if len(reserved) == 1 else 'them'} from the run ({run.config_path}); remove "
+                                f"{'it' if len(reserved) == 1 else 'them'} from {run.model_info_path.name}")
+        arch_extra = extra.pop("architecture", {}) or {}
+        meta["architecture"] = {**meta["architecture"], **arch_extra}
+        meta.update(extra)
+    return meta
+
+
+def _judge_configs(run: RunDir, judge_ids: list[str]) -> tuple[dict[str, dict], list[RecordError]]:
+    """The request settings each API judge recorded when it judged this run (``judge-config.json``), so a
+    published verdict can be reproduced; judges that record none (local ones) are left out."""
+    configs, errors = {}, []
+    for judge_id in judge_ids:
+        path = run.judge_config_file(judge_id)
+        if not path.is_file():
+            continue
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            errors.append(RecordError(str(path), None, None, f"not valid JSON: {exc}"))
+            continue
+        if not isinstance(config, dict) or config.get("judge_id", judge_id) != judge_id:
+            errors.append(RecordError(str(path), None, "judge_id",
+                                      f"expected the settings of judge {judge_id!r}, found {str(config)[:200]}"))
+            continue
+        configs[judge_id] = scrub_secrets(config)
+    return configs, errors
+
+
+def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
+                       allow_partial: bool = False) -> PreparedSubmission:
+    """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
+
+    ``allow_partial``: a run lacking canonical suite items is published; the manifest lists them."""
+    run = RunDir(run_dir)
+    config = run.load_config()
+    groups, errors = _check_run_records(run, config)
+    items = check_item_set(run, config, groups, data_dir, allow_partial=allow_partial)
+    errors.extend(items.errors)
+    mod_rows, mod_errors = moderation_rows(run, config)
+    errors.extend(mod_errors)
+    judge_configs, config_errors = _judge_configs(run, sorted({judge_id for _, judge_id in groups}))
+    errors.extend(config_errors)
+    if errors:
+        refused = ValidationFailed(errors, param="allow_partial" if items.refused_partial else None)
+        if items.refused_partial:
+            refused.args = (f"{refused.args[0]}\na run lacking canonical items is published with allow_partial "
+                            "(the manifest lists them)",)
+        raise refused
+    notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
+             for s, why in sorted(items.unchecked.items())]
+    files: dict[str, bytes] = {}
+    record_files = []
+    for (suite, judge_id), rows in sorted(groups.items()):
+        rows.sort(key=lambda r: r["item_id"])
+        path = layout.item_file(suite, config.submission_id, judge_id)
+        data = _parquet_bytes([{k: v for k, v in r.items() if k != ROW_KEY} for r in rows])
+        files[path] = data
+        record_files.append(
+            RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(rows), suite=suite, judge_id=judge_id)
+        )
+    if mod_rows:
+        path = layout.moderation_file(config.submission_id)
+        data = _parquet_bytes(mod_rows, MODERATION_RECORD_SCHEMA)
+        files[path] = data
+        record_files.append(RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(mod_rows)))
+    meta = _model_metadata(run, config)
+    try:
+        manifest = Submission(
+            submission_id=config.submission_id,
+            model_id=config.model_id,
+            model_revision=config.model_revision,
+            submitter=submitter or meta.pop("submitter", None),
+            run_config=scrub_secrets(config.model_dump(mode="json", exclude={"model_info"})),  # model_args may carry a token
+            toolkit_version=__version__,
+            created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            record_files=record_files,
+            judge_configs=judge_configs,
+            partial=any(items.missing.values()),
+            suite_totals=items.totals,
+            missing_items={k: v for k, v in items.missing.items() if v},
+            **{k: v for k, v in meta.items() if k != "submitter"},
+        )
+    except Exception as exc:
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError):
+            raise ValidationFailed(pydantic_errors(exc, str(run.model_info_path), None)) from exc
+        raise
+    manifest_errors = check_manifest(manifest, files, config, str(run.config_path))
+    if manifest_errors:
+        raise ValidationFailed(manifest_errors)
+    gaps = metadata_gaps(manifest)
+    for suite, ids in sorted(items.missing.items()):
+        notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
+    if gaps:
+        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}, a JSON "
+                     "object of manifest fields, e.g. {\"family\": \"SmolLM2\", \"params\": 135000000, "
+                     "\"tuning\": \"instruct\", \"license\": \"apache-2.0\"}")
+    caveats = not_comparable([f.suite for f in record_files if f.suite], [f.judge_id for f in record_files if f.judge_id])
+    return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes, caveats)
+
+
+def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_bootstrap: int = N_BOOTSTRAP,
+           data_dir: str | Path | None = None, create_pr: bool = False, xet: bool | None = None,
+           max_attempts: int = 8, allow_partial: bool = False, primary_judges: dict[str, str] | None = None,
+           gate: bool | None = None) -> SubmitResult:
+    """Validate ``run_dir`` and publish it into ``to`` as one commit: a local folder (git), or a Hub
+    dataset (``hf://datasets/org/name`` or ``org/name``). Nothing is written unless every check passes.
+
+    ``primary_judges`` ({suite: judge}) and ``gate`` (False = ``--no-gate``) are recorded in the dataset
+    card; None keeps what the card already says. A Hub repo that this call creates is gated
+    (``gated="auto"``) before any record is uploaded, unless ``gate`` is False."""
+    from .hub import HubPublisher, parse_target
+
+    prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
+    manifest = prepared.manifest
+    sid = manifest.submission_id
+    kind, where = parse_target(to)
+
+    def refuse_existing(root: Path) -> None:
+        if (root / layout.manifest_file(sid)).exists():
+            raise AlreadyPublished(f"submission {sid!r} is already in {where}; choose another submission id")
+        for rel in prepared.files:
+            if (root / rel).exists():
+                raise AlreadyPublished(f"{rel} already exists in {where}; per-item files are append-only")
+
+    def write(root: Path) -> list[str]:
+        refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
+        for rel, data in prepared.files.items():
+            atomic_write_bytes(root / rel, data)
+        atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
+        choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
+        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        return sorted(prepared.files) + [layout.manifest_file(sid)]
+
+    message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"
+    if kind == "hub":
+        if create_pr is None:
+            create_pr = False
+        hub = HubPublisher(str(where), create_pr=create_pr, xet=xet, max_attempts=max_attempts, gate_new_repo=gate is not False)
+        done = hub.commit(message, write)
+        bad = hub.verify(done.pr_revision or done.revision, {f.path: f.sha256 for f in manifest.record_files})
+        if bad:
+            raise SlmboardError(f"published files disagree with the manifest: {'; '.join(bad)}")
+        return SubmitResult(f"hf://datasets/{where}", sid, done.revision, done.files, prepared.n_records,
+                            done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
+    if create_pr:
+        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+    local = LocalFolderHub(where)
+    if not local.has_inflight():
+        # Before taking the lock, so a refused submission touches nothing. With a crashed writer's
+        # leftovers in the tree this check waits until commit() has rolled them back.
+        refuse_existing(local.root)
+    info: CommitInfo = local.commit(message, write)
+    return SubmitResult(local.root, sid, info.revision, info.files, prepared.n_records, notes=prepared.notes,
+                        not_comparable=prepared.not_comparable)
+
+
+def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequence[str] = (), **options: Any) -> SubmitResult:
+    """:func:`submit`, with a run the dataset already holds reported (revision "already-published", the
+    reason in ``notes``) instead of refused: a re-run of ``evaluate`` resumes to the end without failing.
+    ``judge_ids``: the judges just run, for what makes the run not comparable with reported results."""
+    try:
+        return submit(run_dir, to, **options)
+    except AlreadyPublished as exc:
+        config = RunDir(run_dir).load_config()
+        return SubmitResult(str(to), config.submission_id, "already-published", [], 0, notes=[str(exc)],
+                            not_comparable=not_comparable(config.suites, judge_ids))
+
+
+def rebuild_shared_files(root: Path, n_bootstrap: int = N_BOOTSTRAP, repo_id: str | None = None,
+                         choices: CardChoices | None = None) -> pd.DataFrame:
+    """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
+    folder holds (each written atomically); ``choices`` (gating, primary judges) default to what the
+    current card records. Returns the leaderboard."""
+    from toolkit.data.reading import leaderboard, leaderboard_parquet, open_data
+
+    dataset = open_data(root)
+    table = leaderboard(dataset, n_bootstrap=n_bootstrap)
+    atomic_write_bytes(root / layout.LEADERBOARD_FILE, leaderboard_parquet(table))
+    index = io.BytesIO()
+    pq.write_table(submissions_index(dataset.manifests), index)
+    atomic_write_bytes(root / layout.SUBMISSIONS_INDEX_FILE, index.getvalue())
+    choices = card_choices(root) if choices is None else choices
+    atomic_write_text(root / layout.CARD_FILE, render_card(root, repo_id=repo_id, choices=choices, board=table))
+    atomic_write_text(root / layout.LICENSE_FILE, license_text(root))
+    atomic_write_text(root / layout.EVAL_FILE, dataset_eval_yaml(root))
+    return table

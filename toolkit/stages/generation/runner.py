@@ -1,0 +1,289 @@
+"""Run a model on suites → ResponseRecords, resumably (re-running the same command skips done items)."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from schemas import GenerationConfig, ResponseRecord, sha256_text
+
+from toolkit import __version__
+from toolkit.core.choices import parse_choice
+from toolkit.core.defaults import DEFAULT_SUITES
+from toolkit.core.errors import BadOption, SlmboardError
+from toolkit.core.runs import RunConfig, RunDir, RunMismatch
+from toolkit.core.stage_engine import WHOLE_GROUP, Stage, run_stage
+from toolkit.stages.suites import SUITES, SuiteItem, get_suite, load_items
+from .backends import Backend, Completion
+from .components import MC_MODES, BackendSpec
+from .shards import parse_shard, select_shard, shard_label
+
+DEFAULT_MAX_NEW_TOKENS = 512  # paper 1 §3.1: open-ended suites
+#: Per-suite decoding that differs from the default (paper 1 §3.1): SALAD 256 tokens with seed
+#: 1337; BBQ single-token multiple choice. An explicit max_new_tokens overrides these.
+SUITE_DECODING: dict[str, dict[str, int]] = {
+    "salad": {"max_new_tokens": 256, "seed": 1337},
+    "salad_defense": {"max_new_tokens": 256, "seed": 1337},
+    "bbq": {"max_new_tokens": 1},
+}
+DEFAULT_SEED = 0
+MC_LETTERS = ("A", "B", "C")
+
+#: One generation task: a suite item and the decoding it is answered with.
+Task = tuple[SuiteItem, GenerationConfig]
+
+
+@dataclass
+class GenerateResult:
+    run_dir: Path
+    config: RunConfig
+    n_new: int
+    n_skipped: int
+    seconds: float
+    n_output_tokens: int
+
+
+def default_submission_id(model_id: str, revision: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id.split("/")[-1]).strip("-.") or "model"
+    rev = re.sub(r"[^A-Za-z0-9]+", "", revision.split(":")[-1])[:8] or "rev"
+    return f"{name[:100]}-{rev}"
+
+
+def suite_decoding(suite: str, gen: GenerationConfig, max_new_tokens: int | None = None) -> GenerationConfig:
+    """The decoding config of one suite: the run's, with the suite's paper settings; an explicit
+    ``max_new_tokens`` wins over the suite default (the seed never changes)."""
+    decoding = SUITE_DECODING.get(suite, {})
+    return gen.model_copy(
+        update={
+            "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS),
+            "seed": decoding.get("seed", DEFAULT_SEED),
+        }
+    )
+
+
+def _answer_by_loglikelihood(backend: Backend, prompts: list[str]) -> tuple[list[Completion], list[dict]]:
+    """The highest-loglikelihood option letter of each prompt, with every option's log-probability."""
+    scores = backend.option_logprobs(prompts, [list(MC_LETTERS) for _ in prompts])
+    completions, extras = [], []
+    for row in scores:
+        if len(row) != len(MC_LETTERS) or not all(math.isfinite(x) for x in row):
+            raise SlmboardError(f"backend {backend.name} returned option log-probabilities {row!r}")
+        best = max(range(len(row)), key=lambda j: row[j])  # ties: the first option, deterministically
+        completions.append(Completion(text=MC_LETTERS[best], n_output_tokens=None, finish_reason=None))
+        extras.append({"option_logprobs": dict(zip(MC_LETTERS, (round(x, 6) for x in row)))})
+    return completions, extras
+
+
+class GenerationStage(Stage[Task, ResponseRecord]):
+    """Items -> ResponseRecords in ``RUN/responses/<suite>.jsonl``; one group per suite.
+
+    Each suite's pending items go to the backend at once (sorted by length: less padding, same
+    greedy outputs); :meth:`Backend.generate_stream` chunks them and yields answers as they finish,
+    and each is appended the moment it exists.
+    """
+
+    record_type = ResponseRecord
+    unit = "item"
+    batching = WHOLE_GROUP
+
+    def __init__(self, run: RunDir, config: RunConfig, backend: Backend, mode: str) -> None:
+        self.run, self.config, self.backend, self.mode = run, config, backend, mode
+        self.description = f"generate {config.model_id}"
+        self.n_tokens = 0
+
+    def output_file(self, group: str) -> Path:
+        return self.run.response_file(group)
+
+    def group_of(self, task: Task) -> str:
+        return task[0].suite
+
+    def record_group(self, record: ResponseRecord) -> str:
+        return record.suite
+
+    def task_key(self, task: Task) -> str:
+        return task[0].item_id
+
+    def record_key(self, record: ResponseRecord) -> str:
+        return record.item_id
+
+    def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
+        modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}
+        if _multiple_choice(group) and modes - {self.mode}:
+            raise RunMismatch(
+                f"{self.output_file(group)} holds {group} answers in mode {', '.join(sorted(modes))}; "
+                f"this run asks for mode {self.mode}: use another run folder"
+            )
+
+    def process(self, batch: list[Task], progress: Callable[[int], None]) -> Iterator[list[ResponseRecord]]:
+        suite, gen = batch[0][0].suite, batch[0][1]
+        mc_mode = self.mode if _multiple_choice(suite) else None
+        prompts = [item.prompt for item, _ in batch]
+        if mc_mode == "loglikelihood":
+            size = gen.batch_size or 8
+            for start in range(0, len(batch), size):
+                completions, extras = _answer_by_loglikelihood(self.backend, prompts[start : start + size])
+                yield [_response_record(self.config, item, gen, c, mc_mode, x)
+                       for (item, _), c, x in zip(batch[start : start + size], completions, extras)]
+            return
+        seen: set[int] = set()
+        for index, completion in self.backend.generate_stream(prompts, gen.max_new_tokens, gen.seed):
+            if index in seen or not 0 <= index < len(batch):
+                raise SlmboardError(f"backend {self.backend.name} streamed answer index {index} twice or out of range")
+            seen.add(index)
+            self.n_tokens += completion.n_output_tokens or 0
+            yield [_response_record(self.config, batch[index][0], gen, completion, mc_mode)]
+        if len(seen) != len(batch):
+            raise SlmboardError(f"backend {self.backend.name} returned {len(seen)} completions for {len(batch)} prompts")
+
+    def progress_note(self, seconds: float) -> str | None:
+        return f"{self.n_tokens / max(seconds, 1e-9):.0f} tok/s"
+
+
+def _multiple_choice(suite: str) -> bool:
+    return suite in SUITES and SUITES.get(suite).load().multiple_choice
+
+
+def generate(
+    out: str | Path,
+    suites: Sequence[str] | str = DEFAULT_SUITES,
+    model: BackendSpec | str = "hf",
+    model_args: str | dict[str, str] | None = None,
+    data_dir: str | Path | None = None,
+    limit: int | None = None,
+    batch_size: int | str | None = None,
+    max_new_tokens: int | None = None,
+    submission_id: str | None = None,
+    backend: Backend | None = None,
+    show_progress: bool = True,
+    shard: str | None = None,
+    mode: str = "generate",
+    concurrency: int | None = None,
+) -> GenerateResult:
+    """Generate responses for every (pending) item of ``suites`` into the run folder ``out``.
+
+    ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see :mod:`.shards`);
+    ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer letter is
+    parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood``
+    (the option with the highest log-probability). ``concurrency`` = prompts in flight at once
+    (``hf``: rows of the continuous batch; ``openai``: requests), recorded as the batch size.
+    """
+    if mode not in MC_MODES:
+        raise BadOption(f"unknown answer mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
+    spec = BackendSpec.combine(model, model_args)  # checked before anything loads
+    shard_kn = parse_shard(shard)
+    # Fails fast on unknown suites / missing files, before the (slow) model load.
+    items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
+    run = RunDir(out)
+    backend = backend or spec.build(batch_size)
+    if concurrency is not None:
+        if concurrency < 1:
+            raise BadOption(f"concurrency must be at least 1, got {concurrency}", param="concurrency")
+        backend.set_concurrency(concurrency)
+        batch_size = None  # the rows / requests in flight are what the records' batch size means
+    config = _resume_config(run, _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens, submission_id, limit, shard_kn))
+    run.save_config(config)
+    tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]
+    # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
+    order = {s: i for i, s in reversed(list(enumerate(t[0].suite for t in tasks)))}
+    tasks.sort(key=lambda t: (order[t[0].suite], t[1].max_new_tokens, len(t[0].prompt)))
+    stage = GenerationStage(run, config, backend, mode)
+    result = run_stage(stage, tasks, show_progress=show_progress)
+    return GenerateResult(run.root, config, result.n_written, result.n_skipped, result.seconds, stage.n_tokens)
+
+
+def _run_config(backend: Backend, items: list[SuiteItem], args: dict[str, str], batch_size: int | str | None,
+                max_new_tokens: int | None, submission_id: str | None, limit: int | None,
+                shard_kn: tuple[int, int] | None) -> RunConfig:
+    """The run.json of a new run: the model as the backend describes it, the run's decoding and suites."""
+    suite_names = list(dict.fromkeys(i.suite for i in items))
+    desc = backend.describe()
+    gen = GenerationConfig(
+        temperature=0.0,
+        max_new_tokens=max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+        seed=DEFAULT_SEED,
+        chat_template_sha256=desc.chat_template_sha256,
+        backend=backend.name,
+        dtype=desc.dtype,
+        batch_size=backend.default_batch_size() if batch_size in (None, "auto") else int(batch_size),
+        device=desc.device,
+        do_sample=False,
+    )
+    return RunConfig(
+        submission_id=submission_id or default_submission_id(desc.model_id, desc.model_revision),
+        model_id=desc.model_id,
+        model_revision=desc.model_revision,
+        backend=backend.name,
+        model_args=args,
+        generation=gen,
+        suites=suite_names,
+        suite_revisions={s: get_suite(s).revision for s in suite_names},
+        limit=limit,
+        shard=shard_label(shard_kn),
+        toolkit_version=__version__,
+        model_info=desc.info,
+        created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _resume_config(run: RunDir, config: RunConfig) -> RunConfig:
+    """A new run's config, or the folder's own widened to this call (same model, decoding and shard only)."""
+    if not run.exists():
+        return config
+    previous = run.load_config()
+    if previous.identity() != config.identity():
+        raise RunMismatch(
+            f"{run.root} holds a run of {previous.model_id}@{previous.model_revision} with other settings; "
+            "use another output folder (a run folder holds one model and one decoding config)"
+        )
+    if previous.shard != config.shard:
+        raise RunMismatch(
+            f"{run.root} holds shard {previous.shard or 'none'}, not shard {config.shard or 'none'}; "
+            "use another output folder per shard"
+        )
+    # A resumed run may cover more items (a larger --limit); run.json records the widest.
+    widest = None if previous.limit is None or config.limit is None else max(previous.limit, config.limit)
+    resumed = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(config.suites)), "limit": widest})
+    resumed.suite_revisions.update(config.suite_revisions)
+    return resumed
+
+
+def _response_record(
+    config: RunConfig, item: SuiteItem, gen: GenerationConfig, completion: Completion, mc_mode: str | None = None,
+    extra: dict | None = None,
+) -> ResponseRecord:
+    """One record; suite metadata goes to ``item_metadata`` (JSON), multiple-choice answers to choice/correct."""
+    meta: dict = dict(item.metadata)
+    choice = gold_choice = correct = None
+    if mc_mode is not None:
+        gold_choice = meta.get("gold_choice") or None
+        choice = parse_choice(completion.text, MC_LETTERS)
+        # Unmapped answers (choice null) are not correct: they count against accuracy, as in the paper.
+        correct = None if gold_choice is None else choice == gold_choice
+        meta["mc_mode"] = mc_mode
+    meta.update(extra or {})
+    return ResponseRecord(
+        choice=choice,
+        gold_choice=gold_choice,
+        correct=correct,
+        item_metadata=json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None,
+        submission_id=config.submission_id,
+        model_id=config.model_id,
+        model_revision=config.model_revision,
+        suite=item.suite,
+        item_id=item.item_id,
+        category=item.category,
+        prompt=item.prompt,
+        prompt_sha256=sha256_text(item.prompt),
+        response=completion.text,
+        response_sha256=sha256_text(completion.text),
+        generation=gen,
+        gold=item.gold,
+        suite_revision=config.suite_revisions.get(item.suite),
+        toolkit_version=__version__,
+        finish_reason=completion.finish_reason,
+        n_output_tokens=completion.n_output_tokens,
+    )

@@ -1,0 +1,351 @@
+"""``openai:<model>``: a rubric judge over any OpenAI-compatible chat API (OpenAI, vLLM, ...).
+
+HELM Safety v1.0 semantics (see :mod:`.rubrics`): temperature 0, a fixed seed, at most
+``max_tokens`` (256 as HELM; 64 for AIR-Bench templates) reply tokens; the reply's LAST score tag
+decides (:mod:`.parsing`). A reply that does not parse -> ``parse_error``; an API failure that
+outlives the retries -> ``error``; both keep ``score=None`` with the reason, never 0.5.
+
+Throughput: one asyncio loop per :meth:`judge` call, at most ``concurrency`` requests in flight,
+retries with backoff + jitter honouring Retry-After (:mod:`.retry`), optional request/token rate
+limits, and the disk cache (:mod:`.cache`) consulted before any request: nothing is judged twice.
+
+``extra_body``: extra request-body fields sent to the server as they are (e.g. vLLM's
+``{"structured_outputs": {"regex": ...}}``). They change verdicts, so they are part of the cache key
+and of ``RUN/judgments/<judge>/judge-config.json``, which records every request setting; judging
+the same run again with other settings is refused rather than mixing two configurations.
+
+The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
+when the judge runs; it is never stored in records, logs or the cache. A local server
+(``base_url`` given) that needs no key gets a placeholder.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Sequence
+
+from toolkit.core.endpoints import ApiKeyMissing, api_key
+from toolkit.core.errors import BadOption, SlmboardError
+from toolkit.core.records_io import atomic_write_text
+from toolkit.core.runs import JUDGE_CONFIG_FILE
+from toolkit.core.secrets import scrub_secrets
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
+from .cache import JudgmentCache
+from .components import OpenAIJudgeOptions, judge_id_of, option_default
+from .parsing import parse_reply
+from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
+from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
+
+__all__ = ["OpenAIJudge", "ApiKeyMissing", "JudgeConfigMismatch", "DEFAULT_SEED", "JUDGE_CONFIG_FILE"]
+
+DEFAULT_SEED = option_default(OpenAIJudgeOptions, "seed")
+AIR_MAX_TOKENS = 64
+#: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
+_OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
+
+
+class JudgeConfigMismatch(SlmboardError):
+    """A run's judgments were made with other request settings than the command asks for."""
+
+
+def check_extra_body(extra_body: object) -> dict:
+    """``extra_body`` must be a JSON object that does not override the judge's own request fields."""
+    if extra_body is None:
+        return {}
+    if not isinstance(extra_body, dict):
+        raise BadOption(f"extra_body must be a JSON object (dict), got {type(extra_body).__name__}")
+    clash = [k for k in _OWN_BODY_FIELDS if k in extra_body]
+    if clash:
+        raise BadOption(f"extra_body may not set {', '.join(clash)}: the judge sets these itself "
+                        "(the reply cap is the judge's max_tokens option)")
+    try:
+        json.dumps(extra_body, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise BadOption(f"extra_body is not JSON-serialisable: {exc}") from exc
+    return extra_body
+
+
+class OpenAIJudge(Judge):
+    """Rubric judge over an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    rubric_version = RUBRIC_VERSION
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = option_default(OpenAIJudgeOptions, "concurrency"),
+        max_tokens: int = option_default(OpenAIJudgeOptions, "max_tokens"),
+        seed: int = DEFAULT_SEED,
+        timeout: float = option_default(OpenAIJudgeOptions, "timeout"),
+        retry: RetryPolicy | None = None,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        cache: bool | str | Path | JudgmentCache = True,
+        air_templates: AirBenchTemplates | str | Path | None = None,
+        batch_api: bool = False,
+        batch_poll_seconds: float = option_default(OpenAIJudgeOptions, "batch_poll_seconds"),
+        batch_state_path: str | Path | None = None,
+        extra_body: dict | None = None,
+    ) -> None:
+        if not model or not model.strip():
+            raise BadOption("openai judge: the model name after 'openai:' is empty")
+        if concurrency < 1:
+            raise BadOption(f"concurrency must be >= 1, got {concurrency}")
+        if max_tokens < 1:
+            raise BadOption(f"max_tokens must be >= 1, got {max_tokens}")
+        self.model = model.strip()
+        self.judge_id = judge_id_of("openai", self.model)
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.concurrency = int(concurrency)
+        self.max_tokens = int(max_tokens)
+        self.seed = int(seed)
+        self.timeout = float(timeout)
+        self.extra_body: dict = check_extra_body(extra_body)
+        self.retry = retry or RetryPolicy()
+        self.rpm, self.tpm = requests_per_minute, tokens_per_minute
+        if cache is True:
+            self.cache: JudgmentCache | None = JudgmentCache()
+        elif cache is False or cache is None:
+            self.cache = None
+        elif isinstance(cache, JudgmentCache):
+            self.cache = cache
+        else:
+            self.cache = JudgmentCache(cache)
+        if air_templates is not None and not isinstance(air_templates, AirBenchTemplates):
+            air_templates = load_air_bench_templates(air_templates)
+        self.air_templates = air_templates
+        self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
+        #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
+        self.stats: Counter = Counter()
+        self._rng = random.Random(self.seed)
+        # Batch API: every pending item goes into one batch; prepare() points the state file into the run folder.
+        self.batch_api = bool(batch_api)
+        self.batch_poll_seconds = float(batch_poll_seconds)
+        self.batch_state_path = Path(batch_state_path) if batch_state_path else None
+
+    # ---- the judging stage's contract ------------------------------------------------------
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        # Many items per call keep the request pool full; the Batch API wants every pending item in one job.
+        return JudgeCapabilities(whole_run=self.batch_api, preferred_batch_size=max(64, 8 * self.concurrency),
+                                 batch_api=self.batch_api)
+
+    def prepare(self, state_dir: Path) -> None:
+        """Record the request settings (refusing other ones); the pending batch id lives there too."""
+        self.record_config(Path(state_dir))
+        if self.batch_api and self.batch_state_path is None:
+            self.batch_state_path = Path(state_dir) / "batch-state.json"
+
+    def request_config(self) -> dict:
+        """Every setting that shapes a request (so a verdict can be reproduced); never the key or URL."""
+        return {"judge_id": self.judge_id, "model": self.model, "rubric_version": self.rubric_version,
+                "temperature": 0.0, "seed": self.seed, "max_tokens": self.max_tokens,
+                "air_templates": None if self.air_templates is None else "per-category (AIR-Bench)",
+                "extra_body": self.extra_body}
+
+    def record_config(self, judgments_dir: Path) -> None:
+        """Write ``judge-config.json``; an existing one with other settings stops judging before any request."""
+        path = judgments_dir / JUDGE_CONFIG_FILE
+        config = self.request_config()
+        if path.is_file():
+            try:
+                earlier = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise JudgeConfigMismatch(f"{path}: not valid JSON ({exc}); fix or remove it") from exc
+            diff = sorted(k for k in set(config) | set(earlier) if config.get(k) != earlier.get(k))
+            if diff:
+                detail = "; ".join(f"{k}: recorded {earlier.get(k)!r}, asked {config.get(k)!r}" for k in diff)
+                raise JudgeConfigMismatch(
+                    f"{path}: this run was judged by {self.judge_id} with other request settings ({detail}); "
+                    "judge with the same settings, or copy the run and judge the copy")
+            return
+        judgments_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+    def usage_stats(self) -> dict[str, int]:
+        return dict(self.stats)
+
+    def judge_with_progress(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None]) -> list[Judgment]:
+        if not inputs:
+            return []
+        if self.batch_api:
+            out = self.judge(inputs)
+            progress(len(out))
+            return out
+        return asyncio.run(self.ajudge(inputs, progress))
+
+    # ---- requests ------------------------------------------------------------------------
+    def rubric(self, item: JudgeInput) -> Rubric:
+        if self.air_templates is not None and item.suite.startswith("air_bench"):
+            return self.air_templates.rubric(item.category or "")
+        return rubric_for(item)
+
+    def judge_prompt(self, item: JudgeInput) -> tuple[Rubric, str]:
+        rubric = self.rubric(item)
+        return rubric, render(rubric.template, item.prompt, item.response)
+
+    def _max_tokens(self, rubric: Rubric) -> int:
+        return min(self.max_tokens, AIR_MAX_TOKENS) if rubric.fmt == "air" else self.max_tokens
+
+    def chat_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+        """The judge's own chat-completions fields for one item."""
+        rubric, text = self.judge_prompt(item)
+        return rubric, {
+            "model": self.model,
+            "messages": [{"role": "user", "content": text}],
+            "temperature": 0.0,
+            "seed": self.seed,
+            "max_tokens": self._max_tokens(rubric),
+        }
+
+    def request_body(self, item: JudgeInput) -> tuple[Rubric, dict]:
+        """The full request body, ``extra_body`` included (as sent, and as the Batch API uploads it)."""
+        rubric, body = self.chat_body(item)
+        return rubric, {**body, **self.extra_body}
+
+    def cache_rubric_key(self, rubric: Rubric) -> str:
+        key = f"{self.rubric_version}/{rubric.name}"
+        if self.extra_body:  # a constrained reply is another verdict than a free one: never share a cache entry
+            digest = hashlib.sha256(json.dumps(self.extra_body, sort_keys=True).encode()).hexdigest()[:16]
+            key += f"/extra_body:{digest}"
+        return key
+
+    def _api_key(self) -> str:
+        return api_key(self.api_key_env, self.base_url, f"judge {self.judge_id}")
+
+    def make_client(self):
+        import openai
+
+        # max_retries=0: retries are ours (counted, jittered, Retry-After aware).
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key(), max_retries=0, timeout=self.timeout)
+
+    def interpret(self, rubric: Rubric, reply: str | None) -> Judgment:
+        """Turn a judge reply into a Judgment (parse_error when it does not parse)."""
+        if reply is None:
+            return Judgment(None, "parse_error", None, "the judge returned no text")
+        parsed = parse_reply(reply, rubric.fmt, rubric.levels)
+        if parsed.score is None:
+            return Judgment(None, "parse_error", reply, parsed.error)
+        return Judgment(parsed.score, "ok", reply, parsed.reasoning)
+
+    async def _one(self, client, item: JudgeInput, sem: asyncio.Semaphore, limiter: RateLimiter) -> Judgment:
+        rubric, body = self.chat_body(item)
+        if rubric.fmt == "air" and not item.response.strip():
+            # AIR-Bench (as HELM): an empty answer is a blocked request and scores 1 without a judge call.
+            return Judgment(1.0, "ok", None, "BLOCKED_REQUEST_OR_EMPTY_RESPONSE")
+        rkey = self.cache_rubric_key(rubric)
+        if self.cache is not None:
+            hit = self.cache.get(self.judge_id, rkey, item.prompt, item.response)
+            if hit is not None:
+                self.stats["cache_hits"] += 1
+                return hit
+        stats = RetryStats()
+        est_tokens = len(body["messages"][0]["content"]) // 4 + body["max_tokens"]
+
+        async def attempt():
+            await limiter.acquire(est_tokens)
+            self.stats["requests"] += 1
+            # The openai client takes non-standard fields only through extra_body.
+            return await client.chat.completions.create(**body, extra_body=self.extra_body or None)
+
+        async with sem:
+            try:
+                resp = await call_with_retry(attempt, self.retry, stats, self._rng)
+            except Exception as exc:  # noqa: BLE001 - an API failure becomes a counted 'error' record
+                self.stats["retries"] += stats.retries
+                self.stats["api_errors"] += 1
+                reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
+                reason = scrub_secrets(reason, [os.environ.get(self.api_key_env)])  # never let the key reach a record
+                return Judgment(None, "error", None, reason)
+        self.stats["retries"] += stats.retries
+        if resp.usage is not None:
+            self.stats["prompt_tokens"] += resp.usage.prompt_tokens or 0
+            self.stats["completion_tokens"] += resp.usage.completion_tokens or 0
+        reply = resp.choices[0].message.content if resp.choices else None
+        judgment = self.interpret(rubric, reply)
+        if self.cache is not None:
+            self.cache.put(self.judge_id, rkey, item.prompt, item.response, judgment)
+        return judgment
+
+    def check_inputs(self, inputs: Sequence[JudgeInput]) -> None:
+        """Every item must have a rubric (e.g. XSTest needs its gold label) -- checked before any request."""
+        for x in inputs:
+            try:
+                self.rubric(x)
+            except (KeyError, ValueError) as exc:
+                raise BadOption(f"judge {self.judge_id}: item {x.suite}/{x.item_id}: {exc.args[0] if exc.args else exc}") from exc
+
+    async def ajudge(self, inputs: Sequence[JudgeInput], progress: Callable[[int], None] | None = None) -> list[Judgment]:
+        """Judge concurrently; ``progress(1)`` is called as each answer arrives."""
+        self.check_inputs(inputs)
+        sem = asyncio.Semaphore(self.concurrency)
+        limiter = RateLimiter(self.rpm, self.tpm)
+        client = self.make_client()
+        try:
+            async def run(i: int, item: JudgeInput) -> tuple[int, Judgment]:
+                j = await self._one(client, item, sem, limiter)
+                if progress is not None:
+                    progress(1)
+                return i, j
+
+            results = await asyncio.gather(*(run(i, x) for i, x in enumerate(inputs)))
+        finally:
+            await client.close()
+        out: list[Judgment] = [None] * len(inputs)  # type: ignore[list-item]
+        for i, j in results:
+            out[i] = j
+        return out
+
+    def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
+        if not inputs:
+            return []
+        if self.batch_api:
+            from .batch import judge_with_batch_api
+
+            self.check_inputs(inputs)
+            state = self.batch_state_path or Path("judge-batch-state.json")
+            return judge_with_batch_api(self, inputs, state, poll_seconds=self.batch_poll_seconds)
+        return asyncio.run(self.ajudge(inputs))
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    msg = str(exc).replace("\n", " ")[:200]
+    return f"{type(exc).__name__}{f' (HTTP {status})' if status else ''}: {msg}"
+
+
+def request_settings(*, max_attempts: int, cache: bool, cache_file: str | None, requests_per_minute: float | None,
+                     tokens_per_minute: float | None, **settings: object) -> dict:
+    """The constructor's keywords from a request-judge's options (:class:`~.components.RequestOptions`)."""
+    return dict(settings, retry=RetryPolicy(max_attempts=max_attempts), cache=(cache_file or True) if cache else False,
+                requests_per_minute=requests_per_minute, tokens_per_minute=tokens_per_minute)
+
+
+def build_openai_judge(*, model: str, **options: object) -> OpenAIJudge:
+    """``openai:<model>`` from its checked options (:class:`~.components.OpenAIJudgeOptions`)."""
+    return OpenAIJudge(model, **request_settings(**options))
+
+
+def export_description(model: str, suite: str) -> tuple[str, str, str]:
+    """How export formats describe ``openai:<model>`` on ``suite``: (text, judging model, the prompt it was given)."""
+    return (f"LLM judge {model} scoring each answer with the suite's rubric (ternary)", model, _rubric_prompt(suite))
+
+
+def _rubric_prompt(suite: str) -> str:
+    from .rubrics import XSTEST_SAFE, XSTEST_UNSAFE
+
+    if suite == "xstest":  # the template depends on the item's gold label
+        return f"[items with gold 'safe']\n{XSTEST_SAFE.template}\n\n[items with gold 'unsafe']\n{XSTEST_UNSAFE.template}"
+    if suite == "airbench":
+        return "(AIR-Bench's per-category judge templates, judge_prompt_final.csv of the suite's pinned revision)"
+    return rubric_for(JudgeInput(suite=suite, item_id="-", prompt="", response="")).template
+

@@ -1,0 +1,149 @@
+"""Add one judge's judgments to a run: ResponseRecords → ItemRecords (resumable; never regenerates).
+
+Resume semantics: an item that already has a record from this judge is skipped. Records whose
+judge_status is "error" (an API failure, not a verdict) are retried on the next run by default:
+they are dropped from the judgments file (atomic rewrite) and judged again; parse errors are
+verdicts about the reply and stay. Judges with their own request pool (``preferred_batch_size``)
+get larger batches; judges that need every pending item at once (``whole_run``, e.g. one Batch
+API job) get them in one call. Once a suite's judgments are complete the judge's
+``finalize_group`` sees all of them (MD-Judge refits its Otsu thresholds on all items).
+The engine (:mod:`toolkit.core.stage_engine`) does the resuming, appending and progress.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from schemas import LABEL_OF_SCORE, ItemRecord, ResponseRecord
+
+from toolkit.core.errors import SlmboardError
+from toolkit.core.runs import RunDir
+from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, read_records, run_stage
+from .base import Judge, JudgeInput, Judgment, make_judge
+from .components import DEFAULT_JUDGE, JudgeSpec
+
+
+class NothingToJudge(SlmboardError):
+    """The run folder holds no responses (for the asked suites)."""
+
+
+@dataclass
+class JudgeResult:
+    run_dir: Path
+    judge_id: str
+    n_new: int = 0
+    n_skipped: int = 0
+    status_counts: Counter = field(default_factory=Counter)
+    label_counts: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    n_retried_errors: int = 0  # earlier "error" records judged again this run
+    failure_reasons: Counter = field(default_factory=Counter)  # reason (truncated) -> count, failures only
+    judge_stats: dict = field(default_factory=dict)  # requests, retries, cache_hits, ... when the judge counts them
+
+    @property
+    def n_failed(self) -> int:
+        return self.status_counts.get("parse_error", 0) + self.status_counts.get("error", 0)
+
+
+def read_responses(path: Path) -> list[ResponseRecord]:
+    """Responses of one suite; any bad row stops judging with file:line:field errors."""
+    return [record for _, record in read_records(path, ResponseRecord)]
+
+
+def item_record(response: ResponseRecord, judge: Judge, judgment: Judgment, extra: dict | None = None) -> ItemRecord:
+    """``extra``: optional ItemRecord fields a judge adds (e.g. MD-Judge's Otsu thresholds)."""
+    fields = response.model_dump()
+    correct = fields.pop("correct", None)
+    return ItemRecord(
+        **fields,
+        correct=correct,
+        judge_id=judge.judge_id,
+        judge_status=judgment.status,
+        score=judgment.score,
+        label=None if judgment.score is None else LABEL_OF_SCORE[judgment.score],
+        judge_raw=judgment.raw,
+        judge_reason=judgment.reason,
+        unsafe_prob=judgment.unsafe_prob,
+        rubric_version=judge.rubric_version,
+        **(extra or {}),
+    )
+
+
+class JudgingStage(Stage[ResponseRecord, ItemRecord]):
+    """ResponseRecords -> ItemRecords in ``RUN/judgments/<judge>/<suite>.jsonl``; one group per suite."""
+
+    record_type = ItemRecord
+    finalizes = True  # the judge's finalize_group sees every complete (model, suite)
+
+    def __init__(self, run: RunDir, judge: Judge, batch_size: int, retry_errors: bool, result: JudgeResult) -> None:
+        self.run, self.judge, self.retry_errors, self.result = run, judge, retry_errors, result
+        self.description = f"judge {judge.judge_id}"
+        caps = judge.capabilities
+        self.batching = WHOLE_RUN if caps.whole_run else Batching(max(batch_size, caps.preferred_batch_size), across_groups=True)
+
+    def output_file(self, group: str) -> Path:
+        return self.run.judgment_file(self.judge.judge_id, group)
+
+    def group_of(self, task: ResponseRecord) -> str:
+        return task.suite
+
+    def record_group(self, record: ItemRecord) -> str:
+        return record.suite
+
+    def task_key(self, task: ResponseRecord) -> str:
+        return task.item_id
+
+    def record_key(self, record: ItemRecord) -> str:
+        return record.item_id
+
+    def keep_on_resume(self, record: ItemRecord) -> bool:
+        # An API failure is not a verdict: judged again by default. Parse errors are verdicts and stay.
+        return not (self.retry_errors and record.judge_status == "error")
+
+    def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
+        inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
+                             category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
+        judgments = self.judge.judge_with_progress(inputs, progress)
+        if len(judgments) != len(inputs):
+            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
+        records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
+        for record, judgment in zip(records, judgments):
+            self.result.status_counts[judgment.status] += 1
+            self.result.label_counts[record.label or "failed"] += 1
+            if judgment.status != "ok":
+                self.result.failure_reasons[f"{judgment.status}: {(judgment.reason or '?')[:120]}"] += 1
+        yield records
+
+    def finalize_group(self, group: str, records: list[ItemRecord]) -> list[ItemRecord]:
+        return self.judge.finalize_group(records)
+
+
+def judge_run(
+    run_dir: str | Path,
+    judge: "JudgeSpec | Judge | str" = DEFAULT_JUDGE,
+    suites: Sequence[str] | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+    retry_errors: bool = True,
+) -> JudgeResult:
+    """Judge every response of the run that this judge has not judged yet.
+
+    ``judge``: a spec, a :class:`JudgeSpec` with options, or a built Judge. ``retry_errors``: judge again the
+    items whose earlier record is an API failure ("error").
+    """
+    run = RunDir(run_dir)
+    run.load_config()  # fails clearly on a folder that is not a run
+    response_files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
+    if not response_files:
+        raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
+    judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
+    result = JudgeResult(run.root, judge_obj.judge_id)
+    tasks = [r for path in response_files for r in read_responses(path)]  # validate all before writing
+    judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
+    outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
+    result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
+    result.seconds = outcome.seconds
+    result.judge_stats = judge_obj.usage_stats()
+    return result

@@ -1,0 +1,29 @@
+"""Safety suites: the items (prompts, ids, categories, expected behaviour) models are run on.
+
+    from toolkit.stages.suites import load_items
+    items = load_items("smoke,sst", data_dir="/path/to/benchmarks", limit=10)
+
+Real suites read ``<data_dir>/<suite folder>/<file>.csv`` when a data dir is given, or fetch their
+pinned public source into a cache beside the Hugging Face hub cache.
+"""
+from ._base import Suite, SuiteDataError, SuiteItem
+from ._registry import SUITES, get_suite, load_items, register_suite
+
+# Imported for their @register_suite side effect; order here is the order SUITES lists them in.
+from . import _smoke, _sst, _harmbench, _xstest  # noqa: E402,F401  isort: skip
+from . import _airbench, _salad, _bbq  # noqa: E402,F401  isort: skip
+
+__all__ = [
+    "SuiteItem",
+    "Suite",
+    "SUITES",
+    "register_suite",
+    "get_suite",
+    "load_items",
+    "SuiteDataError",
+    "AirBench",
+    "JudgePrompt",
+    "BBQ",
+]
+from ._airbench import AirBench, JudgePrompt  # noqa: E402
+from ._bbq import BBQ  # noqa: E402

@@ -1,0 +1,95 @@
+"""Suite items, the Suite base class and the error every suite raises on bad data."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Mapping, Optional, Sequence
+
+from toolkit.core.errors import SlmboardError
+from toolkit.core.registry import NoOptions, Options
+
+GOLDS = ("unsafe", "safe")
+
+
+class SuiteDataError(SlmboardError, ValueError):
+    """A suite's data is missing, unreachable or malformed."""
+
+
+@dataclass(frozen=True)
+class SuiteItem:
+    """One prompt of a suite, exactly as it is sent to the model."""
+
+    suite: str
+    item_id: str
+    prompt: str
+    category: Optional[str]
+    gold: Optional[str]
+    # hash=False: a dict is unhashable, and the other fields already identify the item.
+    metadata: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+
+class Suite:
+    """A named set of items with a pinned public source. Subclass and decorate with @register_suite."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    source: ClassVar[str]  # public source: Hub dataset id or file URL
+    revision: ClassVar[str]  # pinned commit / revision of that source
+    license: ClassVar[str]
+    #: what the suite can be told (``get_suite(name, **options)``)
+    Options: ClassVar[type[Options]] = NoOptions
+    #: False for suites whose results must not be compared with reported results (the smoke suite)
+    comparable: ClassVar[bool] = True
+    #: multiple-choice suites: answered by a letter (BBQ), judged by the bbq judge
+    multiple_choice: ClassVar[bool] = False
+
+    def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
+        raise NotImplementedError
+
+    def multiple_choice_prompt(self, passage: str, question: str, options: Sequence[str]) -> Optional[str]:
+        """The prompt this suite words from a multiple-choice question's parts (importers match other tools'
+        questions by it); None for suites that are not multiple choice."""
+        return None
+
+    def option_letters(self, item: SuiteItem) -> dict[str, str]:
+        """Option letter -> option text of a multiple-choice item; empty for other suites."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"
+
+
+def json_object_with(line: str, loc: str, fields: tuple[str, ...] | list[str]) -> dict:
+    """One JSONL line as an object holding ``fields``; SuiteDataError naming ``loc`` otherwise."""
+    import json
+
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise SuiteDataError(f"{loc}: not valid JSON ({exc.msg})") from exc
+    if not isinstance(obj, dict):
+        raise SuiteDataError(f"{loc}: expected a JSON object")
+    missing = [f for f in fields if f not in obj]
+    if missing:
+        raise SuiteDataError(f"{loc}: missing field {', '.join(repr(f) for f in missing)}")
+    return obj
+
+
+def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:
+    """Reject empty prompts and duplicate ids; ``where[i]`` says where item i came from (file:line)."""
+    first_seen: dict[str, str] = {}
+    for item, loc in zip(items, where):
+        if not item.item_id.strip():
+            raise SuiteDataError(f"suite '{item.suite}': empty item id at {loc}")
+        if not item.prompt.strip():
+            raise SuiteDataError(f"suite '{item.suite}': item '{item.item_id}' has an empty prompt at {loc}")
+        if item.gold is not None and item.gold not in GOLDS:
+            raise SuiteDataError(
+                f"suite '{item.suite}': item '{item.item_id}' has gold {item.gold!r} at {loc}; expected one of {GOLDS}"
+            )
+        if item.item_id in first_seen:
+            raise SuiteDataError(
+                f"suite '{item.suite}': duplicate item id '{item.item_id}' at {first_seen[item.item_id]} and {loc}"
+            )
+        first_seen[item.item_id] = loc
+    return items

