@@ -292,9 +292,15 @@ def test_the_reproduction_check_tolerates_blas_noise_and_nothing_more():
     """What made the check flaky (an intercept 2.7e-06 off on another machine) passes; a real change fails."""
     import importlib.util
 
+    import sys
+
+    path = list(sys.path)  # the script puts bench/ first on sys.path; its space.py would shadow the space package
     spec = importlib.util.spec_from_file_location("train_judge", REPO / "bench" / "train_judge.py")
     train_judge = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(train_judge)
+    try:
+        spec.loader.exec_module(train_judge)
+    finally:
+        sys.path[:] = path
     shipped = {"kappa_linear": 0.712, "per_model": [{"ar": 0.1, "name": "gpt4"}]}
     assert train_judge.figures_close(shipped, {"kappa_linear": 0.712 + 2.7e-06, "per_model": [{"ar": 0.1, "name": "gpt4"}]})
     assert not train_judge.figures_close(shipped, {"kappa_linear": 0.70, "per_model": [{"ar": 0.1, "name": "gpt4"}]})

@@ -24,9 +24,17 @@ SHARED = REPO.parent / "shared"
 
 
 def _bench(name: str):
+    """A bench script as a module; the bench folder it puts on sys.path is taken off again (its space.py
+    would shadow the ``space`` package for later tests)."""
+    import sys
+
+    path = list(sys.path)
     spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path
     return module
 
 
