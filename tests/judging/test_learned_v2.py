@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -206,8 +207,11 @@ def test_the_v2_reproduction_check_tolerates_noise_and_nothing_more():
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
+@pytest.mark.skipif(os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1",
+                    reason="retrains learned-v2 (features of 7,411 answers, 5-20 min on 2 cores): set "
+                           "SLMBOARD_RETRAIN_JUDGES=1, or run bench/train_judge_v2.py --check")
 def test_training_script_v2_reproduces_the_shipped_artifact():
-    """Retrains learned-v2 from the shared training files (tens of minutes on 2 cores) and compares."""
+    """Retrains learned-v2 from the shared training files and compares (CI's default run skips it)."""
     if not (SHARED / "judge_training" / "gptfuzz" / "train.csv").is_file():
         pytest.skip("the judge training files (../shared/judge_training) are not available")
     assert _bench("train_judge_v2").main(["--check"]) == 0
