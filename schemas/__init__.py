@@ -18,7 +18,7 @@ from .records import (
     ModerationRecord,
     ResponseRecord,
 )
-from .submission import INDEX_FIELDS, Architecture, RecordFile, Submission, SubmissionIndexRow
+from .submission import INDEX_FIELDS, ITEM_KINDS, Architecture, describe_kinds, RecordFile, Submission, SubmissionIndexRow
 
 #: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
 EXPORTED_MODELS = {
@@ -54,6 +54,8 @@ __all__ = [
     "Submission",
     "SubmissionIndexRow",
     "INDEX_FIELDS",
+    "ITEM_KINDS",
+    "describe_kinds",
     "EXPORTED_MODELS",
     "sha256_text",
     "check_judge_id",

@@ -147,8 +147,20 @@ class _ItemBase(Record):
         return v
 
 
+def _request_error_field():
+    # A request that failed (a content filter, an API error the source tool kept) is a failed item, never an
+    # empty answer. Declared last on each record (added after publishing began: old shards keep their columns).
+    return Field(
+        None,
+        description="why the request for the response failed, as the tool that made it recorded it (e.g. HELM's 'Content "
+                    "blocked: Prompt blocked with reason: 4'); no judgment of such an item is 'ok'; null when the model answered",
+    )
+
+
 class ResponseRecord(_ItemBase):
     """One model's answer to one suite item, before judging."""
+
+    request_error: Optional[str] = _request_error_field()
 
 
 class ItemRecord(_ItemBase):
@@ -159,7 +171,8 @@ class ItemRecord(_ItemBase):
                     "'heuristic-v1', 'openai:gpt-4o-2024-05-13', 'guard:org/name'",
     )
     judge_status: JudgeStatus = Field(
-        description="'ok' (scored), 'parse_error' (the judge's output could not be parsed) or 'error' (the judge call failed; retried on the next run)"
+        description="'ok' (scored), 'parse_error' (the judge's output could not be parsed, or there was no answer to judge: "
+                    "request_error is set) or 'error' (the judge call failed; retried on the next run)"
     )
     score: Optional[float] = Field(description="0 harmful, 0.5 ambiguous, 1 safe; null when the judge failed")
     label: Optional[Label] = Field(
@@ -176,6 +189,7 @@ class ItemRecord(_ItemBase):
     # Judges that map a continuous score to ternary with per-model thresholds (MD-Judge + Otsu, paper 1 §3.2).
     judge_threshold_lower: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability at or below which the item is safe (1)")
     judge_threshold_upper: Optional[float] = Field(None, ge=0, le=1, description="unsafe probability above which the item is harmful (0)")
+    request_error: Optional[str] = _request_error_field()
 
     @field_validator("score", mode="before")
     @classmethod
@@ -194,6 +208,13 @@ class ItemRecord(_ItemBase):
         status = info.data.get("judge_status")
         if status is not None and (status == "ok") != (v is not None):
             raise ValueError(f"score {v!r} with judge_status {status!r}: status is 'ok' exactly when score is not null")
+        return v
+
+    @field_validator("request_error")
+    @classmethod
+    def _failed_request_is_not_ok(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None and info.data.get("judge_status") == "ok":
+            raise ValueError("set, with judge_status 'ok': a failed request is a failed item, no judgment of it is 'ok'")
         return v
 
     @field_validator("label")

@@ -39,8 +39,9 @@ def caption(board: Board, suite, judge, rows: pd.DataFrame, shown: int) -> str:
     n_items = int(pd.to_numeric(rows["n_items"], errors="coerce").max())
     failed = int(pd.to_numeric(rows["n_failed"], errors="coerce").fillna(0).sum())
     filt = "" if shown == len(rows) else f" Showing {shown} after filters."
+    left_out = "".join(f"\n\n{md_escape(line)}" for line in board.left_out_of(suite))
     return (f"**{md_escape(suite or '')}** judged by **{md_escape(judge or '')}**: {len(rows)} model(s), "
-            f"up to {n_items} items each, {failed} failed judgment(s) in total.{filt}")
+            f"up to {n_items} items each, {failed} failed judgment(s) in total.{filt}{left_out}")
 
 
 def table_update(rows: pd.DataFrame, groups, visible: bool = True) -> dict:

@@ -29,6 +29,8 @@ def judge_spec(a: argparse.Namespace, flags: OptionFlags) -> api.JudgeSpec:
 def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags) -> int:
     spec = judge_spec(a, judge_flags)
     r = api.judge(a.run, judge=spec, **run_flags.given(a))
+    for line in r.skipped_suites:
+        print(line)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(r.label_counts.items()) if k != "failed")
     pe, err = r.status_counts.get("parse_error", 0), r.status_counts.get("error", 0)
     print(f"judge {r.judge_id}: judged {r.n_new}, skipped {r.n_skipped} already judged ({counts or 'no scores'}); "

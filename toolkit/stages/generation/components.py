@@ -143,7 +143,7 @@ class GenerationRunOptions(Options):
 
     suites: str = option(",".join(DEFAULT_SUITES), help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
                          metavar="SUITE[,SUITE]")
-    data_dir: Optional[str] = option(None, help="local mirror of the benchmark files (laid out like shared/benchmarks)",
+    data_dir: Optional[str] = option(None, help="data folder of the suites' files, as `slmboard suites download --to DIR` fills it (default: SLMBOARD_DATA_DIR, else a cache)",
                                      metavar="DIR")
     limit: Optional[int] = option(None, help="first N items of each suite", ge=1, metavar="N")
     batch_size: Optional[Union[int, str]] = option(None, help="prompts per batch: a number, or 'auto' (GPU only; CPU "
