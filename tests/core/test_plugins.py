@@ -55,6 +55,7 @@ TOY = {
             source = "toy_plugin.py"
             revision = "t1"
             license = "CC0-1.0"
+            kind = "free-text"
             n_items = 2
 
             def load(self, data_dir=None):

@@ -135,7 +135,7 @@ def test_a_folder_of_no_suite_is_refused_without_skip_unmatched(benchmarks, tmp_
     err = capsys.readouterr().err
     assert code == 1 and not out.exists()
     assert f"{folder_of('anthropic_red_team')} (HELM scenario anthropic_red_team): 4 row(s)" in err
-    assert "(skip_unmatched is --skip-unmatched, suite is --suites on the command line)" in err
+    assert "pass --skip-unmatched to leave them out, or pass --suites NAME if they are one" in err
 
 
 def test_judge_model_overrides_the_table_and_an_unused_key_is_refused(benchmarks, tmp_path, capsys):
@@ -203,7 +203,8 @@ def test_a_reworded_row_whose_id_matches_names_the_way_out(benchmarks, tmp_path,
     assert f"scenario_state.json:1 (id {behavior}): " in err
     assert f"prompt is not a harmbench item; its id {behavior!r} is one but the wording differs" in err
     assert "keep the source wording with accept_reworded, or match every row by id with id_map" in err
-    assert "(skip_unmatched is --skip-unmatched, accept_reworded is --accept-reworded, id_map is --id-map on the command line)" in err
+    assert "(pass --skip-unmatched to leave them out)" in err
+    assert "(accept_reworded is --accept-reworded, id_map is --id-map on the command line)" in err
     assert not out.exists()
     # the printed report of --skip-unmatched names the flag too
     assert main(["import", "helm", str(source), "--skip-unmatched", "--data-dir", str(benchmarks), "--out", str(out)]) == 0

@@ -147,7 +147,7 @@ def test_unmatched_rows_are_refused_without_skip_and_nothing_is_written(gpt4_gpt
                           "--labels", "refusal"))
     err = capsys.readouterr().err
     assert rc == 1
-    assert f"{gpt4_gpteval}:1470 (id v2-195)" in err and "(skip_unmatched is --skip-unmatched on the command line)" in err
+    assert f"{gpt4_gpteval}:1470 (id v2-195)" in err and "(pass --skip-unmatched to leave them out)" in err
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
@@ -159,7 +159,8 @@ def test_id_map_reports_the_reworded_row_and_keeps_its_wording_only_when_accepte
     rc = main(base + ["--out", str(tmp_path / "a")] + args)
     err = capsys.readouterr().err
     assert rc == 1 and "v2-195" in err and "wording differs (accept_reworded keeps it)" in err
-    assert "(skip_unmatched is --skip-unmatched, accept_reworded is --accept-reworded on the command line)" in err
+    assert "(pass --skip-unmatched to leave them out)" in err
+    assert "(accept_reworded is --accept-reworded on the command line)" in err
     # skipped instead, the row is listed with the flag that would keep it (the command line's words)
     rc = main(base + ["--out", str(tmp_path / "s"), "--skip-unmatched"] + args)
     out = capsys.readouterr().out

@@ -111,8 +111,8 @@ def test_moderate_cli_errors(tmp_path, capsys, shared_benchmarks):
     assert main(["moderate", "--out", str(tmp_path / "r"), "--benchmarks", "toxigen"]) == 1
     err = capsys.readouterr().err
     assert "toxigen: the 200 listed ids cannot be joined to source text" in err
-    assert ("build_moderation_list('toxigen', lists_dir=DIR, data=FILE) and pass lists_dir=DIR. (build_moderation_list is "
-            "--build-list, lists_dir is --lists-dir, data is --source-data on the command line)") in err
+    assert ("build_moderation_list('toxigen', lists_dir=DIR, data=FILE) and pass --lists-dir DIR. (build_moderation_list is "
+            "--build-list, data is --source-data on the command line)") in err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "nope=x.parquet"]) == 1
     assert "unknown moderation benchmark 'nope'; valid moderation benchmarks: " in capsys.readouterr().err
     assert main(["moderate", "--out", str(tmp_path / "r"), "--source-data", "xstest"]) == 1

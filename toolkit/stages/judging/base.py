@@ -172,9 +172,14 @@ def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
     options = getattr(obj, "Options", NoOptions)
     if not (isinstance(options, type) and issubclass(options, Options)):
         raise TypeError(f"{obj.__qualname__}.Options must be a subclass of toolkit.core.registry.Options")
+    from schemas import ITEM_KINDS
+
+    fits = tuple(obj.fits)  # the kinds of item it judges (Judge.fits; default free text)
+    if not fits or set(fits) - set(ITEM_KINDS):
+        raise TypeError(f"{obj.__qualname__}.fits must name kinds of item among {', '.join(ITEM_KINDS)}; got {fits!r}")
     summary = (obj.__doc__ or name).strip().splitlines()[0]
     return {"summary": summary, "target": obj, "options": options, "comparable": bool(getattr(obj, "comparable", False)),
-            "extra": {"judge_id": judge_id, "export_kind": "unknown",
+            "extra": {"judge_id": judge_id, "export_kind": "unknown", "fits": fits,
                       "export_text": f"{summary} (a plugin judge: {plugin['package']} {plugin['version']})"}}
 
 

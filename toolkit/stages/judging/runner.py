@@ -165,7 +165,7 @@ def judge_run(
     tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
     run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
-    record_plugin(run, judge_obj.judge_id)
+    record_plugin(run, judge_obj)
     outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
     result.seconds = outcome.seconds
@@ -173,18 +173,20 @@ def judge_run(
     return result
 
 
-def record_plugin(run: RunDir, judge_id: str) -> None:
+def record_plugin(run: RunDir, judge: Judge) -> None:
     """A plugin judge (another package's) writes its package and version into ``judge-config.json`` (published with
-    the run); a run judged by another version of it is refused, so one judgment folder is one judge's."""
+    the run); a run judged by another version of it is refused, so one judgment folder is one judge's. The plugin
+    is found by the judge's class (the registered target), never by parsing its id back."""
     import json
 
     from toolkit.core.records_io import atomic_write_text
-    from .lookup import judge_component
+    from .components import JUDGES
 
-    component = judge_component(judge_id)
-    plugin = component.extra.get("plugin") if component is not None else None
+    plugin = next((c.extra["plugin"] for c in JUDGES.components()
+                   if "plugin" in c.extra and c.target is type(judge)), None)
     if plugin is None:
         return
+    judge_id = judge.judge_id
     path = run.judge_config_file(judge_id)
     try:
         config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"judge_id": judge_id}
