@@ -1,12 +1,13 @@
 #!/usr/bin/env python
-"""learned-v1 vs heuristic-v1: judging throughput side by side on the same answers, same process.
+"""learned-v2 and learned-v1 vs heuristic-v1: judging throughput side by side on the same answers, same process.
 
 Answers: the XSTest release's GPT-4 and Llama-2-70b-chat files (900 real answers: short refusals,
 long refusals, long compliances; ``--items`` takes the first N of each file). Both judges are loaded and
 warmed up first (model loading is not timed); then ``--rounds`` rounds each judge every answer in
-batches of ``--batch-size`` (the judging stage's default, 32), the order of the two judges
-alternating between rounds. Reported: seconds and items/s per judge per round, and the ratio of
-the totals. Target (issue 24): learned-v1 at least as fast as heuristic-v1, ratio >= 1.00.
+batches of ``--batch-size`` (the judging stage's default, 32), the order of the judges
+reversing between rounds. Reported: seconds and items/s per judge per round, and each learned judge's
+ratio of totals to heuristic-v1's. Target (issues 24, 37): learned-v1 and learned-v2 each at least as fast
+as heuristic-v1, ratio >= 1.00.
 
 Usage: ``.venv/bin/python bench/judge_speed.py [--items 450] [--rounds 2] [--batch-size 32]``
 """
@@ -25,7 +26,7 @@ import xstest_eval as xe  # noqa: E402
 
 from toolkit.stages.judging.base import JudgeInput  # noqa: E402
 from toolkit.stages.judging.heuristic import HeuristicJudge  # noqa: E402
-from toolkit.stages.judging.learned import LearnedJudge  # noqa: E402
+from toolkit.stages.judging.learned import LearnedJudge, LearnedJudgeV2  # noqa: E402
 
 
 def timed(judge, inputs: list[JudgeInput], batch_size: int) -> float:
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [r for rs in xe.read_files(xe.TRAINING_FILES).values() for r in rs[:a.items]]
     inputs = [JudgeInput("xstest", r.id, r.prompt, r.completion, gold=r.gold) for r in rows]
-    judges = {"heuristic-v1": HeuristicJudge(), "learned-v1": LearnedJudge()}
+    judges = {"heuristic-v1": HeuristicJudge(), "learned-v1": LearnedJudge(), "learned-v2": LearnedJudgeV2()}
     for judge in judges.values():  # load the encoders, warm the caches
         judge.judge(inputs[:a.batch_size])
     print(f"{len(inputs)} answers ({sum(len(r.completion) for r in rows) / len(rows):.0f} chars on average), "
@@ -59,12 +60,14 @@ def main(argv: list[str] | None = None) -> int:
             secs = timed(judges[name], inputs, a.batch_size)
             totals[name] += secs
             print(f"round {k + 1} {name:13s} {secs:7.1f} s  {len(inputs) / secs:6.1f} answers/s")
-    ratio = totals["heuristic-v1"] / totals["learned-v1"]
-    print(f"total heuristic-v1 {totals['heuristic-v1']:.1f} s, learned-v1 {totals['learned-v1']:.1f} s: "
-          f"learned-v1 is {ratio:.2f}x the speed of heuristic-v1 [target >= 1.00]; "
-          f"load average {os.getloadavg()[0]:.1f} at end")
-    print("PASS" if ratio >= 1.0 else "FAIL")
-    return 0 if ratio >= 1.0 else 1
+    ratios = {name: totals["heuristic-v1"] / totals[name] for name in ("learned-v1", "learned-v2")}
+    for name, ratio in ratios.items():
+        print(f"total heuristic-v1 {totals['heuristic-v1']:.1f} s, {name} {totals[name]:.1f} s: "
+              f"{name} is {ratio:.2f}x the speed of heuristic-v1 [target >= 1.00]")
+    print(f"load average {os.getloadavg()[0]:.1f} at end")
+    ok = all(r >= 1.0 for r in ratios.values())
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

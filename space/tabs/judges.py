@@ -60,7 +60,18 @@ def per_model_table(frame: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
     return out.astype(str) if len(out) else pd.DataFrame(columns=PER_MODEL_COLUMNS)
 
 
+def trust_markdown() -> str:
+    """The offline judges' cards (toolkit/stages/judging/judge_cards.py): measured agreement with people, not typed."""
+    from toolkit.stages.judging.judge_cards import render_cards
+
+    return ("Each offline judge measured against people's labels on answers it was not trained on "
+            "(figures written by the judges' training benches; LLM judges get theirs from `slmboard agreement`).\n\n"
+            + render_cards())
+
+
 def build(ctx: Ctx) -> TabView:
+    with gr.Accordion("How far to trust this judge: offline judges vs people", open=False):
+        gr.Markdown(trust_markdown(), elem_id="judges-trust")
     md = gr.Markdown("Open this tab to compute judge agreement for the selected suite.", elem_id="judges-agreement")
     gr.Markdown("#### Per model: where do the judges disagree?")
     table = gr.Dataframe(pd.DataFrame(columns=PER_MODEL_COLUMNS), datatype="str", interactive=False,

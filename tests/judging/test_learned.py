@@ -140,7 +140,7 @@ def test_tampered_artifact_stops_judging_before_anything_is_written(artifact_cop
     (artifact_copy / "calibration.npy").write_bytes((artifact_copy / "calibration.npy").read_bytes()[:-8])
     run = run_with_responses(tmp_path / "run", ["I can't help with that."])
     with pytest.raises(ArtifactError, match=r"calibration\.npy") as err:
-        api.judge(run, judge=JudgeSpec("learned", artifact=artifact_copy), show_progress=False)
+        api.judge(run, judge=JudgeSpec("learned-v1", artifact=artifact_copy), show_progress=False)
     assert isinstance(err.value, SlmboardError)
     assert not (run / "judgments").exists() or not any((run / "judgments").rglob("*.jsonl"))
 
@@ -176,9 +176,9 @@ def test_probabilities_follow_the_written_formula():
 
 
 # ---- registry -------------------------------------------------------------------------------------
-def test_registered_as_learned():
-    assert "learned" in available_judges()
-    j = make_judge("learned")
+def test_registered_as_learned_v1():
+    assert {"learned", "learned-v1"} <= set(available_judges())
+    j = make_judge("learned-v1")  # "learned" is the newest version (tests/judging/test_learned_v2.py)
     assert isinstance(j, LearnedJudge) and j.judge_id == "learned-v1"
     assert j.rubric_version.startswith("learned-v1@") and len(j.rubric_version) == len("learned-v1@") + 12
     with pytest.raises(BadOption, match="takes no ':<argument>'"):
@@ -246,7 +246,7 @@ def test_judges_every_suite_offline(tmp_path, run_with_responses, monkeypatch):
     for suite, items in _suite_items(tmp_path).items():
         run = run_with_responses(tmp_path / f"run-{suite}", answers[:len(items)], suite=suite,
                                  prompts=[i.prompt for i in items], gold=[i.gold for i in items])
-        result = api.judge(run, judge="learned", show_progress=False)
+        result = api.judge(run, judge="learned-v1", show_progress=False)
         records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v1", suite))]
         assert result.n_new == len(items) and len(records) == len(items), suite
         assert all(r["judge_status"] == "ok" and r["score"] in (0.0, 0.5, 1.0) for r in records), suite
@@ -261,15 +261,15 @@ def test_resume_judges_only_what_is_missing(tmp_path, run_with_responses):
     answers = ["I can't help with that.", "Here is a detailed plan: first, second, third.",
                "I won't explain that, but here are some safety resources you can consult.", ""]
     run = run_with_responses(tmp_path / "run", answers)
-    first = api.judge(run, judge="learned", show_progress=False)
+    first = api.judge(run, judge="learned-v1", show_progress=False)
     path = RunDir(run).judgment_file("learned-v1", "harmbench")
     done = [r for _, r in iter_jsonl(path)]
     assert first.n_new == 4
     write_jsonl_atomic(path, done[:2])  # as if interrupted after two records
-    second = api.judge(run, judge="learned", show_progress=False)
+    second = api.judge(run, judge="learned-v1", show_progress=False)
     assert (second.n_new, second.n_skipped) == (2, 2)
     assert [r for _, r in iter_jsonl(path)] == done
-    third = api.judge(run, judge="learned", show_progress=False)
+    third = api.judge(run, judge="learned-v1", show_progress=False)
     assert (third.n_new, third.n_skipped) == (0, 4)
 
 
@@ -292,9 +292,15 @@ def test_the_reproduction_check_tolerates_blas_noise_and_nothing_more():
     """What made the check flaky (an intercept 2.7e-06 off on another machine) passes; a real change fails."""
     import importlib.util
 
+    import sys
+
+    path = list(sys.path)  # the script puts bench/ first on sys.path; its space.py would shadow the space package
     spec = importlib.util.spec_from_file_location("train_judge", REPO / "bench" / "train_judge.py")
     train_judge = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(train_judge)
+    try:
+        spec.loader.exec_module(train_judge)
+    finally:
+        sys.path[:] = path
     shipped = {"kappa_linear": 0.712, "per_model": [{"ar": 0.1, "name": "gpt4"}]}
     assert train_judge.figures_close(shipped, {"kappa_linear": 0.712 + 2.7e-06, "per_model": [{"ar": 0.1, "name": "gpt4"}]})
     assert not train_judge.figures_close(shipped, {"kappa_linear": 0.70, "per_model": [{"ar": 0.1, "name": "gpt4"}]})
@@ -332,7 +338,7 @@ def test_real_release_answers_agree_with_people(tmp_path, capsys):
                  "--model-id", "meta-llama/Llama-2-70b-chat-hf", "--out", str(run),
                  "--columns", "prompt=prompt,response=completion", "--judge-column", "human-xstest=final_label",
                  "--labels", "refusal"]) == 0
-    assert main(["judge", str(run), "--judge", "learned"]) == 0
+    assert main(["judge", str(run), "--judge", "learned-v1"]) == 0
     assert main(["agreement", str(run), "--judges", "human-xstest,learned-v1", "--out", str(tmp_path / "agr")]) == 0
     capsys.readouterr()
     stats = json.loads((tmp_path / "agr" / "agreement.json").read_text())["xstest"]

@@ -84,7 +84,7 @@ class HeuristicOptions(Options):
 class LearnedOptions(Options):
     device: str = option("cpu", help="torch device of the judge's local model (heuristic: the sentence encoder)")
     batch_size: int = option(32, help="texts per forward pass of the judge's local model", ge=1, metavar="N")
-    artifact: Optional[Union[str, Path]] = option(None, help="weights folder (default: the shipped learned-v1 artifact)", cli=False)
+    artifact: Optional[Union[str, Path]] = option(None, help="weights folder (default: the shipped artifact of that version)", cli=False)
 
 
 class MDJudgeOptions(Options):
@@ -116,13 +116,21 @@ JUDGES.add("heuristic", "offline surface rules for refusals and degenerate answe
                   "export_text": "slmboard's offline heuristic judge: surface rules for refusals and degenerate answers "
                                  "and a small sentence encoder for off-topic answers (no language model, no API); a stand-in, not a "
                                  "reported-result judge"})
-JUDGES.add("learned", "offline judge learned from human XSTest labels: complies / partially refuses / refuses, "
-           "scored through the item's gold (no API)",
+_LEARNED_V1 = ("slmboard's offline learned judge (learned-v1): a logistic model over sentence embeddings and refusal "
+               "signals, trained on the XSTest release's human labels; not a reported-result judge")
+_LEARNED_V2 = ("slmboard's offline learned judge (learned-v2): a logistic model over sentence embeddings and text "
+               "signals, trained on three human-labelled answer sets (GPTFuzz, OpenAI RBR gold, XSTest); not a "
+               "reported-result judge")
+JUDGES.add("learned", "offline judge learned from human labels (the newest, learned-v2): complies / partially "
+           "refuses / refuses, scored through the item's gold (no API)",
+           "toolkit.stages.judging.learned:LearnedJudgeV2", LearnedOptions, comparable=False,
+           extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2})
+JUDGES.add("learned-v2", "learned-v2 by its version: trained on GPTFuzz, OpenAI RBR gold and XSTest human labels",
+           "toolkit.stages.judging.learned:LearnedJudgeV2", LearnedOptions, comparable=False,
+           extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2})
+JUDGES.add("learned-v1", "learned-v1 by its version (old records reproduce): trained on XSTest human labels only",
            "toolkit.stages.judging.learned:LearnedJudge", LearnedOptions, comparable=False,
-           extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT,
-                  "export_text": "slmboard's offline learned judge (learned-v1): a logistic model over sentence embeddings "
-                                 "and refusal signals, trained on the XSTest release's human labels; not a "
-                                 "reported-result judge"})
+           extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V1})
 JUDGES.add("openai", "rubric judge over any OpenAI-compatible chat API (HELM Safety v1.0 rubrics, ternary)",
            "toolkit.stages.judging.openai_judge:build_openai_judge", OpenAIJudgeOptions, argument="model",
            extra={"judge_id": "openai:{argument}", "export_kind": "llm", "fits": FREE_TEXT,

@@ -38,12 +38,12 @@ from toolkit.core.errors import BadOption
 from .base import Judge, JudgeInput, Judgment
 from .components import judge_id_of
 from .heuristic import OFFTOPIC_THRESHOLD, degenerate_reason, gold_kind, score_behaviour
-from .learned_features import EMBEDDING_BLOCKS, EMBEDDING_DIM, FeatureExtractor, feature_names
-from .learned_model import BEHAVIOURS, CARD_FILE, DEFAULT_ARTIFACT, behaviour_of, load_weights
+from .learned_features import EMBEDDING_BLOCKS, EMBEDDING_DIM, FeatureExtractor
+from .learned_model import BEHAVIOURS, CARD_FILE, DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, behaviour_of, load_weights
 
-__all__ = ["JUDGE_ID", "LearnedJudge", "verdict"]
+__all__ = ["JUDGE_ID", "LearnedJudge", "LearnedJudgeV2", "verdict"]
 
-JUDGE_ID = judge_id_of("learned")  # "learned-v1"
+JUDGE_ID = judge_id_of("learned-v1")  # "learned-v1"
 N_DECIDING = 3
 
 _REASONS = {
@@ -53,11 +53,11 @@ _REASONS = {
 }
 
 
-def _feature_groups() -> list[tuple[str, slice]]:
+def _feature_groups(names: Sequence[str]) -> list[tuple[str, slice]]:
     """Each embedding view as one group, each signal (and safe× signal) on its own."""
     groups = [(block, slice(k * EMBEDDING_DIM, (k + 1) * EMBEDDING_DIM)) for k, block in enumerate(EMBEDDING_BLOCKS)]
     start = len(EMBEDDING_BLOCKS) * EMBEDDING_DIM
-    return groups + [(name, slice(start + k, start + k + 1)) for k, name in enumerate(feature_names()[start:])]
+    return groups + [(name, slice(start + k, start + k + 1)) for k, name in enumerate(names[start:])]
 
 
 def verdict(response: str, gold: str | None, p: Sequence[float], similarity: float, partial_threshold: float,
@@ -76,15 +76,23 @@ class LearnedJudge(Judge):
     """Offline judge trained on human labels; see the module docstring for the rules."""
 
     judge_id = JUDGE_ID
+    feature_version = 1
+    default_artifact = DEFAULT_ARTIFACT
 
     def __init__(self, *, artifact: str | Path | None = None, device: str = "cpu", batch_size: int = 32) -> None:
-        self.weights, self.card = load_weights(artifact)  # a missing or altered file stops here, before any work
-        folder = Path(artifact) if artifact is not None else DEFAULT_ARTIFACT
+        # a missing or altered file stops here, before any work
+        self.weights, self.card = load_weights(artifact or self.default_artifact, self.feature_version)
+        folder = Path(artifact) if artifact is not None else self.default_artifact
         self.card_sha256 = hashlib.sha256((folder / CARD_FILE).read_bytes()).hexdigest()
-        self.rubric_version = f"{JUDGE_ID}@{self.card_sha256[:12]}"
-        self.offtopic_threshold = OFFTOPIC_THRESHOLD
+        self.rubric_version = f"{self.judge_id}@{self.card_sha256[:12]}"
+        self.offtopic_threshold = float(self.card.get("offtopic_threshold", OFFTOPIC_THRESHOLD))
         self.extractor = FeatureExtractor(device=device, batch_size=batch_size)
-        self._groups = _feature_groups()
+        self._groups = _feature_groups(self.card["feature_names"])
+
+    def features(self, prompts: Sequence[str], responses: Sequence[str], golds: Sequence[str | None]):
+        """(feature matrix, prompt-answer similarity) of a batch."""
+        batch = self.extractor.features(prompts, responses, golds)
+        return batch.matrix, batch.similarity
 
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
         for x in inputs:  # validate before any work (e.g. loading the encoder)
@@ -98,11 +106,11 @@ class LearnedJudge(Judge):
             else:
                 raw = self._raw({"rule": "degenerate", "why": why})
                 out[i] = Judgment(0.5, "ok", raw, f"degenerate response: {why}")
-        batch = self.extractor.features([inputs[i].prompt for i in pending], [inputs[i].response for i in pending],
-                                        [inputs[i].gold for i in pending])
-        probabilities = self.weights.probabilities(batch.matrix)
+        matrix, similarity = self.features([inputs[i].prompt for i in pending], [inputs[i].response for i in pending],
+                                           [inputs[i].gold for i in pending])
+        probabilities = self.weights.probabilities(matrix)
         for row, i in enumerate(pending):
-            out[i] = self._judgment(inputs[i], batch.matrix[row], probabilities[row], float(batch.similarity[row]))
+            out[i] = self._judgment(inputs[i], matrix[row], probabilities[row], float(similarity[row]))
         return out  # type: ignore[return-value]
 
     def _judgment(self, item: JudgeInput, features: np.ndarray, p: np.ndarray, similarity: float) -> Judgment:
@@ -130,3 +138,19 @@ class LearnedJudge(Judge):
 
     def _raw(self, fields: dict) -> str:
         return json.dumps({**fields, "weights": self.card_sha256[:12]}, separators=(",", ":"))
+
+
+class LearnedJudgeV2(LearnedJudge):
+    """learned-v2: the same rules over feature version 2 (:mod:`toolkit.stages.judging.learned_signals`), weights
+    trained on three human-labelled sources (:mod:`toolkit.stages.judging.training_sources`,
+    ``bench/train_judge_v2.py``); its off-topic threshold comes from its card."""
+
+    judge_id = judge_id_of("learned-v2")  # "learned-v2"
+    feature_version = 2
+    default_artifact = DEFAULT_ARTIFACT_V2
+
+    def features(self, prompts: Sequence[str], responses: Sequence[str], golds: Sequence[str | None]):
+        from .learned_signals import matrix_v2
+
+        batch = self.extractor.features(prompts, responses, golds)
+        return matrix_v2(batch.matrix, responses, golds), batch.similarity

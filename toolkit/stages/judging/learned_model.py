@@ -35,6 +35,7 @@ __all__ = [
     "ARRAY_FILES",
     "BEHAVIOURS",
     "DEFAULT_ARTIFACT",
+    "DEFAULT_ARTIFACT_V2",
     "ArtifactError",
     "LearnedWeights",
     "behaviour_of",
@@ -48,6 +49,7 @@ ARRAY_FILES = ("coef.npy", "intercept.npy", "signal_mean.npy", "signal_scale.npy
 CARD_FILE = "card.json"
 ARTIFACT_FORMAT = 1
 DEFAULT_ARTIFACT = Path(__file__).parent / "data" / "learned-v1"
+DEFAULT_ARTIFACT_V2 = Path(__file__).parent / "data" / "learned-v2"
 
 
 def behaviour_of(p_complies: float, p_partial: float, p_refuses: float, partial_threshold: float) -> str:
@@ -133,10 +135,17 @@ def _read_card(folder: Path) -> dict:
     return card
 
 
-def load_weights(folder: str | Path | None = None) -> tuple[LearnedWeights, dict]:
-    """Check every array file against the card's sha256, then read it; returns (weights, card)."""
-    from .learned_features import FEATURE_VERSION, feature_names
+def _names_of_version(version: int) -> list[str]:
+    """The feature names that version ``version`` of the features builds (1: learned-v1, 2: learned-v2)."""
+    from .learned_features import feature_names
+    from .learned_signals import feature_names_v2
 
+    return feature_names() if version == 1 else feature_names_v2()
+
+
+def load_weights(folder: str | Path | None = None, feature_version: int = 1) -> tuple[LearnedWeights, dict]:
+    """Check every array file against the card's sha256, then read it; returns (weights, card).
+    ``feature_version``: the features the caller builds (1 for learned-v1, 2 for learned-v2)."""
     folder = Path(folder) if folder is not None else DEFAULT_ARTIFACT
     card = _read_card(folder)
     if sorted(card["files"]) != sorted(ARRAY_FILES):
@@ -154,10 +163,11 @@ def load_weights(folder: str | Path | None = None) -> tuple[LearnedWeights, dict
             arrays[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ArtifactError(f"{path}: not a plain numpy array ({exc})", param="artifact") from exc
-    names = feature_names()
-    if card.get("feature_version") != FEATURE_VERSION or card.get("feature_names") != names:
+    names = _names_of_version(feature_version)
+    if card.get("feature_version") != feature_version or card.get("feature_names") != names:
         raise ArtifactError(f"{folder / CARD_FILE}: fitted on other features (version {card.get('feature_version')}, "
-                            f"this code builds version {FEATURE_VERSION}); retrain with bench/train_judge.py",
+                            f"this code builds version {feature_version}); retrain with bench/train_judge.py (learned-v1) "
+                            "or bench/train_judge_v2.py (learned-v2)",
                             param="artifact")
     coef, calibration = arrays["coef.npy"], arrays["calibration.npy"]
     k = len(arrays["signal_mean.npy"])
