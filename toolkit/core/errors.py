@@ -216,6 +216,10 @@ class AlreadyPublished(SlmboardError):
     """The dataset already holds this submission id (or one of its per-item files)."""
 
 
+class UpdateRefused(SlmboardError):
+    """``submit --update`` would change what the dataset already publishes, or add nothing."""
+
+
 class AnalysisError(SlmboardError):
     """The analysis could not run on this data."""
 

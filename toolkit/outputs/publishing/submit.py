@@ -312,7 +312,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
             raise AlreadyPublished(f"submission {sid!r} is already in {where}; to publish the judges it has gained "
-                                   "since, submit with --update; a new revision of the model takes a new submission id")
+                                   "since, submit it as an update; a new revision of the model takes a new submission id",
+                                   param="update")
         for rel in prepared.files:
             if (root / rel).exists():
                 raise AlreadyPublished(f"{rel} already exists in {where}; per-item files are append-only")

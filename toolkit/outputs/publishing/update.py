@@ -15,17 +15,13 @@ from typing import Callable, Mapping
 
 from schemas import RecordFile, Submission, sha256_text
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import SlmboardError, UpdateRefused
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from . import layout
 
 #: Manifest fields an update may extend (only with entries for the record files and judges it adds).
 EXTENDED = ("record_files", "judge_configs", "judge_fits", "suite_kinds")
 MAX_NAMED = 10
-
-
-class UpdateRefused(SlmboardError):
-    """An update that would change what the dataset already publishes, or add nothing."""
 
 
 def _hashes(rows: list[dict]) -> dict[str, tuple[str, str]]:
@@ -125,7 +121,7 @@ def write_update(root: Path, prepared, where: str) -> tuple[list[str], Submissio
     sid = prepared.manifest.submission_id
     path = root / layout.manifest_file(sid)
     if not path.is_file():
-        raise UpdateRefused(f"submission {sid!r} is not in {where}; submit it without --update first")
+        raise UpdateRefused(f"submission {sid!r} is not in {where}; submit it first (not as an update)", param="update")
     errors: list = []
     published = validate_manifest_file(path, errors)
     if published is None:
@@ -199,7 +195,8 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
         raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
     local = LocalFolderHub(where)
     if not local.exists():
-        raise UpdateRefused(f"{where} is not a dataset folder (no .git); --update adds judges to a published submission")
+        raise UpdateRefused(f"{where} is not a dataset folder (no .git); an update adds judges to a published submission",
+                            param="update")
     info = local.commit(f"Update submission {sid}", write)
     added = state["added"]
     return SubmitResult(local.root, sid, info.revision, info.files, sum(f.n_rows for f in added),
