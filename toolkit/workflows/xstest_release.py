@@ -86,9 +86,16 @@ def unpack_prompts(data_dir: Path) -> Path:
 def import_model(model: ReleaseModel, out: Path, data_dir: Path):
     """One release file → a run folder, through ``import table`` (the release lacks one prompt, v2-195,
     asked in an earlier wording: reported unmatched, the run is partial)."""
+    return import_release_file(model.file, model.model_id, out, data_dir)
+
+
+def import_release_file(path: Path, model_id: str, out: Path, data_dir: Path):
+    """A table in the release's columns → a run folder (``slmboard import table PATH --suites xstest
+    --columns prompt=prompt,response=completion --judge-column human-xstest=final_label
+    --judge-column gpt4-xstest=gpt4_label --labels refusal --skip-unmatched``)."""
     from toolkit import api
 
-    return api.import_results("table", [model.file], out, suite=SUITE, data_dir=data_dir, model_id=model.model_id,
+    return api.import_results("table", [path], out, suite=SUITE, data_dir=data_dir, model_id=model_id,
                               skip_unmatched=True, options={"columns": "prompt=prompt,response=completion",
                                                             "judge_columns": list(JUDGE_COLUMNS), "labels": "refusal"})
 
