@@ -132,7 +132,7 @@ def test_demo_space_opens_on_xstest_by_people_and_compares_the_offline_judge_wit
     assert trained == {"learned-v1": {"meta-llama/Llama-2-70b-chat-hf": "xstest_v2_completions_llama2new_gpteval.csv",
                                       "openai/gpt-4-0613": "xstest_v2_completions_gpt4_gpteval.csv"}}
     text = agreement_markdown(frame, "xstest", judges, trained)
-    assert "| human\\-xstest | learned\\-v1 (held out\\: 3 model\\(s\\)) |" in text
+    assert "| human\\-xstest | learned\\-v1 \\(held out\\: 3 model\\(s\\)\\) |" in text
     assert "learned\\-v1 was trained on the answers of" in text
     table = per_model_table(frame, judges, trained)
     marked = table[table["training data of"] != ""]
