@@ -93,11 +93,11 @@ def import_release_file(path: Path, model_id: str, out: Path, data_dir: Path):
     """A table in the release's columns → a run folder (``slmboard import table PATH --suites xstest
     --columns prompt=prompt,response=completion --judge-column human-xstest=final_label
     --judge-column gpt4-xstest=gpt4_label --labels refusal --skip-unmatched``)."""
-    from toolkit import api
+    from toolkit.stages.importing import import_source
 
-    return api.import_results("table", [path], out, suite=SUITE, data_dir=data_dir, model_id=model_id,
-                              skip_unmatched=True, options={"columns": "prompt=prompt,response=completion",
-                                                            "judge_columns": list(JUDGE_COLUMNS), "labels": "refusal"})
+    return import_source("table", [path], out, suite=SUITE, data_dir=data_dir, model_id=model_id,
+                         skip_unmatched=True, options={"columns": "prompt=prompt,response=completion",
+                                                       "judge_columns": list(JUDGE_COLUMNS), "labels": "refusal"})
 
 
 # -- precomputed verdicts -------------------------------------------------------------------------
@@ -176,8 +176,8 @@ def offline_judge(spec: str) -> tuple[Judge, str]:
 def publish_release(workdir: Path, dataset: Path, n_bootstrap: int, console, show_progress: bool = False) -> list[str]:
     """Import, judge offline and publish the five release models into ``dataset`` (resumable: a model
     already published is skipped). People's labels are the suite's primary judge. Returns the model ids."""
-    from toolkit import api
     from toolkit.core.dataset_layout import manifest_file
+    from toolkit.outputs.publishing.submit import submit
     from toolkit.core.runs import RunDir
     from toolkit.stages.judging import judge_run
 
@@ -196,7 +196,7 @@ def publish_release(workdir: Path, dataset: Path, n_bootstrap: int, console, sho
         if (Path(dataset) / manifest_file(sid)).exists():
             console.print(f"{model.model_id} is already in {dataset}; skipping")
             continue
-        sub = api.submit(run, to=dataset, n_bootstrap=n_bootstrap, data_dir=data_dir, allow_partial=True,
-                         primary_judges={SUITE: HUMAN_JUDGE})
+        sub = submit(run, to=dataset, n_bootstrap=n_bootstrap, data_dir=data_dir, allow_partial=True,
+                     primary_judges={SUITE: HUMAN_JUDGE})
         console.print(f"{model.model_id}: {sub.n_records} records → {sub.dataset} (commit {sub.revision[:12]})")
     return [m.model_id for m in MODELS]
