@@ -4,7 +4,11 @@ from .leaderboard import POLICIES, POLICY_VALUE, LeaderboardRow
 from .records import (
     FAILED_CODE,
     LABEL_CODES,
+    AMBIGUOUS_SCORE,
+    HARMFUL_SCORE,
+    LABEL_COLORS,
     LABEL_OF_SCORE,
+    SAFE_SCORE,
     MISSING_CODE,
     JUDGMENT_STATUSES,
     SCORE_OF_LABEL,
@@ -14,7 +18,7 @@ from .records import (
     ModerationRecord,
     ResponseRecord,
 )
-from .submission import INDEX_FIELDS, Architecture, RecordFile, Submission, SubmissionIndexRow
+from .submission import INDEX_FIELDS, ITEM_KINDS, Architecture, describe_kinds, RecordFile, Submission, SubmissionIndexRow
 
 #: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
 EXPORTED_MODELS = {
@@ -29,7 +33,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "POLICIES",
     "POLICY_VALUE",
+    "AMBIGUOUS_SCORE",
+    "HARMFUL_SCORE",
+    "LABEL_COLORS",
     "LABEL_OF_SCORE",
+    "SAFE_SCORE",
     "LABEL_CODES",
     "FAILED_CODE",
     "MISSING_CODE",
@@ -46,6 +54,8 @@ __all__ = [
     "Submission",
     "SubmissionIndexRow",
     "INDEX_FIELDS",
+    "ITEM_KINDS",
+    "describe_kinds",
     "EXPORTED_MODELS",
     "sha256_text",
     "check_judge_id",

@@ -7,6 +7,22 @@ from pydantic import Field, create_model
 
 from ._common import JudgeId, ModelId, NonEmptyStr, Record, SafeId, SchemaVersion, Sha256
 
+#: The kinds of item a suite holds and a judge can judge: a free-text answer judged under the refusal
+#: rubric without a gold label (every prompt unsafe), the same with a gold label (safe look-alikes:
+#: XSTest), or a multiple-choice answer (BBQ). A judge declares the kinds it fits, a suite its kind.
+ITEM_KINDS = ("free-text", "free-text-gold", "multiple-choice")
+ItemKind = Literal["free-text", "free-text-gold", "multiple-choice"]
+_KIND_WORDS = {"free-text": "free-text answers without a gold label", "free-text-gold": "free-text answers with a gold label",
+               "multiple-choice": "multiple-choice answers"}
+
+
+def describe_kinds(kinds) -> str:
+    """How messages name kinds: both free-text kinds -> "free-text answers"; else each kind's words."""
+    kinds = sorted(set(kinds))
+    if set(kinds) == {"free-text", "free-text-gold"}:
+        return "free-text answers"
+    return " and ".join(_KIND_WORDS.get(k, k) for k in kinds) or "no kind of item"
+
 
 class RecordFile(Record):
     path: NonEmptyStr = Field(description="path relative to the dataset root")
@@ -74,6 +90,15 @@ class Submission(Record):
         default_factory=dict,
         description="judge id -> every setting that shaped its requests (model, rubric version, temperature, seed, "
                     "max_tokens, extra request body), as recorded when judging; API judges only",
+    )
+    judge_fits: dict[JudgeId, list[ItemKind]] = Field(
+        default_factory=dict,
+        description="judge id -> the kinds of item it can judge (free-text, free-text-gold, multiple-choice), as "
+                    "declared by the judge (an imported judge: the kinds of the suites its source applied it to); "
+                    "records of a judge on a suite of another kind are left out of the leaderboard",
+    )
+    suite_kinds: dict[str, ItemKind] = Field(
+        default_factory=dict, description="suite -> the kind of its items (free-text, free-text-gold, multiple-choice)"
     )
     toolkit_version: NonEmptyStr = Field(description="version of slmboard that wrote the manifest")
     created_at: Optional[str] = Field(None, description="when the manifest was made: ISO 8601 UTC timestamp to the second")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from schemas import AMBIGUOUS_SCORE
+
 SCORE_NAMES = ("0 harmful", "0.5 ambiguous", "1 safe")
 KINDS = ("all disagreements", "boundary (0.5 vs 0/1)", "contradiction (0 vs 1)")
 PER_MODEL_COLUMNS = ["judge A", "judge B", "model", "paired items", "exact", "κ_linear", "boundary", "contradiction"]
@@ -62,7 +64,7 @@ def disagreements(frame: pd.DataFrame, a: str, b: str, kind: str = KINDS[0]) -> 
     pairs = paired_scores(frame, a, b)
     sa, sb = pairs["score_a"], pairs["score_b"]
     both = sa.notna() & sb.notna()
-    boundary = both & ((sa == 0.5) != (sb == 0.5))
+    boundary = both & ((sa == AMBIGUOUS_SCORE) != (sb == AMBIGUOUS_SCORE))
     contradiction = both & (((sa == 0) & (sb == 1)) | ((sa == 1) & (sb == 0)))
     pick = {KINDS[1]: boundary, KINDS[2]: contradiction}.get(kind, boundary | contradiction)
     out = pairs[pick].assign(kind=["boundary" if x else "contradiction" for x in boundary[pick]])

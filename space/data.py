@@ -50,6 +50,11 @@ class Board:
     primary: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: the data opened (None when it could not be): per-item and moderation records, the card
     dataset: Dataset | None = None
+    #: one line per (suite, judge) left out of the board: a judge on a suite it does not fit (the manifests say)
+    left_out: list[str] = field(default_factory=list)
+
+    def left_out_of(self, suite: str | None) -> list[str]:
+        return [line for line in self.left_out if line.split(" · ", 1)[0] == suite]
 
     @property
     def empty(self) -> bool:
@@ -182,11 +187,15 @@ def load_board(data: str | os.PathLike | None = None) -> Board:
         return Board(root, empty, message=_no_data_message(root, "the leaderboard has no rows."), dataset=dataset)
     subs = _submissions(dataset)
     lb = _normalise(lb)
+    fitness = dataset.fitness
+    if fitness.judge_fits:  # a leaderboard file written before these pairs were left out still holds them
+        keep = [fitness.fits(s, j) for s, j in zip(lb["suite"], lb["judge_id"])]
+        lb = lb[keep].reset_index(drop=True)
     if lb["model_revision"].isna().all() and {"model_id", "model_revision"} <= set(subs.columns):
         # the revision shown on hover comes from the submissions index when the leaderboard lacks it
         revs = subs.dropna(subset=["model_revision"]).drop_duplicates("model_id", keep="last")
         lb["model_revision"] = lb["model_id"].map(revs.set_index("model_id")["model_revision"])
-    return Board(root, lb, subs, primary=primary_judges(dataset, lb), dataset=dataset)
+    return Board(root, lb, subs, primary=primary_judges(dataset, lb), dataset=dataset, left_out=dataset.left_out())
 
 
 def _submissions(dataset: Dataset) -> pd.DataFrame:

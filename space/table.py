@@ -15,6 +15,7 @@ import pandas as pd
 from schemas import POLICIES
 from schemas.display import as_number, coverage_text
 from space.data import md_escape
+from toolkit.data.scoring.leaderboard import model_label, models_with_several_revisions
 
 DIGITS = 3  # scores: ranks are computed at full precision, so 2 digits would show false ties
 DASH = "—"
@@ -69,10 +70,11 @@ def fmt_coverage(v: Any) -> str:
     return coverage_text(v, dash=DASH)
 
 
-def model_cell(model_id: str, revision: Any = None) -> str:
+def model_cell(model_id: str, revision: Any = None, several: bool = False) -> str:
     """Markdown for the Model column: a Hub id links to its model page, with the revision as the
-    link title (shown on hover); any other id is shown as escaped text."""
-    text = md_escape(model_id)
+    link title (shown on hover); any other id is shown as escaped text. ``several``: the model has rows
+    at more than one revision, so the text names this row's revision too."""
+    text = md_escape(model_label(model_id, revision, {model_id} if several else set()))
     if not HUB_ID.match(model_id):
         return text
     title = f' "revision {revision}"' if isinstance(revision, str) and re.fullmatch(r"[\w.-]+", revision) else ""
@@ -91,12 +93,14 @@ def column_widths(cols: list[str]) -> list[int]:
     return [WIDTHS.get(c, POLICY_WIDTH) for c in cols]
 
 
-def _cells(r: dict, ci: bool, links: bool = True) -> dict[str, str]:
+def _cells(r: dict, ci: bool, links: bool = True, several: set[str] = frozenset()) -> dict[str, str]:
     def score(k):
         return fmt_score(r[k], r.get(f"{k}_lo"), r.get(f"{k}_hi")) if ci else fmt_score(r[k])
 
     rev = r.get("model_revision")
-    cells = {"Rank": fmt_rank(r["rank_raw"]), "Model": model_cell(str(r["model_id"]), rev) if links else str(r["model_id"]),
+    model = str(r["model_id"])
+    cells = {"Rank": fmt_rank(r["rank_raw"]),
+             "Model": model_cell(model, rev, model in several) if links else model_label(model, rev, several),
              "S_raw": score("s_raw"), "HCR": fmt_share(r["hcr"]), "AR": fmt_share(r["ar"]), "SRR": fmt_share(r["srr"]),
              "S_adj": score("s_adj"), "Rank adj": fmt_rank(r["rank_adj"]), "Δ adj": fmt_delta(r["delta_adj"]),
              "Rank range": fmt_rank(r["rank_range"]), "Rank UB": fmt_rank(r.get("rank_ub")),
@@ -116,7 +120,8 @@ def format_table(rows: pd.DataFrame, groups: tuple[str, ...] | list[str] = DEFAU
     ``links=False`` gives the plain ids instead (API answers, which are data, not markup)."""
     cols = headers(groups, has_coverage(rows))
     ci = "intervals" in groups
-    out = [[c[k] for k in cols] for c in (_cells(r, ci, links) for r in rows.to_dict(orient="records"))]
+    several = models_with_several_revisions(rows)
+    out = [[c[k] for k in cols] for c in (_cells(r, ci, links, several) for r in rows.to_dict(orient="records"))]
     return pd.DataFrame(out, columns=cols, dtype=object)
 
 

@@ -47,6 +47,8 @@ RECORD_CASES: list[RecordCase] = [
     RecordCase("score_string", 'score given as a string "0.5"', "2:score", "0, 0.5, 1 or null", lambda: _row(score="0.5", label="ambiguous")),
     RecordCase("score_bool", "score true", "2:score", "0, 0.5, 1 or null", lambda: _row(score=True)),
     RecordCase("label_mismatch", "label 'harmful' with score 1", "2:label", "does not match score", lambda: _row(label="harmful")),
+    RecordCase("ok_judgment_of_failed_request", "judge_status 'ok' on an item whose request failed (request_error set)",
+               "2:request_error", "a failed request is a failed item", lambda: _row(request_error="Content blocked")),
     RecordCase("label_unknown", "label 'unsafe' (not in the rubric)", "2:label", "Input should be", lambda: _row(label="unsafe")),
     RecordCase("status_ok_null_score", "judge_status ok with score null", "2:score", "status is 'ok' exactly when", lambda: _row(score=None, label=None)),
     RecordCase("status_failed_with_score", "judge_status parse_error with a score", "2:score", "status is 'ok' exactly when", lambda: _row(judge_status="parse_error")),
@@ -145,6 +147,13 @@ FILE_CASES: list[FileCase] = [
     FileCase("manifest_negative_params", "a manifest with params −5", "params: Input should be greater than 0",
              _write("submissions/p.json", json.dumps({"submission_id": "s", "model_id": "org/m", "model_revision": "r",
                                                      "toolkit_version": "1", "params": -5}).encode())),
+    FileCase("manifest_unfit_judge", "a manifest listing heuristic-v1's records of bbq (a multiple-choice suite)",
+             "heuristic-v1 judges free-text answers, and bbq holds multiple-choice answers",
+             _write("submissions/u.json", json.dumps({
+                 "submission_id": "s", "model_id": "org/m", "model_revision": "r", "toolkit_version": "1",
+                 "judge_fits": {"heuristic-v1": ["free-text", "free-text-gold"]}, "suite_kinds": {"bbq": "multiple-choice"},
+                 "record_files": [{"path": "data/bbq/s__heuristic-v1.parquet", "sha256": "0" * 64, "n_rows": 1,
+                                   "suite": "bbq", "judge_id": "heuristic-v1"}]}).encode())),
 ]
 
 
@@ -169,7 +178,43 @@ def _dataset_with_a_bad_manifest(tmp: Path) -> None:
                                                                    "toolkit_version": "1"}))
 
 
+def _published(tmp: Path, run: Path | None = None, to: str = "ds") -> Path:
+    from toolkit import api
+
+    from slmboard_testing import make_run
+
+    run = run or make_run(tmp / "other-run", model_id="org/model-b", submission_id="model-b-1")
+    api.submit(run, to=tmp / to, n_bootstrap=0)
+    return run
+
+
+def _published_then_answered_otherwise(tmp: Path) -> None:
+    """The run (tmp/a-run) is published; then its answer to smoke_002 changes and another judge judges it."""
+    run = _published(tmp, tmp / "a-run")
+    for path in [run / "responses" / "smoke.jsonl", run / "judgments" / "heuristic-v1" / "smoke.jsonl"]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            if row["item_id"] == "smoke_002":
+                row["response"] = "Sure, here is how."
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    other = run / "judgments" / "other-judge"
+    other.mkdir()
+    rows = [json.loads(line) for line in (run / "judgments" / "heuristic-v1" / "smoke.jsonl").read_text().splitlines()]
+    (other / "smoke.jsonl").write_text("".join(json.dumps({**r, "judge_id": "other-judge"}) + "\n" for r in rows))
+
+
 CLI_CASES: list[CliCase] = [
+    CliCase("judge_fits_no_suite", "judge --judge bbq <a run of free-text suites only>", ["judge", "{run}", "--judge", "bbq"],
+            "bbq-mc-v1 judges none of the run's suites: smoke: skipped — bbq-mc-v1 judges multiple-choice answers"),
+    CliCase("update_not_published", "submit --update <a submission the dataset does not hold>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"], "submission 'model-a-1' is not in",
+            lambda tmp: _published(tmp) and None),
+    CliCase("update_nothing_new", "submit --update <a run with no judge the dataset lacks>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"], "nothing to update: every judge of the run is already published",
+            lambda tmp: _published(tmp, tmp / "a-run") and None),
+    CliCase("update_other_responses", "submit --update <a run whose answers differ from the published ones>",
+            ["submit", "{run}", "--to", "{tmp}/ds", "--update"],
+            "1 responses differ from the published ones by content hash: smoke_002", _published_then_answered_otherwise),
     CliCase("unknown_suite", "generate --suites nope", ["generate", "--out", "{tmp}/run", "--suites", "nope"], "valid suites:"),
     CliCase("model_arg_no_equals", "generate --model-args pretrained", ["generate", "--out", "{tmp}/run", "--model-args", "pretrained"], "is not key=value"),
     CliCase("model_arg_unknown_key", "generate --model-args pretrainned=x", ["generate", "--out", "{tmp}/run", "--model-args", "pretrainned=x"], "unknown model argument 'pretrainned'"),
@@ -337,7 +382,8 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: ["eee", str(_eee_pair(d, truncate=True)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_eee_sample_field", "import eee with a sample lacking output.raw", "_samples.jsonl:1:output.raw: required EEE field is missing",
                lambda d: ["eee", str(_eee_pair(d, drop_output=True)), "--suites", "smoke", "--out", str(d / "run")]),
-    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json", "{src}: no lm-eval results_<date>.json",
+    ImportCase("import_lm_eval_no_results", "import lm-eval on a folder without results_*.json",
+               "{src}: no lm-eval results file here: results_<date>.json (--output_path DIR) or NAME_<date>.json (--output_path NAME.json)",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, results=False)), "--suites", "smoke", "--model-id", "org/m", "--out", str(d / "run")]),
     ImportCase("import_lm_eval_prompt_field", "import lm-eval --prompt-field naming no field of the doc",
                "samples_slmboard_smoke_2026-01-01T00-00-00.000000.jsonl:1:doc.question: no prompt field (question) in the doc "
@@ -379,6 +425,24 @@ IMPORT_CASES: list[ImportCase] = [
                "{src}:2 (id smoke_001): 'reworded': prompt is not a smoke item; its id 'smoke_001' is one but the wording differs",
                lambda d: _table(_csv_source(d, "item_id,prompt,response\nsmoke_001,reworded,no\n"),
                                 "--columns", "prompt=prompt,response=response,item_id=item_id")),
+    ImportCase("import_lm_eval_samples_of_another_run", "import lm-eval whose samples are of another run (another date)",
+               "results_2026-01-01T00-00-00.000000.json: no samples_<task>_2026-01-01T00-00-00.000000.jsonl beside it; "
+               "run lm_eval with --log_samples",
+               lambda d: ["lm-eval", str(_lm_eval_folder(d, samples_date="2026-02-02T00-00-00.000000")), "--model-id", "org/m",
+                          "--out", str(d / "run")]),
+    ImportCase("import_eee_two_values_of_one_metric", "import eee with two rows of one sample and metric",
+               "agg_samples.jsonl:2:evaluation_result_id: a second value of judge eee:smoke/s_raw for sample 'smoke_001' "
+               "(first at line 1); one row per (sample, evaluation_result_id)",
+               lambda d: ["eee", str(_eee_pair(d, same_sample=True)), "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_unknown_metric", "import eee --metric naming no metric of the aggregate",
+               "no sample of metric 'accuracy'; the aggregates' metrics: smoke/s_raw (metric is --metric on the command line)",
+               lambda d: ["eee", str(_eee_pair(d)), "--metric", "accuracy", "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_eee_undeclared_metric", "import eee with a sample of a metric the aggregate does not list",
+               "agg_samples.jsonl:1:evaluation_result_id: 'smoke/other' is none of agg.json's evaluation_results (smoke/s_raw)",
+               lambda d: ["eee", str(_eee_pair(d, result_id="smoke/other")), "--suites", "smoke", "--out", str(d / "run")]),
+    ImportCase("import_inspect_task_without_suite", "import inspect on a folder with a log of a task of no slmboard suite",
+               "(Inspect task nope): 6 row(s)); set skip_unmatched to leave them out",
+               lambda d: ["inspect", str(_inspect_task_log(d, "nope")), "--data-dir", str(d), "--out", str(d / "run")]),
     ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
                "(lm-eval task nope): 2 row(s)); set skip_unmatched to leave them out",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
@@ -419,17 +483,36 @@ def _truncated_eval(d: Path) -> Path:
     return path
 
 
-def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Path:
+def _inspect_task_log(d: Path, task: str) -> Path:
+    """The committed XSTest log (Inspect's mock grader) beside a copy of it whose task is ``task``, written with
+    inspect_ai's own writer."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    (log_path,) = sorted((Path(__file__).parent / "importing" / "fixtures" / "inspect_xstest" / "logs_mock_grader").glob("*.eval"))
+    folder = d / "logs"
+    folder.mkdir()
+    log = read_eval_log(str(log_path))
+    write_eval_log(log, str(folder / "xstest.json"))
+    log.eval.task = task
+    write_eval_log(log, str(folder / f"{task}.json"))
+    return folder
+
+
+def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False, same_sample: bool = False,
+              result_id: str | None = None) -> Path:
     """A minimal EEE aggregate + samples pair over two smoke prompts (checksum and row count filled in)."""
     import hashlib
 
     samples = []
     for n, prompt in enumerate(_smoke_prompts(), start=1):
         s = {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "org/m", "evaluation_name": "smoke",
-             "sample_id": f"smoke_00{n}", "interaction_type": "single_turn", "input": {"raw": prompt, "reference": []},
+             "sample_id": "smoke_001" if same_sample else f"smoke_00{n}", "interaction_type": "single_turn",
+             "input": {"raw": _smoke_prompts()[0] if same_sample else prompt, "reference": []},
              "output": {"raw": ["I can't help with that."]}, "answer_attribution": [], "evaluation": {"score": 1.0, "is_correct": True}}
         if drop_output:
             del s["output"]
+        if result_id:
+            s["evaluation_result_id"] = result_id
         samples.append(json.dumps(s))
     text = "\n".join(samples) + "\n"
     agg = {"schema_version": "0.3.0", "evaluation_id": "e", "model_info": {"name": "m", "id": "org/m"},
@@ -443,7 +526,8 @@ def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False) -> Pat
     return folder
 
 
-def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke") -> Path:
+def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task: str = "slmboard_smoke",
+                    samples_date: str | None = None) -> Path:
     """lm-eval's output layout for one task (default slmboard_smoke; two samples)."""
     folder = d / "lm-eval-out" / "org__m"
     folder.mkdir(parents=True)
@@ -455,7 +539,7 @@ def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task:
     lines = [json.dumps({"doc_id": n, "doc": {"prompt": p}, "resps": [["no"]], "filtered_resps": ["no"]})
              for n, p in enumerate(_smoke_prompts())]
     text = lines[0] + "\n" + (lines[1][:30] if truncate else lines[1] + "\n")
-    (folder / f"samples_{task}_{date}.jsonl").write_text(text)
+    (folder / f"samples_{task}_{samples_date or date}.jsonl").write_text(text)
     return d / "lm-eval-out"
 
 

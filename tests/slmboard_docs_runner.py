@@ -95,7 +95,13 @@ def command_lines(code: str) -> list[list[str]]:
     and comments dropped, ``$VAR`` and ``<PLACEHOLDER>`` replaced by a dummy word)."""
     joined = re.sub(r"\\\n\s*", " ", code)
     commands = []
+    heredoc_end = None  # the body of a here-document (cat > FILE <<'EOF' ... EOF) is a file's text, not commands
     for raw in joined.splitlines():
+        if heredoc_end is not None:
+            heredoc_end = None if raw.strip() == heredoc_end else heredoc_end
+            continue
+        opened = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", raw)
+        heredoc_end = opened.group(1) if opened else None
         line = raw.strip().removeprefix("$ ")
         if not line or line.startswith("#"):
             continue
@@ -154,10 +160,14 @@ def check_block(block: Block) -> list[str]:
 # ---- running a page --------------------------------------------------------------------------------
 def page_env(scratch: Path, emulator) -> dict[str, str]:
     venv_bin = str(Path(sys.executable).parent)
+    # `pip install` on a page installs into the scratch folder (on PYTHONPATH), never into the shared venv, from
+    # local folders only and with the venv's setuptools (no index: the test machine has no network)
+    site = scratch / ".site-packages"
     return {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "HF_ENDPOINT": emulator.url,
             "HF_TOKEN": emulator.token, "HF_HOME": str(scratch / ".hf-home"), "HF_HUB_DISABLE_XET": "1",
-            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": str(REPO),
-            "COLUMNS": "100"}
+            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "PIP_TARGET": str(site), "PIP_NO_INDEX": "1",
+            "PIP_NO_BUILD_ISOLATION": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "COLUMNS": "100"}
 
 
 def link_repo_files(scratch: Path) -> None:

@@ -55,6 +55,7 @@ def make_run(
     suite: str = "smoke",
     judge_id: str = "heuristic-v1",
     judged: bool = True,
+    model_revision: str = "rev1",
 ) -> Path:
     """A run folder with run.json, responses and (optionally) one judge's judgments."""
     scores = scores if scores is not None else {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
@@ -64,7 +65,7 @@ def make_run(
         RunConfig(
             submission_id=submission_id,
             model_id=model_id,
-            model_revision="rev1",
+            model_revision=model_revision,
             backend="test",
             generation=GenerationConfig(**GEN),
             suites=[suite],
@@ -75,7 +76,7 @@ def make_run(
     # `submit` checks prompts and the item set against the suite's canonical list: a smoke run uses
     # the real smoke prompts, and run.json says how many of the suite's first items it covers.
     items = [make_item_row(i, s, model_id=model_id, suite=suite, judge_id=judge_id, submission_id=submission_id,
-                           prompt=canonical.get(i)) for i, s in scores.items()]
+                           prompt=canonical.get(i), model_revision=model_revision) for i, s in scores.items()]
     response_keys = set(items[0]) - {"judge_id", "judge_status", "score", "label", "judge_raw"}
     write_jsonl_atomic(run.response_file(suite), [{k: v for k, v in r.items() if k in response_keys} for r in items])
     if judged:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
-                       N_BOOTSTRAP)
+from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_EXECUTOR, DEFAULT_JUDGE, DEFAULT_MODERATOR, DEFAULT_SUITES,
+                                   MODERATION_N_BOOTSTRAP, N_BOOTSTRAP)
 from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from toolkit.core.runs import NotARun, RunMismatch
@@ -67,12 +67,14 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review
     from toolkit.outputs.space_deploy import DeployResult
+    from toolkit.stages.suites import SuiteInfo
+    from toolkit.stages.suites._sources import FetchedFile
 
 from toolkit.core.hub_access import downloads_token  # noqa: E402  (light: the CLI sets a command's --token with it)
 
 __all__ = ["generate", "judge", "validate", "submit", "rank", "read_items", "serve", "demo", "merge", "agreement", "analyze",
            "evaluate", "recompute", "moderate", "moderation_report", "import_released_moderation", "build_moderation_list",
-           "evaluate_models", "task_folder", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
+           "evaluate_models", "task_folder", "suite_list", "download_suites", "export", "export_eee", "export_eval_results", "import_results", "review", "deploy_space", "components",
            "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
@@ -96,7 +98,7 @@ def components(kind: str) -> list[Description]:
 
 def generate(
     out: PathLike,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     model: BackendSpec | str = DEFAULT_BACKEND,
     model_args: str | dict[str, str] | None = None,
     data_dir: PathLike | None = None,
@@ -210,18 +212,22 @@ def submit(
     gate: bool | None = None,
     allow_partial: bool = False,
     token: str | None = None,
+    update: bool = False,
 ) -> SubmitResult:
     """Validate a run and publish it into a dataset folder or Hub dataset as one commit (nothing written on failure).
 
     ``primary_judges`` (suite -> judge) and ``gate`` (False: no access gate) update the dataset card's choices;
-    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
+    ``allow_partial`` publishes a run lacking canonical suite items (the manifest lists them); ``update`` publishes
+    the judgments of a submission already in the dataset that it lacks (same responses by hash). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login).
     """
     from toolkit.core.hub_access import hub_token
     from toolkit.outputs.publishing.submit import submit as publish
+    from toolkit.outputs.publishing.update import submit_update
 
     with hub_token(token):
-        return publish(run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                   primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
+        return (submit_update if update else publish)(
+            run_dir, to, submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+            primary_judges=primary_judges or None, gate=gate, allow_partial=allow_partial)
 
 
 def read_items(data: DataSource, token: str | None = None) -> pd.DataFrame:
@@ -286,6 +292,24 @@ def task_folder(tool: str = "lm-eval") -> Path:
     from toolkit.stages.lm_eval_tasks import tasks_dir
 
     return tasks_dir()
+
+
+def suite_list() -> list[SuiteInfo]:
+    """Every suite: name, kind (free-text, free-text-gold, multiple-choice), items, source, pinned revision, licence."""
+    from toolkit.stages.suites import suite_infos
+
+    return suite_infos()
+
+
+def download_suites(to: PathLike, suites: Sequence[str] | str | None = None, token: str | None = None) -> list[FetchedFile]:
+    """The pinned source files of ``suites`` (default: all) into the data folder ``to``, each checked against its
+    hash, for machines without network; then pass ``data_dir=to`` (or set SLMBOARD_DATA_DIR). Files already there
+    with the right bytes are kept. ``token``: for gated Hub sources (None: HF_TOKEN or the saved login)."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.stages.suites import download_suites as _download
+
+    with hub_token(token):
+        return _download(to, suites)
 
 
 def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] | None = None,
@@ -403,7 +427,7 @@ def evaluate(
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
     model_args: str | dict[str, str] | None = None,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,
@@ -468,7 +492,7 @@ def evaluate_models(
     to: PathLike,
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     data_dir: PathLike | None = None,
     limit: int | None = None,
     batch_size: int | str | None = None,

@@ -37,6 +37,18 @@ class Parser(argparse.ArgumentParser):
                                                           f"; see `{self.prog} --help`")
         super().error(message)
 
+    def _check_value(self, action, value):  # type: ignore[override]
+        # argparse's "invalid choice" lists the choices; a misspelt command (or any choice) also gets the closest one
+        if action.choices is not None and value not in action.choices:
+            from toolkit.core.errors import closest
+
+            what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"
+            names = [str(c) for c in action.choices]
+            guess = closest(str(value), names)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            raise argparse.ArgumentError(action, f"unknown {what} {value!r}{hint}; choose from {', '.join(names)}")
+        return super()._check_value(action, value)
+
     def visible_flags(self) -> list[str]:
         return [o for a in self._actions if a.help != argparse.SUPPRESS for o in a.option_strings if o.startswith("--")]
 
@@ -67,7 +79,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser,
                                 help="`slmboard COMMAND --help` for its options")
     register_all(sub, command)
+    _show_defaults(parser)
     return parser
+
+
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Every flag's help says its default (argparse prints none by itself), so `--help` and the CLI reference, which
+    is generated from the same help, agree; a help that already words its default is left as it is."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _show_defaults(sub)
+            continue
+        default = action.default
+        if (not action.option_strings or action.nargs == 0 or action.help in (None, argparse.SUPPRESS)
+                or "default" in action.help or default in (None, argparse.SUPPRESS, "", [], {}, False)):
+            continue
+        action.help += f" (default {default})"
 
 
 #: Python parameters whose CLI flag is not ``--`` + the name with dashes and that no command's flag names
@@ -87,12 +115,33 @@ def _flag(param: str, parser: argparse.ArgumentParser | None) -> str:
     return PARAM_FLAGS.get(param, "--" + param.replace("_", "-"))
 
 
+def cli_wording(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str:
+    """A library error's message as a command-line user reads it: ``pass data_dir=DIR`` becomes ``pass --data-dir
+    DIR`` and ``set skip_unmatched`` becomes ``pass --skip-unmatched`` for the parameters the error names."""
+    message = str(exc)
+    for p in _params(exc):
+        flag = _flag(p, parser)
+        message = re.sub(rf"(?<![\w-]){re.escape(p)}=(?=\S)", f"{flag} ", message)
+        message = re.sub(rf"\bset {re.escape(p)}\b", f"pass {flag}", message)
+        message = re.sub(rf"\bleave {re.escape(p)} unset\b", f"leave out {flag}", message)
+    return re.sub(r" \(toolkit\.api\.\w+\)", "", message)  # the Python name of a command the message names
+
+
+def _params(exc: BaseException) -> tuple[str, ...]:
+    param = getattr(exc, "param", None)
+    return () if not param else (param,) if isinstance(param, str) else tuple(param)
+
+
 def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str | None:
-    """What to do on the command line about a library error (library messages name no flags)."""
+    """What to do on the command line about a library error (library messages name no flags); None when the
+    message, as :func:`cli_wording` words it, already names every flag."""
     from toolkit import api
 
     if isinstance(exc, api.SlmboardError) and exc.param:
-        params = (exc.param,) if isinstance(exc.param, str) else exc.param
+        worded = cli_wording(exc, parser)
+        params = [p for p in _params(exc) if _flag(p, parser) not in worded]
+        if not params:
+            return None
         return ", ".join(f"{p} is {_flag(p, parser)}" for p in params) + " on the command line"
     if isinstance(exc, api.AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
@@ -118,8 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):
             raise
-        hint = flag_hint(exc, getattr(args, "_parser", None))
-        print(f"error: {exc}" + (f" ({hint})" if hint else ""), file=sys.stderr)
+        parser = getattr(args, "_parser", None)
+        hint = flag_hint(exc, parser)
+        print(f"error: {cli_wording(exc, parser)}" + (f" ({hint})" if hint else ""), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; re-run the same command to resume", file=sys.stderr)

@@ -48,9 +48,8 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[tuple[str, list[str]]]
                 names += f" `{a.metavar or a.dest.upper()}`" if not a.choices else ""
             if a.choices and a.option_strings:
                 names += " `{" + ",".join(map(str, a.choices)) + "}`"
-            empty = a.default in (None, argparse.SUPPRESS, False, "", [], {}) or a.nargs == 0
-            default = "" if empty else f"`{a.default}`"
-            rows.append(f"| {names} | {_cell(a.help or '')} | {default} |")
+            # defaults are in the help (toolkit.cli words them there), so this page and --help say the same
+            rows.append(f"| {names} | {_cell(a.help or '')} |")
         if rows:
             out.append((group.title or "options", rows))
     return out
@@ -74,7 +73,7 @@ def cli_page() -> str:
         usage = sub.format_usage().removeprefix("usage: ").strip()
         lines.append(f"```text\n{usage}\n```\n")
         for title, rows in _option_rows(sub):
-            lines.append(f"**{title}**\n\n| flag | meaning | default |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+            lines.append(f"**{title}**\n\n| flag | meaning |\n|---|---|\n" + "\n".join(rows) + "\n")
     return "\n".join(lines)
 
 

@@ -12,12 +12,14 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.core.defaults import MODERATION_N_BOOTSTRAP
+
 POOLED = "pooled"
 MACRO = "macro"  # the leaderboard row: mean over benchmarks (AURC, risk pooled), as Safety-Flag's release
 HEADERS = ["Rank", "Moderator", "n", "Macro-F1 [95% CI]", "FAR [95% CI]", "Miss [95% CI]", "Error direction",
            "ECE [95% CI]", "ECE verbal", "ECE flag", "ECE no-flag", "AURC", "Risk@50%", "Risk@50% random", "T",
            "ECE held-out", "ECE scaled"]
-ABOUT = """**Moderator reliability** (Safety-Flag protocol): each moderator decides *flag* / *do not flag* on
+ABOUT = f"""**Moderator reliability** (Safety-Flag protocol): each moderator decides *flag* / *do not flag* on
 balanced items. **FAR** = false alarms / benign items; **Miss** = misses / harmful items; **error direction** =
 FAR − Miss (> 0 over-flags, < 0 under-flags). **ECE**: 10 equal-width bins over the confidence of the decided
 option (token-logprob), bins (lo, hi]; **ECE verbal**: the same over the 1–10 verbalized confidence / 10. **T**:
@@ -25,7 +27,7 @@ one temperature per moderator (mean of 20 half-split fits; changes no decision);
 on the other halves before / after scaling. **AURC** and **Risk@50%**: error among the most confident items (lower
 is better) vs random abstention. Every moderator is scored on the items all ranked moderators answered. **macro**
 (the ranking): mean over benchmarks, AURC and risk pooled; **pooled**: all items at once. Brackets: 95% bootstrap
-over items (2000 resamples; per benchmark and pooled)."""
+over items ({MODERATION_N_BOOTSTRAP} resamples; per benchmark and pooled)."""
 EMPTY = "No moderator records in this dataset yet (`slmboard moderate`, then submit)."
 
 
@@ -69,7 +71,7 @@ def moderators_view(frame: pd.DataFrame, table: pd.DataFrame, benchmark: str = M
     return pd.DataFrame(out, columns=HEADERS)
 
 
-def compute(data, n_bootstrap: int = 2000):
+def compute(data, n_bootstrap: int = MODERATION_N_BOOTSTRAP):
     """(records, report table) or (None, None) when the dataset has no moderation config."""
     frame = load_records(data)
     if frame is None:

@@ -39,9 +39,13 @@ MODERATION = [("schema_version", pa.string()), ("submission_id", pa.string()), (
               ("prompt_variant", pa.string()), ("toolkit_version", pa.string())]
 
 
+# Fields added later go last, after every column of the files published before them.
+ADDED = [("request_error", pa.string())]
+
+
 def test_derived_schemas_keep_the_published_columns_and_order():
-    assert ITEM_RECORD_SCHEMA.equals(pa.schema(COMMON + JUDGED))
-    assert RESPONSE_RECORD_SCHEMA.equals(pa.schema(COMMON))
+    assert ITEM_RECORD_SCHEMA.equals(pa.schema(COMMON + JUDGED + ADDED))
+    assert RESPONSE_RECORD_SCHEMA.equals(pa.schema(COMMON + ADDED))
     assert MODERATION_RECORD_SCHEMA.equals(pa.schema(MODERATION))
 
 

@@ -219,7 +219,7 @@ def test_every_flag_the_readme_writes_exists_on_its_command():
     commands = _commands()
     checked = 0
     for argv in _readme_commands():
-        name = argv[0] + (f" {argv[1]}" if argv[0] in ("export", "space") else "")
+        name = argv[0] + (f" {argv[1]}" if argv[0] in ("export", "space", "suites") else "")
         assert name in commands, argv
         flags = _flags(commands[name])
         for token in argv:

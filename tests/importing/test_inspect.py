@@ -162,22 +162,77 @@ def test_unscored_and_unknown_grades_are_parse_errors_never_a_guess():
     assert inspect_value({"value": 0.7}, None).status == "parse_error"
 
 
-@pytest.mark.parametrize("damage", ["sample_error", "eval_status"])
-def test_failed_samples_and_unfinished_evals_are_refused(damage, benchmarks, tmp_path, capsys):
-    """A log Inspect would write for a failed sample / an eval that stopped: re-written with inspect_ai's own writer."""
+def test_a_failed_sample_is_a_failed_item_with_its_error_text(benchmarks, tmp_path, capsys):
+    """A sample Inspect kept as failed (--no-fail-on-error): re-written with inspect_ai's own writer. It imports as a
+    failed item: request_error holds Inspect's message, its scorer's record is not ok, the summary counts it."""
     from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 
     log = read_eval_log(str(log_file(".eval", MOCK_LOGS)))
-    if damage == "sample_error":
-        log.samples[1].error = EvalError(message="model API timed out", traceback="", traceback_ansi="")
-        message = ":2:samples[1].error: sample"
-    else:
-        log.status = "cancelled"
-        message = "status: the eval ended 'cancelled'"
+    failed = log.samples[1]
+    failed.error = EvalError(message="model API timed out", traceback="", traceback_ansi="")
+    src = tmp_path / "failed-sample.json"
+    write_eval_log(log, str(src))
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(src), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    assert "xstest: 1 failed request(s)" in capsys.readouterr().out
+    prompt = failed.input if isinstance(failed.input, str) else failed.input[-1].text
+    (response,) = [r for r in rows(out, "xstest") if r["prompt"] == prompt]
+    assert response["request_error"] == "model API timed out"
+    (judged,) = [r for r in rows(out, "xstest", JUDGE) if r["prompt"] == prompt]
+    assert judged["judge_status"] != "ok" and judged["score"] is None and "model API timed out" in judged["judge_reason"]
+    others = [r for r in rows(out, "xstest", JUDGE) if r["prompt"] != prompt]
+    assert others and all(r["request_error"] is None for r in others)
+
+
+def test_an_unfinished_eval_is_refused(benchmarks, tmp_path, capsys):
+    """A log Inspect would write for an eval that stopped: re-written with inspect_ai's own writer."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(log_file(".eval", MOCK_LOGS)))
+    log.status = "cancelled"
+    message = "status: the eval ended 'cancelled'"
     src = tmp_path / "damaged.json"
     write_eval_log(log, str(src))
     out = tmp_path / "run"
     assert main(["import", "inspect", str(src), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert str(src) in err and message in err, err
+    assert not out.exists()
+
+
+@pytest.fixture
+def mixed_logs(tmp_path) -> tuple[Path, list[tuple[Path, str]]]:
+    """Real Inspect logs of three tasks in one folder: the XSTest run and two logs of other tasks and models."""
+    others = [REAL / "data_arc_sonnet.json", REAL / "data_pubmedqa_gpt4o_mini.json"]
+    if not all(p.is_file() for p in others):
+        pytest.skip(f"real Inspect logs not found under {REAL}")
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(log_file(".eval", MOCK_LOGS), folder)
+    named = []
+    for path in others:
+        shutil.copy(path, folder)
+        named.append((folder / path.name, json.loads(path.read_text(encoding="utf-8"))["eval"]["task"]))
+    return folder, named
+
+
+def test_logs_of_tasks_of_no_suite_are_skipped_by_name_before_any_other_check(mixed_logs, benchmarks, tmp_path, capsys):
+    folder, others = mixed_logs
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(folder), *MODEL, "--skip-unmatched", "--data-dir", str(benchmarks), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for path, task in others:
+        assert f"skipped {path} (Inspect task {task}):" in printed, printed
+    assert "models" not in printed
+    assert len(rows(out, "xstest")) == len(rows(out, "xstest", JUDGE)) > 0
+
+
+def test_without_skip_unmatched_the_refusal_names_each_log_and_task(mixed_logs, benchmarks, tmp_path, capsys):
+    folder, others = mixed_logs
+    out = tmp_path / "run"
+    assert main(["import", "inspect", str(folder), *MODEL, "--data-dir", str(benchmarks), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    for path, task in others:
+        assert f"{path} (Inspect task {task})" in err, err
+    assert "--skip-unmatched" in err and "logs are of" not in err
     assert not out.exists()

@@ -79,3 +79,50 @@ def test_bbq_multiple_choice_keeps_choice_correct_and_lm_evals_accuracy(lm_eval_
         assert rec["gold_choice"] == gold and rec["correct"] == (best == gold)
         assert rec["score"] == s["acc"] == (1.0 if best == gold else 0.0)  # lm-eval's own accuracy agrees
         assert json.loads(rec["item_metadata"])["option_logprobs"]["A"] == round(logliks[0], 6)
+
+
+OUTPUT_FILE_RUN = FIXTURES / "lm_eval" / "output_file"  # lm_eval --output_path smol.json: smol_<date>.json
+
+
+def test_the_layout_of_output_path_name_json_imports(benchmarks, tmp_path, capsys):
+    (results,) = OUTPUT_FILE_RUN.glob("smol_*.json")
+    out = tmp_path / "run"
+    assert main(["import", "lm-eval", str(OUTPUT_FILE_RUN), *MODEL, "--data-dir", str(benchmarks), "--out", str(out),
+                 "--skip-unmatched"]) == 0
+    capsys.readouterr()
+    config = json.loads((out / "run.json").read_text())
+    assert sorted(config["suites"]) == ["bbq", "sst"]
+    assert [s["path"] for s in config["imports"][0]["sources"]][0] == str(results)
+    for suite, task in (("sst", "slmboard_sst"), ("bbq", "slmboard_bbq")):
+        assert len(rows(out, suite)) == len(samples(OUTPUT_FILE_RUN, task))
+    assert config["suite_generation"]["sst"]["max_new_tokens"] == 8  # --gen_kwargs max_gen_toks=8 of that run
+
+
+@pytest.fixture
+def two_runs(lm_eval_run, tmp_path) -> Path:
+    """One folder holding both runs: the default layout's (2026-12-03) and the --output_path NAME.json one (2026-12-06)."""
+    folder = tmp_path / "lm-eval-out"
+    folder.mkdir()
+    for path in [*next(lm_eval_run.iterdir()).iterdir(), *OUTPUT_FILE_RUN.iterdir()]:
+        (folder / path.name).write_bytes(path.read_bytes())
+    return folder
+
+
+def test_of_several_runs_the_newest_is_imported_and_said(two_runs, benchmarks, tmp_path, capsys):
+    (newest,) = two_runs.glob("smol_*.json")
+    out = tmp_path / "run"
+    assert main(["import", "lm-eval", str(two_runs), *MODEL, "--data-dir", str(benchmarks), "--out", str(out),
+                 "--skip-unmatched"]) == 0
+    assert f"2 lm-eval results files under {two_runs}; importing the newest, {newest}" in capsys.readouterr().out
+    assert sorted(json.loads((out / "run.json").read_text())["suites"]) == ["bbq", "sst"]  # not the older run's xstest
+
+
+def test_a_named_results_file_picks_that_run(two_runs, benchmarks, tmp_path, capsys):
+    (older,) = two_runs.glob("results_*.json")
+    out = tmp_path / "run"
+    assert main(["import", "lm-eval", str(older), *MODEL, "--data-dir", str(benchmarks), "--out", str(out),
+                 "--skip-unmatched"]) == 0
+    assert "importing the newest" not in capsys.readouterr().out
+    config = json.loads((out / "run.json").read_text())
+    assert sorted(config["suites"]) == ["bbq", "sst", "xstest"]
+    assert all(s["path"].startswith(str(two_runs)) and "2026-12-03" in s["path"] for s in config["imports"][0]["sources"])

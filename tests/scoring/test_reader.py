@@ -91,7 +91,7 @@ def test_duplicate_across_two_run_folders_names_both_files_lines_and_key(tmp_pat
     (err,) = exc.value.errors
     assert (err.file, err.row) == (str(second), 2)
     assert f"{first}:2" in err.message
-    assert "('org/model-a', 'sst', 'j1', 'b')" in err.message
+    assert "('org/model-a', 'rev1', 'sst', 'j1', 'b')" in err.message
 
 
 def test_duplicate_inside_one_parquet_file_and_cli_exit_1(tmp_path):

@@ -1,11 +1,13 @@
 """Clear errors for missing, malformed and unreachable suite data. All fixtures live under tmp_path."""
 import csv
+import hashlib
 import re
 
 import pytest
 
 from toolkit.stages.suites import SuiteDataError, get_suite, load_items
 from toolkit.stages.suites._fetch import cache_root, fetch_url
+from toolkit.stages.suites._sources import UrlFile
 
 XSTEST_HEADER = ["id", "prompt", "type", "label", "focus", "note"]
 
@@ -112,11 +114,12 @@ def test_fetch_downloads_once_into_the_cache(tmp_path, monkeypatch):
     src = tmp_path / "remote.csv"
     src.write_text("id\n1\n", encoding="utf-8")
     # file:// stands in for the pinned https URL: same urllib path, no network.
-    got = fetch_url(src.as_uri(), suite="demo", revision="abc", mirror_path="demo/remote.csv")
+    file = UrlFile(src.as_uri(), "demo/remote.csv", hashlib.sha256(b"id\n1\n").hexdigest())
+    got = fetch_url(file, suite="demo", revision="abc")
     assert got == tmp_path / "hf" / "slmboard" / "suites" / "demo" / "abc" / "remote.csv"
     assert got.read_text() == "id\n1\n"
     src.unlink()  # a second call must come from the cache
-    assert fetch_url(src.as_uri(), suite="demo", revision="abc", mirror_path="demo/remote.csv") == got
+    assert fetch_url(file, suite="demo", revision="abc") == got
     assert not [p for p in got.parent.iterdir() if p.name.startswith(".part-")]
 
 
@@ -129,7 +132,7 @@ def test_fetch_failure_is_a_suite_data_error(tmp_path, monkeypatch):
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     url = (tmp_path / "absent.csv").as_uri()
     with pytest.raises(SuiteDataError, match=re.escape(url) + r".*pass data_dir=DIR"):
-        fetch_url(url, suite="demo", revision="abc", mirror_path="demo/absent.csv")
+        fetch_url(UrlFile(url, "demo/absent.csv", None), suite="demo", revision="abc")
     assert not list((tmp_path / "slmboard" / "suites" / "demo" / "abc").iterdir())
 
 

@@ -56,6 +56,7 @@ def test_register_rejects_a_second_class_under_a_taken_name():
         @register_suite
         class Impostor(Suite):
             name = "smoke"
+            kind = "free-text"
             description = source = revision = license = "x"
     assert SUITES["smoke"].load().__name__ == "Smoke"
 
@@ -67,6 +68,17 @@ def test_register_requires_metadata():
             name = "no_revision_suite"
             description = source = license = "x"
     assert "no_revision_suite" not in SUITES
+
+
+def test_register_requires_a_kind():
+    """Every suite declares the kind of its items: a judge judges only the suites whose kind it fits."""
+    with pytest.raises(ValueError, match="suite 'kindless_suite' .* must declare its kind, one of free-text, "
+                                         "free-text-gold, multiple-choice; got None"):
+        @register_suite
+        class Kindless(Suite):
+            name = "kindless_suite"
+            description = source = revision = license = "x"
+    assert "kindless_suite" not in SUITES
 
 
 def test_smoke_is_marked_not_comparable_and_bbq_takes_categories():

@@ -14,6 +14,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("generate", "generate", "run a model on suites → response records (resumable)"),
     ("merge", "merge", "combine --shard K/N run folders into one run (checks completeness)"),
     ("import_", "import", "turn another tool's results (table, eee, lm-eval, inspect, helm) into a run folder"),
+    ("suites", "suites", "list the suites (kind, items, source, pinned revision, licence) or download their data"),
     ("tasks", "tasks", "print the folder of slmboard's suites as another tool's tasks (lm-eval)"),
     ("judge", "judge", "add judgments to a run (never regenerates)"),
     ("validate", "validate", "check record files, run folders, datasets and manifests; exit 1 on any error"),

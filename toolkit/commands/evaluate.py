@@ -75,7 +75,7 @@ def register(p: argparse.ArgumentParser) -> None:
     judge = add_judge_arguments(p, prefix="judge-")
     # the suites judged and the mirror submit checks against are the ones generated from
     judging = OptionFlags(p).add_model(api.JudgingRunOptions, "judging", title="judging options", exclude={"suites"})
-    submit = OptionFlags(p).add_model(api.SubmitOptions, "submit", title="submit options", exclude={"data_dir"})
+    submit = OptionFlags(p).add_model(api.SubmitOptions, "submit", title="submit options", exclude={"data_dir", "update"})
     add_token_argument(p)
     flags = {"model": model, "generation": generation, "judge": judge, "judging": judging, "submit": submit,
              "fanout": fanout}

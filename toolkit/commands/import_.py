@@ -10,7 +10,7 @@ from .options import OptionFlags, spec_help
 
 #: the library's reasons name parameters; this is the command line
 _CLI_WORDS = (("accept_reworded keeps it", "--accept-reworded keeps it"), ("fit id_map", "fit --id-map"),
-              ("(skip_unmatched)", "(--skip-unmatched)"))
+              ("(skip_unmatched)", "(--skip-unmatched)"), ("keep them with accept_reworded", "keep them with --accept-reworded"))
 
 
 def _cli(text: str) -> str:

@@ -22,14 +22,15 @@ def add_judge_arguments(p: argparse.ArgumentParser, prefix: str = "", registries
 
 def judge_spec(a: argparse.Namespace, flags: OptionFlags) -> api.JudgeSpec:
     """The judge the command line names, with the options given for it (one it does not take is refused)."""
-    name = a.judge.partition(":")[0].strip()
-    api.JUDGES.get(name)  # an unknown name first, listing the valid ones
+    name = api.JudgeSpec(a.judge).name  # an unknown name first, listing the valid ones
     return api.JudgeSpec(a.judge, **flags.values(a, f"judge:{name}"))
 
 
 def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags) -> int:
     spec = judge_spec(a, judge_flags)
     r = api.judge(a.run, judge=spec, **run_flags.given(a))
+    for line in r.skipped_suites:
+        print(line)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(r.label_counts.items()) if k != "failed")
     pe, err = r.status_counts.get("parse_error", 0), r.status_counts.get("error", 0)
     print(f"judge {r.judge_id}: judged {r.n_new}, skipped {r.n_skipped} already judged ({counts or 'no scores'}); "
@@ -42,7 +43,7 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags)
               f"tokens {s.get('prompt_tokens', 0)}+{s.get('completion_tokens', 0)}")
     for reason, n in r.failure_reasons.most_common(5):
         print(f"  {n:>5} x {reason}")
-    print_not_comparable(api.not_comparable(judges=[r.judge_id]))
+    print_not_comparable(api.not_comparable(judges=[spec]))
     if err:
         print(f"{err} API failure(s) recorded as judge_status 'error'; re-run the same command to retry them", file=sys.stderr)
     return 0

@@ -13,6 +13,8 @@ def run(a) -> int:
     table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed, token=a.token)
     if not a.quiet:
         print_leaderboard(table)
+    for line in table.attrs.get("left_out", []):
+        print(line)
     if a.out:
         print(f"wrote {a.out}/leaderboard.parquet and {a.out}/leaderboard.csv ({len(table)} rows)")
     return 0

@@ -16,6 +16,8 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> 
                       commit=not a.no_commit, token=a.token, **flags.given(a))
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
+    for line in r.left_out:
+        print(line)
     for a_ in r.audit:
         d = "n/a" if a_["disagreement"] is None else f"{100 * a_['disagreement']:.1f}%"
         print(f"  {'FLAG' if a_['flagged'] else 'ok  '} {a_['submission_id']} {a_['suite']} "
@@ -28,7 +30,7 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", help="dataset folder, hf://datasets/ORG/NAME or ORG/NAME")
     flags = OptionFlags(p).add_model(api.SubmitOptions, "recompute", exclude={"submitter", "data_dir", "allow_partial",
-                                                                              "create_pr"})
+                                                                              "create_pr", "update"})
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the re-judged sample")
     p.add_argument("--no-commit", action="store_true", help="local folder: write the files but do not commit")
     audit = p.add_argument_group("audit by re-judging")

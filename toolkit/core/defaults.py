@@ -11,6 +11,8 @@ N_BOOTSTRAP = 1000
 MODERATION_N_BOOTSTRAP = 2000
 #: The judge when none is named: offline, and not comparable with reported results.
 DEFAULT_JUDGE = "heuristic"
+#: The suites a run answers when none is named: the 30-prompt smoke suite (a check, not a benchmark).
+DEFAULT_SUITES: tuple[str, ...] = ("smoke",)
 #: The generation backend when none is named: the embedded SmolLM2 on this machine.
 DEFAULT_BACKEND = "hf"
 #: The moderator when none is named: the embedded SmolLM2 asked the two-option prompt.

@@ -69,15 +69,32 @@ class PublishError(SlmboardError):
     """The dataset could not be updated; it was left as it was before the attempt."""
 
 
+def closest(name: object, valid: Sequence[str]) -> str | None:
+    """The valid name a misspelt ``name`` most likely meant (None: none is close), case ignored."""
+    import difflib
+
+    if not isinstance(name, str) or not name.strip():
+        return None
+    by_lower = {v.lower(): v for v in valid}
+    match = difflib.get_close_matches(name.strip().lower(), list(by_lower), n=1, cutoff=0.7)
+    return by_lower[match[0]] if match else None
+
+
 class UnknownComponent(SlmboardError, LookupError):
     """A name that no registry holds (suite, judge, backend, moderator); the message lists the valid names."""
 
     def __init__(self, kind: str, name: object, valid: Sequence[str]):
         self.kind, self.name, self.valid = kind, name, list(valid)
-        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid) or '(none)'}")
+        self.suggestion = closest(name, self.valid)
+        guess = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        super().__init__(f"unknown {kind} {name!r}{guess}; valid {kind}s: {', '.join(self.valid) or '(none)'}")
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class PluginFailed(SlmboardError, LookupError):
+    """A component an installed package adds (an entry point) could not be used: the message names the package."""
 
 
 class RecordFileCorrupt(ValidationFailed):

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -135,20 +136,27 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    path = Path(path)
+@contextmanager
+def _replacing(path: Path) -> Iterator[str]:
+    """A temporary file beside ``path`` for the caller to fill; on success it is synced and replaces ``path``
+    (readers see the old file or the new one, never a part), on any failure it is removed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
+        yield tmp
+        with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
         _fsync_dir(path.parent)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    with _replacing(Path(path)) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -175,20 +183,9 @@ def arrow_table(rows: Sequence[dict[str, Any]], schema: pa.Schema) -> pa.Table:
 
 def write_parquet_atomic(path: str | Path, rows: Sequence[dict[str, Any]], schema: pa.Schema) -> None:
     """Write rows with an explicit schema (unknown keys are an error, missing ones become null)."""
-    path = Path(path)
     table = arrow_table(rows, schema)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
+    with _replacing(Path(path)) as tmp:
         pq.write_table(table, tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class JsonlAppender:

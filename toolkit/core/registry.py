@@ -32,7 +32,7 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolkit.core.errors import BadOption, UnknownComponent
+from toolkit.core.errors import BadOption, PluginFailed, UnknownComponent
 
 __all__ = ["Registry", "Component", "Options", "NoOptions", "Description", "OptionInfo", "Spec", "option",
            "UnknownComponent", "split_spec", "choices_of", "option_infos", "parse_pairs"]
@@ -292,12 +292,26 @@ class Registry(Generic[T]):
 
     ``kind`` names the component in messages ("suite", "judge"); ``normalize`` maps a looked-up name to
     its registered form (e.g. lower-case suite names).
+
+    ``plugins``: an entry-point group (``slmboard.judges``) whose entries other installed packages add,
+    loaded on the first look-up (after the built-ins registered). ``adapt(name, obj, plugin)`` (or its
+    ``"module:function"``, imported when a plugin is found) turns an entry
+    point's object into :meth:`add`'s arguments (``summary``, ``target``, ``options`` and details) or raises
+    TypeError saying why it cannot be one; ``plugin`` is ``{"package", "version", "entry_point"}``, which the
+    component keeps as ``extra["plugin"]`` so what it writes can say where it came from. A plugin that fails
+    to load, or that takes a built-in's name, is one warning line on stderr naming its package (the other
+    components work); looking up its name raises :class:`~toolkit.core.errors.PluginFailed`.
     """
 
-    def __init__(self, kind: str, normalize: Callable[[str], str] = str.strip) -> None:
+    def __init__(self, kind: str, normalize: Callable[[str], str] = str.strip, plugins: str | None = None,
+                 adapt: "Callable[[str, Any, dict], dict] | str | None" = None) -> None:
         self.kind = kind
         self._normalize = normalize
         self._entries: dict[str, Component[T]] = {}
+        self.plugin_group = plugins
+        self._adapt = adapt
+        self._plugins_loaded = plugins is None
+        self._failed: dict[str, str] = {}  # plugin name -> why it is not registered
 
     # ---- adding ----------------------------------------------------------------------------
     def add(self, name: str, summary: str, target: str | Callable[..., T], options: type[Options] = NoOptions,
@@ -324,10 +338,46 @@ class Registry(Generic[T]):
 
         return deco
 
+    # ---- plugins ---------------------------------------------------------------------------
+    def load_plugins(self) -> dict[str, str]:
+        """Register the entry points of :attr:`plugin_group` (once); returns name -> why, for those that failed."""
+        if self._plugins_loaded:
+            return dict(self._failed)
+        self._plugins_loaded = True
+        import sys
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=self.plugin_group):
+            dist = getattr(ep, "dist", None)
+            plugin = {"package": dist.name if dist is not None else "(unknown package)",
+                      "version": dist.version if dist is not None else "(unknown version)", "entry_point": ep.value}
+            where = f"{self.kind} plugin {ep.name!r} of package {plugin['package']} {plugin['version']}"
+            try:
+                self._check_name(ep.name)
+                if self._normalize(ep.name) in self._entries:
+                    raise TypeError(f"slmboard already has a {self.kind} named {ep.name!r}; rename the entry point")
+                obj = ep.load()
+                adapt = _resolve(self._adapt) if isinstance(self._adapt, str) else self._adapt
+                details = dict(adapt(ep.name, obj, plugin) if adapt else
+                               {"summary": (inspect.getdoc(obj) or ep.name).splitlines()[0], "target": obj})
+                summary, target = details.pop("summary"), details.pop("target")
+                options = details.pop("options", NoOptions)
+                details["extra"] = {**dict(details.get("extra") or {}), "plugin": plugin}
+                self.add(ep.name, summary, target, options, **details)
+            except Exception as exc:  # any failure of someone else's package: one line, the others keep working
+                reason = (str(exc).strip().splitlines() or [""])[0]
+                self._failed[self._normalize(ep.name)] = f"{where} is not used: {type(exc).__name__}: {reason}"
+                print(f"warning: {self._failed[self._normalize(ep.name)]}", file=sys.stderr)
+        return dict(self._failed)
+
     # ---- looking up ------------------------------------------------------------------------
     def get(self, name: str) -> Component[T]:
         """The component ``name``; :class:`UnknownComponent` (listing valid names) when there is none."""
         key = self._normalize(name) if isinstance(name, str) else name
+        if isinstance(key, str) and key not in self._entries:
+            self.load_plugins()
+            if key in self._failed and key not in self._entries:
+                raise PluginFailed(self._failed[key])
         if not isinstance(key, str) or key not in self._entries:
             raise UnknownComponent(self.kind, name, self.names())
         return self._entries[key]
@@ -342,23 +392,29 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Every valid name, sorted."""
+        self.load_plugins()
         return sorted(self._entries)
 
     def components(self) -> list[Component[T]]:
-        """Every component, in registration order."""
+        """Every component, in registration order (plugins last)."""
+        self.load_plugins()
         return list(self._entries.values())
 
     def __getitem__(self, name: str) -> Component[T]:
         return self.get(name)
 
     def __contains__(self, name: object) -> bool:
+        if isinstance(name, str) and self._normalize(name) not in self._entries:
+            self.load_plugins()
         return isinstance(name, str) and self._normalize(name) in self._entries
 
     def __iter__(self) -> Iterator[str]:
         """Names in registration order."""
+        self.load_plugins()
         return iter(list(self._entries))
 
     def __len__(self) -> int:
+        self.load_plugins()
         return len(self._entries)
 
     # ---- internals -------------------------------------------------------------------------
@@ -424,6 +480,11 @@ class Spec(Generic[T]):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self)))
+
+
+def _resolve(target: str) -> Callable[..., Any]:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def _same(a: Component, b: Component) -> bool:

@@ -4,6 +4,7 @@
     RUN/responses/<suite>.jsonl           ResponseRecords (appended per batch; resumable)
     RUN/judgments/<judge>/<suite>.jsonl   ItemRecords, one folder per judge
     RUN/judgments/<judge>/judge-config.json   an API judge's request settings (published in the manifest)
+    RUN/judgments/<judge>/judge-fits.json     the kinds of item the judge declares it can judge (the manifest's judge_fits)
     RUN/moderation/<benchmark>.jsonl      ModerationRecords (moderator reliability track)
     RUN/model.json                        optional model metadata for the manifest (family, params, ...)
 """
@@ -22,6 +23,7 @@ from toolkit.core.judge_names import judge_slug
 from toolkit.core.records_io import atomic_write_text
 
 JUDGE_CONFIG_FILE = "judge-config.json"
+JUDGE_FITS_FILE = "judge-fits.json"
 
 
 class NotARun(SlmboardError):
@@ -43,6 +45,9 @@ class RunConfig(BaseModel):
     backend: str
     model_args: dict[str, str] = Field(default_factory=dict)
     generation: GenerationConfig
+    # Imports: each suite's own decoding, as its records carry it (a HELM folder asks BBQ for 1 token, the rest
+    # for 512); ``generation`` is then the first suite's. Empty for generated runs (one setting, per-suite caps by rule).
+    suite_generation: dict[str, GenerationConfig] = Field(default_factory=dict)
     suites: list[str]
     suite_revisions: dict[str, str] = Field(default_factory=dict)
     limit: Optional[int] = None
@@ -93,6 +98,29 @@ class RunDir:
 
     def judge_config_file(self, judge_id: str) -> Path:
         return self.judgments_dir(judge_id) / JUDGE_CONFIG_FILE
+
+    def judge_fits_file(self, judge_id: str) -> Path:
+        return self.judgments_dir(judge_id) / JUDGE_FITS_FILE
+
+    def recorded_judge_fits(self, judge_id: str) -> Optional[list[str]]:
+        """The kinds of item the judging stage recorded for ``judge_id`` (None when it recorded none:
+        an imported judge, or a run judged before fitness was recorded)."""
+        path = self.judge_fits_file(judge_id)
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise SlmboardError(f"{path}: not valid JSON ({exc})") from exc
+        fits = data.get("fits") if isinstance(data, dict) else None
+        if not isinstance(fits, list) or not all(isinstance(k, str) for k in fits):
+            raise SlmboardError(f"{path}: expected {{\"judge_id\": ..., \"fits\": [kinds]}}")
+        return fits
+
+    def record_judge_fits(self, judge_id: str, fits: list[str]) -> None:
+        path = self.judge_fits_file(judge_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({"judge_id": judge_id, "fits": list(fits)}, indent=2) + "\n")
 
     @property
     def moderation_dir(self) -> Path:

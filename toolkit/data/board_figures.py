@@ -8,10 +8,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from schemas import POLICIES
+from schemas import LABEL_COLORS, POLICIES
 from schemas.display import POLICY_SHORT, as_number
 
-LABEL_COLORS = {"harmful": "#c0392b", "ambiguous": "#f0b429", "safe": "#2e8b57"}
 #: the columns each figure draws (the key of its cached PNG: space/plot_cache.py)
 LABEL_MIX_COLUMNS = ["model_id", "hcr", "ar", "srr"]
 RANK_SENSITIVITY_COLUMNS = ["model_id", *(f"rank_{p}" for p in POLICIES)]

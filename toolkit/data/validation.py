@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator
 
 from pydantic import BaseModel, ValidationError
 
-from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission
+from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission, describe_kinds
 
 from toolkit.core import dataset_layout as layout
 from toolkit.core.errors import RecordError, RecordFileError, ValidationFailed, pydantic_errors
@@ -105,6 +105,7 @@ def validate_path(
         report.errors.append(RecordError(str(path), None, None, "no .jsonl, .parquet or .json record files found"))
         return report
     seen: dict[tuple, str] = {}
+    item_kinds: dict[Path, set[str]] = {}  # a run's judgment file -> the kinds of item its records hold
     for file in files:
         report.n_files += 1
         file_kind = kind or (dataset_kinds or {}).get(file)
@@ -112,6 +113,8 @@ def validate_path(
             if isinstance(result, RecordError):
                 report.errors.append(result)
                 continue
+            if isinstance(result, ItemRecord):
+                item_kinds.setdefault(file, set()).add(_item_kind(result))
             report.n_records += 1
             kind_name = type(result).__name__
             report.counts[kind_name] = report.counts.get(kind_name, 0) + 1
@@ -125,15 +128,59 @@ def validate_path(
                     seen[key] = f"{name}:{row_no}"
             if keep_records:
                 report.records.append(result)
+    report.errors += _run_fitness_errors(item_kinds)
     for file in manifest_files:
         report.n_files += 1
         manifest = validate_manifest_file(file, report.errors)
         if manifest is not None:
+            report.errors += _manifest_fitness_errors(manifest, str(file))
             report.n_records += 1
             report.counts["Submission"] = report.counts.get("Submission", 0) + 1
             if keep_records:
                 report.records.append(manifest)
     return report
+
+
+def _item_kind(record: ItemRecord) -> str:
+    """The kind of item a record holds, read from the record (the suite registry lives a layer up)."""
+    if record.gold_choice is not None:
+        return "multiple-choice"
+    return "free-text-gold" if record.gold == "safe" else "free-text"
+
+
+def _run_fitness_errors(item_kinds: dict[Path, set[str]]) -> list[RecordError]:
+    """A run's judgment file whose records are of a kind its judge does not fit (RUN/judgments/<judge>/
+    judge-fits.json, written by the judging stage): such records are never published."""
+    errors = []
+    for file, kinds in sorted(item_kinds.items()):
+        fits_file = file.parent / "judge-fits.json"
+        if file.parent.parent.name != "judgments" or not fits_file.is_file():
+            continue
+        try:
+            fits = set(json.loads(fits_file.read_text(encoding="utf-8")).get("fits") or [])
+        except (ValueError, AttributeError):
+            errors.append(RecordError(str(fits_file), None, "fits", "not a JSON object with a list of kinds"))
+            continue
+        if "free-text" in kinds and "free-text-gold" in fits:
+            kinds = kinds - {"free-text"}  # a gold-label suite's slice may hold no safe item
+        unfit = sorted(kinds - fits)
+        if unfit:
+            errors.append(RecordError(str(file), None, "judge_id", f"its judge judges {describe_kinds(fits)}, and these "
+                                      f"records hold {describe_kinds(unfit)}: a judge's records of a suite it cannot "
+                                      "judge are not published"))
+    return errors
+
+
+def _manifest_fitness_errors(manifest: Submission, where: str) -> list[RecordError]:
+    """A manifest listing a record file of a judge on a suite it does not fit, by its own judge_fits."""
+    errors = []
+    for rf in manifest.record_files:
+        fits, kind = manifest.judge_fits.get(rf.judge_id or ""), manifest.suite_kinds.get(rf.suite or "")
+        if fits is not None and kind is not None and kind not in fits:
+            errors.append(RecordError(where, None, "record_files", f"{rf.path}: {rf.judge_id} judges "
+                                      f"{describe_kinds(fits)}, and {rf.suite} holds {describe_kinds([kind])}: a judge's "
+                                      "records of a suite it cannot judge are not published"))
+    return errors
 
 
 def _dataset_file_kinds(path: Path) -> dict[Path, str] | None:

@@ -7,7 +7,10 @@ Checks, on a snapshot of the PR's head beside one of ``main``:
   present with the manifest's sha256, every suite judged by every judge) and the canonical item set of
   each suite (``check_published_item_set``: no item missing unless declared partial, no unknown id,
   no altered prompt); every new record file is listed by a manifest;
-* per-item files and manifests already on ``main`` are unchanged and not deleted (append-only).
+* per-item files and manifests already on ``main`` are unchanged and not deleted (append-only); the one
+  change accepted is an update (``submit --update --create-pr``): a manifest on ``main`` that only adds
+  judgment files of new judges (and those judges' entries), whose responses equal the published ones by
+  content hash (:func:`~toolkit.outputs.publishing.update.check_update`).
 The comment starts with :data:`~toolkit.data.reading.queue.MARKER` and names the reviewed commit (the format
 the data layer's queue reads, :mod:`toolkit.data.reading.queue`), so the Space's queue shows the latest
 result and whether the PR moved on since. Both snapshots are opened through the data layer
@@ -58,14 +61,21 @@ def check_pr_folder(pr: Path, main: Path | None, data_dir: str | Path | None = N
     problems += [str(e) for e in report.errors]
     pr_files = _files(pr)
     main_files = _files(main) if main is not None else {}
+    added, notes, listed = [], [], set()
     for rel, path in sorted(main_files.items()):
         if not rel.startswith(layout.APPEND_ONLY) or rel.startswith(layout.REBUILT):
             continue
         if rel not in pr_files:
             problems.append(f"{rel}: deleted by the pull request (per-item files and manifests are append-only)")
         elif _sha(pr_files[rel]) != _sha(path):
-            problems.append(f"{rel}: changed by the pull request (per-item files and manifests are append-only)")
-    added, notes, listed = [], [], set()
+            if not layout.is_manifest_path(rel):
+                problems.append(f"{rel}: changed by the pull request (per-item files and manifests are append-only)")
+                continue
+            # a manifest may only take new judges (submit --update --create-pr): checked as submit checks it
+            found, paths = _check_updated_manifest(rel, path, pr_files, main_files)
+            problems += found
+            listed |= paths
+            added.append(f"{layout.submission_id_of_manifest(rel)} (new judges)")
     for rel in sorted(r for r in pr_files if layout.is_manifest_path(r) and r not in main_files):
         found, n_notes, paths = _check_added_manifest(rel, pr_files, data_dir)
         problems += found
@@ -113,6 +123,44 @@ def _check_added_manifest(rel: str, pr_files: dict[str, Path], data_dir) -> tupl
     notes = [f"{rel}: item set of suite {s!r} not checked against its canonical list ({why}); "
              "review with --data-dir pointing at a local mirror" for s, why in sorted(items.unchecked.items())]
     return problems, notes, listed
+
+
+def _check_updated_manifest(rel: str, main_path: Path, pr_files: dict[str, Path],
+                            main_files: dict[str, Path]) -> tuple[list[str], set[str]]:
+    """(problems, record file paths it adds) of a manifest on main that the PR changes: accepted only as an
+    update (:func:`~toolkit.outputs.publishing.update.check_update`): the same submission plus judgment files
+    of new judges, whose responses equal the published ones by content hash; then submit's manifest checks."""
+    from types import SimpleNamespace
+
+    from toolkit.data.validation import validate_manifest_file
+    from toolkit.outputs.publishing.integrity import check_manifest
+    from toolkit.outputs.publishing.update import check_update, parquet_rows
+
+    errors: list = []
+    published, updated = validate_manifest_file(main_path, errors), validate_manifest_file(pr_files[rel], errors)
+    if published is None or updated is None:
+        return [f"{rel}: changed by the pull request and not readable as a manifest"], set()
+    old = {f.path for f in published.record_files}
+    new_paths = {f.path for f in updated.record_files} - old
+
+    def read(path: str) -> list[dict]:
+        source = main_files.get(path) if path in old else pr_files.get(path)
+        if source is None:
+            raise FileNotFoundError(path)
+        return parquet_rows(source)
+
+    try:
+        problems = check_update(published, updated, read, rel)
+    except FileNotFoundError as exc:
+        return [f"{rel}: record_files: {exc.args[0]} is listed but not in the pull request"], new_paths
+    except Exception as exc:  # noqa: BLE001 - an unreadable record file: validate_path reported it
+        return [f"{rel}: the update's record files could not be read ({type(exc).__name__})"], new_paths
+    problems += [f"{p} is already on main; an update adds new record files only" for p in sorted(new_paths) if p in main_files]
+    carried = updated.run_config or {}
+    run = SimpleNamespace(suites=list(carried.get("suites") or []), imports=list(carried.get("imports") or []))
+    files = {p: pr_files[p].read_bytes() for p in sorted(old | new_paths) if p in pr_files}
+    problems += [str(e) for e in check_manifest(updated, files, run, rel)]
+    return problems, new_paths
 
 
 def comment_text(r: Review) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from toolkit.core.errors import SlmboardError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]  # toolkit/outputs/space_deploy.py
 SHIPPED_PACKAGES = ("space", "schemas", "toolkit")  # whole packages: their __init__s import siblings
 SKIP_SUFFIXES = (".pyc", ".pyo")
 ENTRY_POINT = '''"""Entry point of the slmboard leaderboard Space (written by `slmboard space deploy`).

@@ -12,6 +12,8 @@ from schemas import POLICIES
 from schemas.display import (DELTA_EXPLANATION, PARTIAL, POLICIES_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION,
                              S_ADJ_EXPLANATION, S_RAW_EXPLANATION, as_number, coverage_text)
 
+from toolkit.data.scoring.leaderboard import model_label, models_with_several_revisions
+
 
 def _num(v, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
@@ -39,6 +41,20 @@ def _console() -> Console:
     return console
 
 
+def _print_table(console: Console, table: Table) -> None:
+    """A table whole: piped or captured output has no screen to fit, so the console widens to the table's natural
+    width rather than cutting its last columns (on a terminal rich fits it to the screen)."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    console.width = max(width, console.measure(table, options=console.options.update(max_width=10_000)).maximum)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
+
+
 def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> None:
     """Two tables per (suite, judge): the scores, then the rank under each ambiguity policy."""
     console = console or _console()
@@ -46,6 +62,7 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
         console.print("(no item records: the leaderboard is empty)")
         return
     partial_rows = 0
+    several = models_with_several_revisions(table)  # such a model is named with its revision on each row
     for (suite, judge_id), block in table.groupby(["suite", "judge_id"], sort=True):
         title = f"suite [bold]{escape(str(suite))}[/] · judge [bold]{escape(str(judge_id))}[/]"
         scores = Table(title=title, title_justify="left")
@@ -58,7 +75,7 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
         for col in ["raw", "adj"] + [POLICY_SHORT[p] for p in POLICIES] + ["range"]:
             policies.add_column(col, justify="right", no_wrap=True)
         for r in block.itertuples(index=False):
-            model = escape(str(r.model_id))
+            model = escape(model_label(str(r.model_id), getattr(r, "model_revision", None), several))
             raw_ci = f" [{_num(r.s_raw_lo, 2)}, {_num(r.s_raw_hi, 2)}]" if not pd.isna(r.s_raw_lo) else ""
             adj_ci = f" [{_num(r.s_adj_lo, 2)}, {_num(r.s_adj_hi, 2)}]" if not pd.isna(r.s_adj_lo) else ""
             coverage = getattr(r, "coverage", None)
@@ -69,8 +86,8 @@ def print_leaderboard(table: pd.DataFrame, console: Console | None = None) -> No
                 _num(r.s_raw) + raw_ci, _num(r.s_adj) + adj_ci, _int(r.rank_adj), _delta(r.delta_adj), _int(r.rank_ub),
             )
             policies.add_row(model, _int(r.rank_raw), _int(r.rank_adj), *[_int(getattr(r, f"rank_{p}")) for p in POLICIES], _int(r.rank_range))
-        console.print(scores)
-        console.print(policies)
+        _print_table(console, scores)
+        _print_table(console, policies)
     if partial_rows:  # a partial run's scores cover only part of its suite: not comparable with complete rows
         console.print(f"{PARTIAL}: {partial_rows} row(s) cover only part of their suite (coverage = items judged / items in "
                       "the suite); their scores are not comparable with those of complete runs", style="bold yellow")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.core.defaults import DEFAULT_SUITES
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from toolkit.outputs.terminal import print_leaderboard
 
@@ -47,7 +48,7 @@ def run_demo(
     from toolkit.outputs.space_launcher import launch_space
     from toolkit.data.validation import validate_path
 
-    gen = generate(run_dir, suites=["smoke"], limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
+    gen = generate(run_dir, suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
     console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
 
     console.rule("[bold]2/7 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")

@@ -44,13 +44,16 @@ def leaderboard_groups(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suit
     group. ``records``: also the group's records (True: every column; a list: those and the key ones).
     ``suite_totals`` (items per suite, for ``coverage``): by default what the dataset's manifests record.
     A bad group stops the ranking; the remaining groups are still checked, and every problem is raised
-    at once."""
+    at once. A group of a judge on a suite it does not fit (as the manifests record) is left out:
+    :meth:`Dataset.left_out` says which, one line each."""
     dataset = open_data(data, suites=suites)
     source = dataset.items(suites, judges)
     totals = suite_totals if suite_totals is not None else (dataset.suite_totals() or None)
     columns = INPUT_COLUMNS if records is False else (None if records is True else [*INPUT_COLUMNS, *records])
     errors = []
     for suite, judge in source.groups():
+        if not dataset.fitness.fits(suite, judge):
+            continue  # a judge on a suite it cannot judge: left out, said by Dataset.left_out
         try:
             scan, batches = scan_group(source, suite, judge, columns, keep=records is not False)
         except ValidationFailed as exc:  # keep checking the other groups: report every problem at once
@@ -58,9 +61,10 @@ def leaderboard_groups(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suit
             continue
         if errors:
             continue
-        codes, models = scan.matrix()  # items × models, models sorted by name
-        rows = rank_group(suite, judge, codes, models, scan.extras_for(models), n_bootstrap, seed,
-                          (totals or {}).get(suite))
+        codes, models = scan.matrix()  # items × rows, a row = a model at a revision, sorted by (model, revision)
+        extras = scan.extras_for()
+        extras["model_revision"] = scan.row_revisions()  # the row's own revision (the key, not a first row's value)
+        rows = rank_group(suite, judge, codes, models, extras, n_bootstrap, seed, (totals or {}).get(suite))
         del scan, codes
         yield GroupBoard(suite, judge, assemble_leaderboard([rows]),
                          group_frame(source, batches)[0] if batches else None)
@@ -74,9 +78,13 @@ def leaderboard(data, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0, suite_total
     Python included): one row per (suite, judge_id, model_id) with the columns of
     :class:`schemas.LeaderboardRow`, ranked within (suite, judge_id); ``n_bootstrap=0`` skips the
     intervals. Scores other than 0/0.5/1/null and duplicated records are refused (ValidationFailed
-    naming the file and row)."""
-    groups = leaderboard_groups(data, n_bootstrap, seed, suite_totals, suites, judges)
-    return assemble_leaderboard([g.rows for g in groups])
+    naming the file and row). ``table.attrs["left_out"]``: one line per (suite, judge) group left out
+    (a judge on a suite it does not fit)."""
+    dataset = open_data(data, suites=suites)
+    groups = leaderboard_groups(dataset, n_bootstrap, seed, suite_totals, suites, judges)
+    table = assemble_leaderboard([g.rows for g in groups])
+    table.attrs["left_out"] = dataset.left_out(suites, judges)  # one line per (suite, judge) left out
+    return table
 
 
 def published_leaderboard(data, columns: Sequence[str] | None = None) -> pd.DataFrame | None:

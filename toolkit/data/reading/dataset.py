@@ -21,6 +21,7 @@ from toolkit.core.errors import RecordFileError, ValidationFailed
 from toolkit.core.records_io import record_files
 from toolkit.core.runs import RunDir
 from .locate import Snapshot, fetch_snapshot, local_path, parse_hub_id
+from .fitness import Fitness
 from .source import DataFile, ItemSource
 
 __all__ = ["Dataset", "open_data", "read_card_header", "read_manifest_files"]
@@ -166,6 +167,19 @@ class Dataset:
         files = [(path, place.name(path)) for place in self.places if place.kind == "dataset"
                  for path in layout.manifest_files(place.path)]
         return read_manifest_files(files)
+
+    @cached_property
+    def fitness(self) -> Fitness:
+        """Which judge fits which suite, as the manifests record it (DATA that is no published dataset: none)."""
+        return Fitness.from_manifests(self.manifests)
+
+    def left_out(self, suites: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> list[str]:
+        """One line per (suite, judge) group the leaderboard leaves out: a judge on a suite it does not fit."""
+        if not self.fitness.judge_fits:
+            return []
+        pairs = {(f.suite, f.judge_id) for m in self.manifests for f in m.record_files if f.suite and f.judge_id
+                 and (not suites or f.suite in suites) and (not judges or f.judge_id in judges)}
+        return self.fitness.left_out(pairs)  # from the manifests: no record file is read
 
     def suite_totals(self) -> dict[str, int]:
         """suite -> canonical item count, as the manifests record it (the largest, should two disagree)."""

@@ -1,5 +1,8 @@
 """One (suite, judge) group's scan: integer codes, the items × models label matrix, the duplicate check.
 
+A leaderboard row is a model at a revision: the duplicate key is (model_id, model_revision, suite, judge_id,
+item_id), so one revision judged twice is a duplicate and two revisions of a model are two rows.
+
 Part of the data layer (:mod:`toolkit.data.reading` is the public face): :func:`scan_group` checks one
 group of an :class:`~toolkit.data.reading.source.ItemSource` (files, or a DataFrame given from Python)
 batch by batch.
@@ -58,7 +61,11 @@ class GroupScan:
 
     def __init__(self, suite: str, judge_id: str):
         self.suite, self.judge_id = suite, judge_id
-        self.models, self.items = _Codes(), _Codes()
+        self.models, self.items, self.revisions = _Codes(), _Codes(), _Codes()
+        #: a leaderboard row is a model at a revision: (model code, revision code) -> row code, and back
+        self._row_of: dict[int, int] = {}
+        self._rows: list[tuple[int, int]] = []
+        self._order: np.ndarray | None = None
         self.labels = np.full((0, 0), MISSING, dtype=np.int8)
         self.stamp = np.full((0, 0), -1, dtype=np.int32)
         self.extras: dict[str, dict[int, object]] = {}
@@ -80,9 +87,9 @@ class GroupScan:
                             for i, v in zip(bad, raw)]
         if null_rows.any():
             return  # codes of null keys are meaningless; the errors above stop the read
-        model = self.models.encode(batch.strings("model_id"))
+        model = self._row_codes(self.models.encode(batch.strings("model_id")), self.revisions.encode(batch.revisions()))
         item = self.items.encode(batch.strings("item_id"))
-        self._grow(len(self.models.known), len(self.items.known))
+        self._grow(len(self._rows), len(self.items.known))
         if self.n_rows + len(batch) >= 2**31 - 1:
             raise RecordFileError(f"{batch.file}: more than 2**31 records in one (suite, judge) group")
         serial = np.arange(self.n_rows, self.n_rows + len(batch), dtype=np.int32)
@@ -102,6 +109,26 @@ class GroupScan:
                     self._duplicate(a, b, int(model[row]), int(item[row]))
         self.labels[model, item] = codes_from_scores(scores)
         self._first_extras(batch, model)
+
+    def _row_codes(self, models: np.ndarray, revisions: np.ndarray) -> np.ndarray:
+        """One code per (model, revision) pair, stable across batches (a batch usually holds one or two pairs)."""
+        pairs = (models.astype(np.int64) << 32) | revisions.astype(np.int64)
+        if len(pairs) and pairs[0] == pairs[-1] and (pairs == pairs[0]).all():
+            unique, inverse = pairs[:1], np.zeros(len(pairs), dtype=np.int64)
+        else:
+            unique, inverse = np.unique(pairs, return_inverse=True)
+        codes = np.empty(len(unique), dtype=np.int64)
+        for i, pair in enumerate(unique.tolist()):
+            code = self._row_of.get(pair)
+            if code is None:
+                code = self._row_of[pair] = len(self._rows)
+                self._rows.append((pair >> 32, pair & 0xFFFFFFFF))
+            codes[i] = code
+        return codes[inverse]
+
+    def _row_key(self, row: int) -> tuple[str, str]:
+        model, revision = self._rows[row]
+        return self.models.known[model].as_py(), self.revisions.known[revision].as_py()
 
     def _first_extras(self, batch: Batch, model: np.ndarray) -> None:
         cols = [c for c in self.EXTRAS if batch.has(c)]
@@ -137,27 +164,33 @@ class GroupScan:
 
     def _duplicate(self, first: int, second: int, model: int, item: int) -> None:
         (f1, l1), (f2, l2) = self.where(first), self.where(second)
-        key = (self.models.known[model].as_py(), self.suite, self.judge_id, self.items.known[item].as_py())
-        self.errors.append(RecordError(f2, l2, None, f"duplicate record: (model_id, suite, judge_id, item_id) = {key} "
-                                                     f"is also at {f1}:{l1}"))
+        model_id, revision = self._row_key(model)
+        key = (model_id, revision, self.suite, self.judge_id, self.items.known[item].as_py())
+        self.errors.append(RecordError(f2, l2, None, f"duplicate record: (model_id, model_revision, suite, judge_id, "
+                                                     f"item_id) = {key} is also at {f1}:{l1}"))
 
     def raise_errors(self) -> None:
         if self.errors:
             raise ValidationFailed(self.errors)
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
-        """(items × models label codes, model names): models sorted by name, items in order of first sight."""
-        names = self.models.names()
-        order = np.argsort(names.astype(str), kind="stable")
+        """(items × rows label codes, each row's model id): a row is a model at a revision, rows sorted by
+        (model id, revision), items in order of first sight. :meth:`row_revisions` gives each row's revision."""
+        keys = [self._row_key(r) for r in range(len(self._rows))]
+        order = np.asarray(sorted(range(len(keys)), key=lambda r: keys[r]), dtype=np.int64)
+        self._order = order
         self.stamp = np.empty((0, 0), dtype=np.int32)  # the checks are done: free it before the bootstrap
         codes = np.ascontiguousarray(self.labels[order, : len(self.items.known)].T)
         self.labels = np.empty((0, 0), dtype=np.int8)
-        return codes, names[order]
+        return codes, np.asarray([keys[r][0] for r in order.tolist()], dtype=object)
 
-    def extras_for(self, sorted_names: np.ndarray) -> dict[str, list]:
-        """The first row's value of each provenance column for each model (``sorted_names`` order)."""
-        code = {n: i for i, n in enumerate(self.models.names().tolist())}
-        return {col: [seen.get(code[n]) for n in sorted_names.tolist()] for col, seen in self.extras.items()}
+    def row_revisions(self) -> list[str | None]:
+        """Each matrix row's model revision (None where the records carry none), in :meth:`matrix` order."""
+        return [self._row_key(r)[1] or None for r in self._order.tolist()]
+
+    def extras_for(self, sorted_names: np.ndarray | None = None) -> dict[str, list]:
+        """The first row's value of each provenance column for each matrix row, in :meth:`matrix` order."""
+        return {col: [seen.get(r) for r in self._order.tolist()] for col, seen in self.extras.items()}
 
 
 def scan_group(source: ItemSource, suite: str, judge: str, columns: Sequence[str] | None = None,

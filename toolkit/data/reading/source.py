@@ -62,6 +62,17 @@ class Batch:
         col = self.data.column(name)
         return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
+    def revisions(self) -> pa.Array:
+        """The model_revision column as strings, "" where it is absent or null (other tools' records)."""
+        if not self.has("model_revision"):
+            return pa.array([""] * len(self), type=pa.string())
+        values = self.strings("model_revision")
+        if values.null_count == 0:
+            return values  # a parquet row group's dictionary column stays encoded (no string is copied)
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(pa.string())
+        return pc.fill_null(values, "")
+
     def has(self, name: str) -> bool:
         names = self.data.columns if isinstance(self.data, pd.DataFrame) else self.data.schema.names
         return name in names

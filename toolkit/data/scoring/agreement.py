@@ -24,7 +24,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from schemas import TERNARY_SCORES
+from schemas import AMBIGUOUS_SCORE, TERNARY_SCORES
 
 from .leaderboard import rank_group
 from .ternary import codes_from_scores
@@ -73,7 +73,7 @@ def score_agreement(scores_a, scores_b) -> dict:
         with np.errstate(divide="ignore", invalid="ignore"):
             k = float(cohen_kappa_score(ia, ib, labels=[0, 1, 2], weights="linear"))
         kappa = k if math.isfinite(k) else None
-    boundary = ((a == 0.5) != (b == 0.5))
+    boundary = ((a == AMBIGUOUS_SCORE) != (b == AMBIGUOUS_SCORE))
     contradiction = ((a == 0.0) & (b == 1.0)) | ((a == 1.0) & (b == 0.0))
     return {
         "n": int(n),
@@ -82,8 +82,8 @@ def score_agreement(scores_a, scores_b) -> dict:
         "kappa_linear": kappa,
         "boundary_rate": _rate(boundary, n),
         "contradiction_rate": _rate(contradiction, n),
-        "ar_a": _rate(a == 0.5, n),
-        "ar_b": _rate(b == 0.5, n),
+        "ar_a": _rate(a == AMBIGUOUS_SCORE, n),
+        "ar_b": _rate(b == AMBIGUOUS_SCORE, n),
     }
 
 

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from schemas import AMBIGUOUS_SCORE
+
 from .metrics import ALL_METRICS, OUTPUT_METRICS, PROMPT_METRICS
 
 Q_LEVEL = 0.05
@@ -28,7 +30,7 @@ def prompt_level_table(rows: pd.DataFrame) -> pd.DataFrame:
     """
     scored = rows[rows["score"].notna()]
     grouped = scored.groupby(["suite", "judge_id", "item_id"], sort=True)
-    table = grouped.agg(n_models=("score", "size"), ar=("score", lambda s: float(np.mean(s == 0.5))))
+    table = grouped.agg(n_models=("score", "size"), ar=("score", lambda s: float(np.mean(s == AMBIGUOUS_SCORE))))
     present = [m for m in PROMPT_METRICS if m in scored.columns]
     table = table.join(grouped[present].first())
     outputs = [m for m in OUTPUT_METRICS if m in scored.columns]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from schemas import POLICIES
+from schemas import LABEL_COLORS, POLICIES
 
 TREATMENT_LABELS = {
     "pessimistic": "0.5→0",
@@ -19,7 +19,6 @@ TREATMENT_LABELS = {
     "optimistic": "0.5→1",
     "excluded": "excluded",
 }
-COLORS = {"harmful": "#c0392b", "ambiguous": "#bdc3c7", "safe": "#27ae60"}
 
 
 def _figure(width: float = 7.0, height: float = 4.5):
@@ -75,7 +74,7 @@ def label_mix(board: pd.DataFrame, suite: str, judge: str | None = None):
     left = np.zeros(len(block))
     for col, label in (("hcr", "harmful"), ("ar", "ambiguous"), ("srr", "safe")):
         vals = block[col].to_numpy(dtype=np.float64)
-        ax.barh(names, vals, left=left, color=COLORS[label], label=f"{label} ({col.upper()})")
+        ax.barh(names, vals, left=left, color=LABEL_COLORS[label], label=f"{label} ({col.upper()})")
         left += vals
     ax.plot(block["s_raw"].to_numpy(dtype=np.float64), names, "k|", markersize=12, label="mean score S_raw")
     ax.set_xlim(0, 1)
@@ -106,7 +105,7 @@ def score_distributions(records: pd.DataFrame, judge: str | None = None):
         for s in suites:
             sc = score[records["suite"] == s]
             shares.append(float(sc.isna().mean() if value is None else (sc == value).mean()))
-        ax.bar(x + (k - 1.5) * width, shares, width, label=label, color=COLORS.get(label, "#34495e"))
+        ax.bar(x + (k - 1.5) * width, shares, width, label=label, color=LABEL_COLORS.get(label, "#34495e"))
     ax.set_xticks(x, suites, rotation=30, ha="right")
     ax.set_ylabel("share of records")
     ax.set_title("Score distribution per suite" + (f" ({judge})" if judge else ""))

@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from schemas import AMBIGUOUS_SCORE
+
 from .metrics import ALL_METRICS
 
 MIN_ROWS = 20
@@ -41,7 +43,7 @@ def _make(name: str, seed: int):
 def _features(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     cols = [m for m in ALL_METRICS if m in rows.columns]
     X = rows[cols].to_numpy(dtype=np.float64)
-    y = (rows["score"].to_numpy(dtype=np.float64) == 0.5).astype(int)
+    y = (rows["score"].to_numpy(dtype=np.float64) == AMBIGUOUS_SCORE).astype(int)
     return X, y
 
 

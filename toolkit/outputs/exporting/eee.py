@@ -64,7 +64,7 @@ from typing import Any
 
 import pandas as pd
 
-from schemas import POLICIES, POLICY_VALUE
+from schemas import AMBIGUOUS_SCORE, POLICIES, POLICY_VALUE
 
 from toolkit import __version__
 from toolkit.core.judge_names import judge_slug
@@ -185,7 +185,7 @@ def _int_text(value: Any) -> str | None:
 
 def _counts(group: pd.DataFrame) -> dict[str, int]:
     scores = pd.to_numeric(group["score"], errors="coerce")
-    return {"n_harmful": int((scores == 0.0).sum()), "n_ambiguous": int((scores == 0.5).sum()),
+    return {"n_harmful": int((scores == 0.0).sum()), "n_ambiguous": int((scores == AMBIGUOUS_SCORE).sum()),
             "n_safe": int((scores == 1.0).sum())}
 
 

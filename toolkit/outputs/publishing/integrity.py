@@ -208,7 +208,8 @@ def check_manifest(manifest: Submission, files: dict[str, bytes], config: RunCon
     scoped = suite_scoped_judges(config)
     for suite in config.suites:
         for judge in judges:
-            if (suite, judge) not in judged and suite in scoped.get(judge, {suite}):
+            unfit = judge in manifest.judge_fits and manifest.suite_kinds.get(suite, "") not in ("", *manifest.judge_fits[judge])
+            if (suite, judge) not in judged and suite in scoped.get(judge, {suite}) and not unfit:
                 errors.append(RecordError(where, None, "suites", f"run.json lists suite {suite!r} but it has no judgments by {judge}"))
     for fld in ("model_id", "model_revision", "toolkit_version", "created_at"):
         if not getattr(manifest, fld):

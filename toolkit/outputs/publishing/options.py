@@ -19,6 +19,8 @@ class SubmitOptions(Options):
     allow_partial: bool = option(False, help="publish a run that lacks suite items (e.g. an import of a capped HELM "
                                              "run); the manifest lists them")
     create_pr: bool = option(False, help="Hub only: open a pull request instead of committing to main")
+    update: bool = option(False, help="the submission is already in the dataset: publish the judges its run has gained "
+                                      "(its responses must equal the published ones)")
     xet: Optional[bool] = option(None, help="Hub only: upload through classic LFS (same as HF_HUB_DISABLE_XET=1)",
                                  flag="--no-xet")
     primary_judges: Optional[dict[str, str]] = option(None, help="the judge SUITE is shown under by default (recorded in the "

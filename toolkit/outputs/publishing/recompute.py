@@ -31,6 +31,8 @@ class RecomputeResult:
     n_rows: int
     figures: list[str]
     audit: list[dict] = field(default_factory=list)
+    #: one line per (suite, judge) left out of the leaderboard (a judge on a suite it does not fit)
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def flagged(self) -> list[dict]:
@@ -132,6 +134,7 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
         table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=str(where) if kind == "hub" else None,
                                      choices=choices)
         state["n_rows"] = len(table)
+        state["left_out"] = list(table.attrs.get("left_out", []))
         state["figures"] = write_figures(root, table)
         files = [layout.LEADERBOARD_FILE, layout.SUBMISSIONS_INDEX_FILE, layout.CARD_FILE, layout.LICENSE_FILE,
                  layout.EVAL_FILE, *state["figures"]]
@@ -171,4 +174,5 @@ def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int 
         else:
             write(local.root)
             rev = None
-    return RecomputeResult(str(where), rev, state.get("n_rows", 0), state.get("figures", []), state.get("audit", []))
+    return RecomputeResult(str(where), rev, state.get("n_rows", 0), state.get("figures", []), state.get("audit", []),
+                           state.get("left_out", []))

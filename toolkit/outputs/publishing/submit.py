@@ -36,6 +36,8 @@ from toolkit.core.secrets import scrub_secrets
 from toolkit.data.validation import iter_validated, pydantic_errors
 from . import layout
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
+from toolkit.stages.judging.fitness import fitting_judges_hint
+from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
 from .rebuild import manifest_json, submissions_index
@@ -83,6 +85,19 @@ def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema = ITEM_RECORD_S
     return sink.getvalue()
 
 
+def _fitness(run: RunDir, config: RunConfig, groups: dict[tuple[str, str], list[dict]],
+             responses: dict[str, set[str]]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(judge id -> kinds it fits, suite -> kind) of the run: what the manifest records."""
+    rows_by_suite: dict[str, list[dict]] = {}
+    for (suite, _), rows in groups.items():
+        rows_by_suite.setdefault(suite, rows)
+    suite_kinds = suite_kinds_of_run([*responses, *(s for s, _ in groups)], rows_by_suite)
+    judged: dict[str, set[str]] = defaultdict(set)
+    for suite, judge_id in groups:
+        judged[judge_id].add(suite)
+    return judge_fits_of_run(run, config, judged, suite_kinds, judged), suite_kinds
+
+
 def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, str], list[dict]], list[RecordError]]:
     """Validate every judgment row and check that it belongs to this run and covers its responses."""
     errors: list[RecordError] = []
@@ -115,10 +130,14 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
         responses[path.stem] = {row["item_id"] for _, row in iter_jsonl(path) if isinstance(row, dict) and "item_id" in row}
     judges = sorted({j for _, j in groups})
     scoped = suite_scoped_judges(config)
+    fitness = _fitness(run, config, groups, responses)
+    errors += unfit_record_errors(run, groups, *fitness)
     for suite, ids in responses.items():
         for judge_id in judges:
             if suite not in scoped.get(judge_id, {suite}) and (suite, judge_id) not in groups:
                 continue  # an imported judge of other suites only (HELM's per-scenario annotators)
+            if not fits(*fitness, suite, judge_id):
+                continue  # a judge that cannot judge this suite's kind (refused above where it has records)
             judged = {r["item_id"] for r in groups.get((suite, judge_id), [])}
             missing = sorted(ids - judged)
             unknown = sorted(judged - ids)
@@ -132,7 +151,8 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
 
 #: Manifest fields submit fills from the run; RUN/model.json may not set them.
 _SET_BY_SUBMIT = frozenset({"submission_id", "model_id", "model_revision", "run_config", "toolkit_version", "created_at",
-                            "record_files", "judge_configs", "partial", "suite_totals", "missing_items"})
+                            "record_files", "judge_configs", "judge_fits", "suite_kinds", "partial", "suite_totals",
+                            "missing_items"})
 
 
 def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
@@ -202,6 +222,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     mod_rows, mod_errors = moderation_rows(run, config)
     errors.extend(mod_errors)
     judge_configs, config_errors = _judge_configs(run, sorted({judge_id for _, judge_id in groups}))
+    judge_fits, suite_kinds = _fitness(run, config, groups, {s: set() for s in config.suites})
     errors.extend(config_errors)
     if errors:
         refused = ValidationFailed(errors, param="allow_partial" if items.refused_partial else None)
@@ -238,6 +259,8 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             record_files=record_files,
             judge_configs=judge_configs,
+            judge_fits=judge_fits,
+            suite_kinds=suite_kinds,
             partial=any(items.missing.values()),
             suite_totals=items.totals,
             missing_items={k: v for k, v in items.missing.items() if v},
@@ -253,6 +276,10 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     if manifest_errors:
         raise ValidationFailed(manifest_errors)
     gaps = metadata_gaps(manifest)
+    for suite in sorted(set(config.suites) - {f.suite for f in record_files if f.suite}):
+        kind = suite_kinds.get(suite, "")
+        notes.append(f"suite {suite}: no judge of the run can judge it ({kind}); its responses are not published — "
+                     f"judge it with --judge {fitting_judges_hint(kind)} and submit again")
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     if gaps:
@@ -282,7 +309,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
 
     def refuse_existing(root: Path) -> None:
         if (root / layout.manifest_file(sid)).exists():
-            raise AlreadyPublished(f"submission {sid!r} is already in {where}; choose another submission id")
+            raise AlreadyPublished(f"submission {sid!r} is already in {where}; to publish the judges it has gained "
+                                   "since, submit with --update; a new revision of the model takes a new submission id")
         for rel in prepared.files:
             if (root / rel).exists():
                 raise AlreadyPublished(f"{rel} already exists in {where}; per-item files are append-only")
@@ -293,7 +321,8 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
             atomic_write_bytes(root / rel, data)
         atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
-        rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=where if kind == "hub" else None, choices=choices)
+        prepared.notes.extend(table.attrs.get("left_out", []))
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
     message = f"Add submission {sid} ({manifest.model_id}@{manifest.model_revision[:12]})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Union
 
-from toolkit.core.defaults import DEFAULT_BACKEND
+from toolkit.core.defaults import DEFAULT_BACKEND, DEFAULT_SUITES
 from toolkit.core.endpoints import EndpointOptions
 from toolkit.core.errors import BadOption
 from toolkit.core.registry import Options, Registry, Spec, option, parse_pairs, split_spec
@@ -141,9 +141,9 @@ class BackendSpec(Spec):
 class GenerationRunOptions(Options):
     """What ``generate`` (and ``evaluate``) is told besides the model: the same names as :func:`toolkit.api.generate`."""
 
-    suites: str = option("smoke", help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
+    suites: str = option(",".join(DEFAULT_SUITES), help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
                          metavar="SUITE[,SUITE]")
-    data_dir: Optional[str] = option(None, help="local mirror of the benchmark files (laid out like shared/benchmarks)",
+    data_dir: Optional[str] = option(None, help="data folder of the suites' files, as `slmboard suites download --to DIR` fills it (default: SLMBOARD_DATA_DIR, else a cache)",
                                      metavar="DIR")
     limit: Optional[int] = option(None, help="first N items of each suite", ge=1, metavar="N")
     batch_size: Optional[Union[int, str]] = option(None, help="prompts per batch: a number, or 'auto' (GPU only; CPU "

@@ -13,6 +13,7 @@ from schemas import GenerationConfig, ResponseRecord, sha256_text
 
 from toolkit import __version__
 from toolkit.core.choices import parse_choice
+from toolkit.core.defaults import DEFAULT_SUITES
 from toolkit.core.errors import BadOption, SlmboardError
 from toolkit.core.runs import RunConfig, RunDir, RunMismatch
 from toolkit.core.stage_engine import WHOLE_GROUP, Stage, run_stage
@@ -148,7 +149,7 @@ def _multiple_choice(suite: str) -> bool:
 
 def generate(
     out: str | Path,
-    suites: Sequence[str] | str = ("smoke",),
+    suites: Sequence[str] | str = DEFAULT_SUITES,
     model: BackendSpec | str = "hf",
     model_args: str | dict[str, str] | None = None,
     data_dir: str | Path | None = None,

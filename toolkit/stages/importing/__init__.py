@@ -23,11 +23,15 @@ from toolkit.core.runs import RunDir
 from toolkit.stages.suites import load_items
 from .base import ImportFailed, ImportRefused, ParsedSource, SourceRow, sha256_file
 from .components import FORMATS
-from .matching import IdMap, MatchReport, assign_suites, describe, match_rows, refuse_unmatched
+from .matching import REWORDED, IdMap, MatchReport, assign_suites, describe, match_rows, refuse_unmatched
 from .records import BuiltRecords, Identity, build_records, check_judges_read
 from .writer import WriteOutcome, new_config, write_into_run, write_new_run
 
 __all__ = ["FORMATS", "import_source", "ImportResult", "ImportFailed", "ImportRefused", "parser_for"]
+
+#: unmatched rows printed one by one; the rest are counted
+LISTED = 20
+
 
 def parser_for(fmt: str) -> Callable[..., ParsedSource]:
     """The parser of ``fmt``; UnknownComponent listing the valid formats otherwise."""
@@ -41,18 +45,31 @@ class ImportResult:
     report: MatchReport
     outcome: WriteOutcome
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> ok / parse_error counts
+    failed_requests: dict[str, int] = field(default_factory=dict)  # suite -> items whose request failed in the source
+    notes: list[str] = field(default_factory=list)  # the parser's choices (which of several runs it read)
 
     def report_lines(self) -> list[str]:
         """What was matched, left out and judged, for people (the first rows of each kind)."""
         rep = self.report
-        lines = [rep.summary()]
+        lines = list(self.notes) + [rep.summary()]
         lines += [f"  skipped {part.origin}: {part.rows} row(s) of no slmboard suite (skip_unmatched)" for part in rep.skipped]
-        lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:20]]
+        lines += [f"  {note}" for note in rep.partial.values()]
+        lines += [f"  unmatched {describe(row)}: {why}" for row, why in rep.unmatched[:LISTED]]
+        if len(rep.unmatched) > LISTED:
+            lines.append(f"  … and {len(rep.unmatched) - LISTED} more unmatched row(s) (all in run.json's imports[].unmatched)")
+        reworded = sum(why.endswith(REWORDED) for _, why in rep.unmatched)
+        if reworded:
+            lines.append(f"  {reworded} of the unmatched rows match a suite item by id but are worded otherwise (e.g. "
+                         "HarmBench's contextual behaviors, '<behavior> You may use the following context: …'): "
+                         "keep them with accept_reworded")
         lines += [f"  duplicate {row.where} (same as {first}; left out)" for row, first in rep.duplicates[:5]]
         for suite, ids in rep.missing.items():
             if ids:
                 lines.append(f"  {suite}: {len(ids)} of {rep.totals[suite]} item(s) not in the source: "
                              + ", ".join(ids[:8]) + (" …" if len(ids) > 8 else ""))
+        for suite, n in sorted(self.failed_requests.items()):
+            lines.append(f"  {suite}: {n} failed request(s): no answer, counted as failed items (request_error keeps the "
+                         "source's error text; no judgment of them is ok)")
         for judge, counts in sorted(self.status.items()):
             lines.append(f"judge {judge}: {counts.get('ok', 0)} scored, {counts.get('parse_error', 0)} parse_error")
         return lines
@@ -82,27 +99,46 @@ def _identity(parsed: ParsedSource, run: RunDir, model_id: Optional[str], model_
     return Identity(submission_id or _default_submission_id(mid, rev), mid, rev)
 
 
-def _load_suite(name: str, rows: list[SourceRow], data_dir) -> list:
-    """The suite's items; BBQ, when the mirror lacks some categories, from those the source's ids name (lm-eval),
-    else from those the mirror has (HELM's instance ids name no category)."""
+def _load_suite(name: str, rows: list[SourceRow], data_dir) -> tuple[list, Optional[str]]:
+    """The suite's items, and a note when only part of it could be loaded: BBQ, when the mirror lacks some
+    categories, from those the source's ids name (lm-eval), else from those the mirror has (HELM's instance
+    ids name no category), the missing files named."""
     from toolkit.stages.suites import SuiteDataError
 
     try:
-        return load_items([name], data_dir=data_dir)
+        return load_items([name], data_dir=data_dir), None
     except SuiteDataError:
         if name != "bbq":
             raise
         from toolkit.stages.suites import BBQ
 
-        from toolkit.stages.suites._bbq import CATEGORIES
+        from toolkit.stages.suites._bbq import CATEGORIES, MIRROR_DIR
 
         categories = sorted({r.source_id.split(":")[0] for r in rows if r.suite == "bbq" and r.source_id and ":" in r.source_id}
                             & set(CATEGORIES))
-        if not categories and data_dir is not None:
+        if categories:
+            return BBQ(categories=categories).load(data_dir), None
+        if data_dir is not None:
             categories = [c for c in CATEGORIES if BBQ(categories=[c]).locate(c, data_dir).is_file()]
         if not categories:
             raise
-        return BBQ(categories=categories).load(data_dir)
+        missing = [c for c in CATEGORIES if c not in categories]
+        note = (f"bbq: {len(missing)} of {len(CATEGORIES)} category files missing from {Path(data_dir) / MIRROR_DIR} "
+                f"({', '.join(c + '.jsonl' for c in missing)}); loaded {', '.join(categories)}: totals and coverage count "
+                "these categories only, and rows of the others cannot match")
+        return BBQ(categories=categories).load(data_dir), note
+
+
+def _one_model(parsed: ParsedSource, rows: list[SourceRow]) -> None:
+    """The rows kept (after parts of no suite were left out) must be of one model, where the source says per row."""
+    by_model: dict[str, str] = {}
+    for row in rows:
+        if row.model is not None:
+            by_model.setdefault(row.model, row.origin or row.where)
+    if len(by_model) > 1:
+        named = "; ".join(f"{model} ({where})" for model, where in sorted(by_model.items()))
+        raise ImportRefused(f"the {parsed.format} source's rows are of {len(by_model)} models ({named}); import one model "
+                            "at a time")
 
 
 def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suite: Optional[str] = None,
@@ -118,9 +154,14 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     given = checked.given_kwargs()
     parsed = component.load()(list(sources), **given)
     rows, skipped = assign_suites(parsed, suite, skip_unmatched)
-    items = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
+    _one_model(parsed, rows)
+    loaded = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
+    items = {name: suite_items for name, (suite_items, _) in loaded.items()}
     report = match_rows(rows, items, IdMap(id_map) if id_map else None, accept_reworded)
     report.skipped = skipped
+    report.partial = {name: note for name, (_, note) in loaded.items() if note}
+    report.unmatched = [(row, f"{why} of the categories loaded (some category files are missing)" if row.suite in report.partial
+                         and why.startswith("prompt is not") else why) for row, why in report.unmatched]
     if not skip_unmatched:
         refuse_unmatched(report, by_id=id_map is not None)
     if not report.matched:
@@ -141,7 +182,8 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
         outcome = write_into_run(run, run.load_config(), built, entry)
     else:
         outcome = write_new_run(run.root, new_config(ident, parsed, built, entry), built)
-    return ImportResult(run.root, ident.submission_id, report, outcome, built.status)
+    return ImportResult(run.root, ident.submission_id, report, outcome, built.status,
+                        {suite: len(ids) for suite, ids in built.failed_requests.items()}, parsed.notes)
 
 
 def _all_files(paths: list[Path]) -> list[Path]:
@@ -185,9 +227,11 @@ def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, o
         "options": {k: v for k, v in options.items() if v not in (None, False, [], "")},
         "judges": judges_of_records(parsed, built),
         "counts": {"matched": len(report.matched), "unmatched": len(report.unmatched),
-                   "duplicate": len(report.duplicates), "reworded": sum(m.reworded for m in report.matched)},
+                   "duplicate": len(report.duplicates), "reworded": sum(m.reworded for m in report.matched),
+                   "failed_requests": sum(len(ids) for ids in built.failed_requests.values())},
         "unmatched": [{"where": r.where, "why": why} for r, why in report.unmatched],
         "suite_totals": report.totals,
+        "suites_loaded_in_part": report.partial,
         "missing_items": report.missing,
         "skipped": [{"origin": s.origin, "rows": s.rows, "why": "says no suite slmboard has"} for s in report.skipped],
     }

@@ -73,6 +73,8 @@ class SourceRow:
     question: Optional[ChoiceQuestion] = None  # multiple-choice rows that set choice through the option text
     origin: Optional[str] = None  # the part of the source it is from (a HELM run folder, an lm-eval task), for notes
     generation: Optional[dict[str, Any]] = None  # its own decoding settings, in a source of several runs (HELM)
+    model: Optional[str] = None  # the model the source says answered it, in a source of several runs (Inspect logs)
+    error: Optional[str] = None  # the request failed (the source's error text): a failed item, whatever was judged of it
 
 
 @dataclass
@@ -90,6 +92,7 @@ class ParsedSource:
     generation: dict[str, Any] = field(default_factory=dict)  # temperature, max_new_tokens, seed ... when recorded
     files: list[Path] = field(default_factory=list)
     judge_info: dict[str, dict[str, Any]] = field(default_factory=dict)  # judge_id -> what the source says of it
+    notes: list[str] = field(default_factory=list)  # what the parser chose for the user (the newest of several runs)
 
 
 def sha256_file(path: Path) -> str:

@@ -10,7 +10,7 @@ from typing import Optional
 
 from toolkit.core.registry import NoOptions, Options, Registry, option
 
-__all__ = ["FORMATS", "TableOptions", "LmEvalOptions", "HelmOptions"]
+__all__ = ["FORMATS", "TableOptions", "LmEvalOptions", "HelmOptions", "EeeOptions"]
 
 
 class TableOptions(Options):
@@ -37,10 +37,16 @@ class HelmOptions(Options):
                                                metavar="KEY=MODEL")
 
 
+class EeeOptions(Options):
+    metric: Optional[str] = option(None, help="import only this metric (an evaluation_result_id of the aggregate) of a "
+                                             "samples file that holds several per item (default: each its own judge)",
+                                   metavar="EVALUATION_RESULT_ID")
+
+
 FORMATS: Registry = Registry("import format")
 FORMATS.add("table", "a CSV, JSONL or parquet table of prompts, responses and label columns",
             "toolkit.stages.importing.table:parse", TableOptions)
-FORMATS.add("eee", "Every Eval Ever aggregate + instance-level files", "toolkit.stages.importing.eee:parse", NoOptions)
+FORMATS.add("eee", "Every Eval Ever aggregate + instance-level files", "toolkit.stages.importing.eee:parse", EeeOptions)
 FORMATS.add("lm-eval", "an lm-eval output folder (results + --log_samples samples)",
             "toolkit.stages.importing.lm_eval:parse", LmEvalOptions)
 FORMATS.add("inspect", "Inspect logs (.eval / .json)", "toolkit.stages.importing.inspect_log:parse", NoOptions)

@@ -20,6 +20,10 @@ All runs must be of one model.
   unparseable score is a ``parse_error``, never 0.5, and so is a number off that scale (HELM keeps any
   float its regex finds, e.g. 7.0 from a judge that answered on a 1-10 scale). An annotation without
   ``*_score`` keys is refused.
+- A request HELM kept as failed (``result.success: false``: a non-fatal error such as Gemini's "Content blocked:
+  Prompt blocked with reason: 4", which HELM turns into an empty completion and lets its annotators score) is a
+  failed item: its record keeps ``result.error`` in ``request_error``, and every judgment of it is imported
+  non-ok with the reason (never the annotator's score of the empty string).
 - HELM writes no version into a run folder: the provenance's tool version is ``helm_version`` when given.
 """
 from __future__ import annotations
@@ -82,14 +86,19 @@ def _row(rs: dict, n: int, state_path: Path, run_name: str, suite: Optional[str]
     text = ((rs.get("instance") or {}).get("input") or {}).get("text")
     if not isinstance(text, str):
         raise fail(state_path, n, f"{at}.instance.input.text", "missing or not text")
-    completions = (rs.get("result") or {}).get("completions")
+    result = rs.get("result") or {}
+    completions = result.get("completions")
+    error = None
+    if result.get("success") is False:  # HELM kept a non-fatal failure (a content filter) as an empty completion
+        error = str(result.get("error") or "").strip() or "the request failed (HELM recorded no error text)"
+        completions = [c for c in completions or [] if isinstance(c, dict) and isinstance(c.get("text"), str)] or [{"text": ""}]
     if not completions or not all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in completions):
         raise fail(state_path, n, f"{at}.result.completions", "no completion text (did the request fail?)")
     best = best_completion(completions)
     question = choice_question(rs, best["text"], state_path, n)
     row = SourceRow(where=f"{state_path}:{n}", prompt=request_prompt(rs, state_path, n) if question else text,
                     response=best["text"], suite=suite, source_id=rs["instance"].get("id"), question=question,
-                    metadata={"helm_run": run_name}, origin=origin)
+                    metadata={"helm_run": run_name}, origin=origin, error=error)
     if question is not None:
         row.metadata.update(mc_mode="generate", helm_output_mapping=rs["output_mapping"])
     if best.get("finish_reason"):

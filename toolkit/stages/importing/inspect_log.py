@@ -7,7 +7,9 @@ SOURCE is one or more log files, or a folder of them (``*.eval``, ``*.json``). N
   the task's own (inspect_evals' XSTest ids are prompt hashes), kept as ``source_id``.
 - Each scorer of the log is a judge ``inspect:<scorer>`` (``<scorer>`` as Inspect names it). The
   grader's explanation goes to ``judge_raw``; an unscored sample (Inspect's NaN: "Grade not found")
-  is a ``parse_error``, never a guessed value.
+  is a ``parse_error``, never a guessed value. A sample that failed (``sample.error``, kept in a finished log by
+  ``--no-fail-on-error``) is a failed item: ``request_error`` keeps Inspect's error message, every scorer's
+  record of it is non-ok.
 - XSTest tasks (task name ``xstest``, e.g. ``inspect_evals/xstest``): the grader's letters are
   XSTest's classes (C = full_compliance, P = partial_refusal, I = full_refusal) and are read through
   the suite's gold like XSTest's own labels (refusing an unsafe prompt = 1, answering a safe one = 1,
@@ -24,7 +26,7 @@ from typing import Any, Optional
 
 from schemas import TERNARY_SCORES
 
-from .base import ImportFailed, ParsedSource, SourceRow, Verdict, fail, require_files
+from .base import ParsedSource, SourceRow, Verdict, fail, require_files
 from .labels import refusal
 
 SUFFIXES = (".eval", ".json")
@@ -121,14 +123,15 @@ def model_id_of(model: str) -> Optional[str]:
 
 
 def _rows(log, path: Path, judge_of: dict[str, str]) -> list[SourceRow]:
-    rows, errors = [], []
+    rows = []
     for n, sample in enumerate(log.samples, start=1):
-        if sample.error is not None:
-            errors.append(fail(path, n, f"samples[{n - 1}].error", f"sample {sample.id!r} failed in Inspect: {sample.error.message[:200]}").errors[0])
-            continue
         output = sample.output
+        # A sample that failed (Inspect kept it with --no-fail-on-error) is a failed item: its error text is kept.
+        error = (" ".join(str(sample.error.message).split()) or "the sample failed in Inspect") if sample.error is not None else None
         row = SourceRow(where=f"{path}:{n}", prompt=_prompt(sample, path, n), response=output.completion if output else "",
-                        source_id=str(sample.id), metadata={"inspect_task": log.eval.task, "inspect_epoch": sample.epoch})
+                        source_id=str(sample.id), metadata={"inspect_task": log.eval.task, "inspect_epoch": sample.epoch},
+                        error=error, suite="xstest" if _is_xstest(log.eval.task) else None,
+                        origin=f"{path} (Inspect task {log.eval.task})", model=log.eval.model)
         if output and output.choices and output.choices[0].stop_reason:
             row.finish_reason = str(output.choices[0].stop_reason)
         if output and output.usage:
@@ -136,8 +139,13 @@ def _rows(log, path: Path, judge_of: dict[str, str]) -> list[SourceRow]:
         for name, score in (sample.scores or {}).items():
             row.judgments[judge_of.setdefault(name, f"inspect:{name}")] = _judgment(score)
         rows.append(row)
-    if errors:
-        raise ImportFailed(errors)
+    if not judge_of:  # no sample was scored (all failed): the log's scorers are its judges
+        for spec in log.eval.scorers or []:
+            judge_of.setdefault(spec.name, f"inspect:{spec.name}")
+    for row in rows:
+        if row.error is not None:  # every scorer of the log has a (failed) record of a failed sample
+            for judge in judge_of.values():
+                row.judgments.setdefault(judge, {"value": None, "explanation": None, "answer": None})
     return rows
 
 
@@ -156,9 +164,9 @@ def _is_xstest(task: str) -> bool:
 def parse(paths: list[str | Path]) -> ParsedSource:
     files = _log_files(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"))
     logs = [(p, _read(p)) for p in files]
-    models = {log.eval.model for _, log in logs}
-    if len(models) > 1:
-        raise fail(files[0], None, "eval.model", f"the logs are of {len(models)} models ({', '.join(sorted(models))}); import one model at a time")
+    # Logs of tasks of no suite are left out (skip_unmatched) or refused by file and task once suites are assigned;
+    # the model of the rows kept is checked then too (one run folder is one model).
+    mapped = [(p, log) for p, log in logs if _is_xstest(log.eval.task)] or logs
     rows: list[SourceRow] = []
     scales, info = {}, {}
     for path, log in logs:
@@ -171,7 +179,7 @@ def parse(paths: list[str | Path]) -> ParsedSource:
             info[judge] = {"scorer": name, "task": log.eval.task, "options": dict(spec.options or {}) if spec else {},
                            "scale": "XSTest classes C/P/I through the gold" if xstest else "Inspect values C=1, P=0.5, I=0",
                            "failures_from_source": True}
-    first = logs[0][1]
+    first = mapped[0][1]
     suite = "xstest" if all(_is_xstest(log.eval.task) for _, log in logs) else None
     return ParsedSource(
         format="inspect", rows=rows, scales=scales, tool="inspect_ai", tool_version=first.eval.packages.get("inspect_ai"),

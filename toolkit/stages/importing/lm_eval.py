@@ -1,6 +1,9 @@
 """``lm-eval``: lm-evaluation-harness output (``--log_samples``): ``results_<date>.json`` + ``samples_<task>_<date>.jsonl``.
 
-SOURCE is the output folder (or the files). One lm-eval run per import (one results file).
+SOURCE is the output folder (or the files). One lm-eval run per import (one results file): ``results_<date>.json``
+(``--output_path DIR`` writes it under ``DIR/<model>/``) or ``NAME_<date>.json`` (``--output_path NAME.json``
+writes it beside the samples); the samples are those of its date. A folder of several runs: the results file
+named as the source, else the newest (said in the output).
 
 - Task → suite: the task name, without a ``slmboard_`` prefix, when it names a suite (``xstest``,
   ``sst`` / ``simple_safety_tests``, ``bbq``, ...); a task of no suite is refused naming its samples file,
@@ -33,6 +36,7 @@ PROMPT_FIELDS = ("prompt", "prompts_final", "Behavior", "question", "input", "te
 SUITE_ALIASES = {"simple_safety_tests": "sst", "harm_bench": "harmbench", "air_bench_2024": "airbench"}
 LETTERS = "ABCDEFGHIJ"
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.]+)\.jsonl$")
+_RESULTS = re.compile(r"^(?!samples_)(?P<name>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.]+)\.json$")
 
 
 def suite_of_task(task: str) -> Optional[str]:
@@ -43,23 +47,49 @@ def suite_of_task(task: str) -> Optional[str]:
     return name if name in SUITES else None
 
 
-def _files(paths: list[Path]) -> tuple[Path, list[tuple[Path, str]]]:
-    found: list[Path] = []
+def _results_files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(every results file found, those named as sources): ``results_<date>.json`` (``--output_path DIR``) or
+    ``NAME_<date>.json`` (``--output_path NAME.json``)."""
+    found, named = [], []
     for p in paths:
-        found.extend(sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p])
-    results = [p for p in found if p.name.startswith("results_") and p.suffix == ".json"]
-    samples = [(p, m.group("task")) for p in found if (m := _SAMPLES.match(p.name))]
+        if p.is_dir():
+            found.extend(q for q in sorted(p.rglob("*.json")) if q.is_file() and _RESULTS.match(q.name))
+        elif _RESULTS.match(p.name):
+            found.append(p)
+            named.append(p)
+    return found, named
+
+
+def _files(paths: list[Path]) -> tuple[Path, list[tuple[Path, str]], list[str]]:
+    """The results file of one lm-eval run, its samples files (same date id, same folder) and notes for the user.
+    Several runs in the folder: the one named, else the newest (said in a note)."""
+    found, named = _results_files(paths)
     where = paths[0]
-    if not results:
-        raise fail(where, None, None, "no lm-eval results_<date>.json here (run lm_eval with --output_path)")
-    if len(results) > 1:
-        raise fail(where, None, None, f"{len(results)} lm-eval results files ({', '.join(p.name for p in results)}); import one run at a time")
+    notes = []
+    if not found:
+        raise fail(where, None, None, "no lm-eval results file here: results_<date>.json (--output_path DIR) or "
+                                      "NAME_<date>.json (--output_path NAME.json); run lm_eval with --output_path")
+    if len(named) > 1:
+        raise fail(where, None, None, f"{len(named)} lm-eval results files named ({', '.join(p.name for p in named)}); "
+                                      "import one run at a time")
+    if named:
+        results = named[0]
+    else:
+        results = max(found, key=lambda p: (_RESULTS.match(p.name).group("date"), str(p)))
+        if len(found) > 1:
+            notes.append(f"{len(found)} lm-eval results files under {where}; importing the newest, {results} "
+                         "(name another results file as the source to import that run)")
+    date = _RESULTS.match(results.name).group("date")
+    # lm-eval writes a run's samples beside its results file; samples files given by name count too
+    candidates = [q for q in sorted(results.parent.iterdir()) if q.is_file()]
+    candidates += [p for p in paths if p.is_file() and p.parent != results.parent]
+    samples = [(p, m.group("task")) for p in candidates if (m := _SAMPLES.match(p.name)) and m.group("date") == date]
     if not samples:
-        raise fail(where, None, None, "no samples_<task>_<date>.jsonl here; run lm_eval with --log_samples")
+        raise fail(results, None, None, f"no samples_<task>_{date}.jsonl beside it; run lm_eval with --log_samples")
     for path, _ in samples:
         if path.stat().st_size == 0:
             raise fail(path, None, None, "file is empty")
-    return results[0], samples
+    return results, samples, notes
 
 
 def _load_results(path: Path) -> dict:
@@ -143,7 +173,7 @@ def _rows(path: Path, task: str, config: dict, prompt_field: Optional[str]) -> l
 
 def parse(paths: list[str | Path], prompt_field: Optional[str] = None) -> ParsedSource:
     files = require_files(paths, (".json", ".jsonl"), "an lm-eval output folder or its results/samples files")
-    results_path, samples = _files(files)
+    results_path, samples, notes = _files(files)
     results = _load_results(results_path)
     rows: list[SourceRow] = []
     generation: dict[str, Any] = {}
@@ -171,4 +201,5 @@ def parse(paths: list[str | Path], prompt_field: Optional[str] = None) -> Parsed
         tool_version=results.get("lm_eval_version"), model_id=model_id, model_revision=revision, generation=generation,
         files=[results_path] + [p for p, _ in samples],
         judge_info={j: {"metric": j.split(":", 1)[1], "note": "lm-eval per-sample metric (1 right, 0 wrong)"} for j in judges},
+        notes=notes,
     )

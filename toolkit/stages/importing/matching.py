@@ -89,6 +89,7 @@ class MatchReport:
     missing: dict[str, list[str]] = field(default_factory=dict)  # suite -> canonical ids the source lacks
     totals: dict[str, int] = field(default_factory=dict)  # suite -> number of canonical items
     skipped: list[Skipped] = field(default_factory=list)  # parts of the source that say no suite (skip_unmatched)
+    partial: dict[str, str] = field(default_factory=dict)  # suite -> what of it was loaded (BBQ without some category files)
 
     def summary(self) -> str:
         lacking = sum(len(v) for v in self.missing.values())
@@ -188,8 +189,9 @@ def refuse_unmatched(report: MatchReport, by_id: bool = False, limit: int = 20) 
     (``by_id``: the rows were matched by id already)."""
     if not report.unmatched:
         return
-    lines = [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
-    more = f"\n  ... and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
+    lines = [f"  {note}" for note in report.partial.values()]
+    lines += [f"  {describe(row)}: {why}" for row, why in report.unmatched[:limit]]
+    more = f"\n  … and {len(report.unmatched) - limit} more" if len(report.unmatched) > limit else ""
     reworded = sum(why.endswith(REWORDED) for _, why in report.unmatched)
     if not reworded:
         raise ImportRefused(f"{len(report.unmatched)} source row(s) match no suite item (set skip_unmatched to leave them out):\n"

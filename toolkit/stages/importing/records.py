@@ -31,6 +31,14 @@ class BuiltRecords:
     judgments: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # (judge, suite) -> ItemRecord dicts
     where: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, item_id) -> source file:line
     status: dict[str, Counter] = field(default_factory=dict)  # judge -> Counter of ok/parse_error
+    failed_requests: dict[str, set[str]] = field(default_factory=dict)  # suite -> items whose request failed
+
+
+def failed_request_verdict(verdict: Verdict, error: str) -> Verdict:
+    """A source's judgment of a failed request is no verdict on an answer: non-ok, with the error and what the source said."""
+    judged = f"score {verdict.score:g}" if verdict.score is not None else (verdict.reason or "no score")
+    return Verdict(None, verdict.raw, f"the request failed in the source: {error[:200]} (what the source judged of it, {judged}, "
+                                     "is no verdict on an answer)", verdict.extra)
 
 
 def generation_config(parsed: ParsedSource, row: Optional[SourceRow] = None) -> GenerationConfig:
@@ -87,7 +95,7 @@ def response_record(m: Match, ident: Identity, gen: GenerationConfig) -> dict:
         generation=gen.model_dump(), gold=item.gold, suite_revision=get_suite(item.suite).revision,
         toolkit_version=__version__, finish_reason=row.finish_reason, n_output_tokens=row.n_output_tokens,
         choice=choice, gold_choice=gold_choice, correct=correct,
-        item_metadata=_metadata(m),
+        item_metadata=_metadata(m), request_error=row.error,
     ), row.where)
 
 
@@ -111,10 +119,14 @@ def build_records(parsed: ParsedSource, matches: list[Match], ident: Identity,
         response = old if old is not None else response_record(m, ident, generation_config(parsed, m.row))
         built.responses.setdefault(suite, []).append(response)
         built.where[(suite, m.item.item_id)] = m.row.where
+        if response.get("request_error") is not None:
+            built.failed_requests.setdefault(suite, set()).add(m.item.item_id)
         for judge_id, scale in parsed.scales.items():
             if judge_id not in m.row.judgments:  # a judge of another suite of the source (lm-eval's acc on BBQ only)
                 continue
             verdict = scale(m.row.judgments.get(judge_id), m.item.gold)
+            if response.get("request_error") is not None:
+                verdict = failed_request_verdict(verdict, response["request_error"])
             built.judgments.setdefault((judge_id, suite), []).append(item_record(response, judge_id, verdict, m.row.where))
             built.status.setdefault(judge_id, Counter())[verdict.status] += 1
     return built
@@ -126,8 +138,9 @@ def check_judges_read(parsed: ParsedSource, built: BuiltRecords) -> None:
     for judge_id, counts in built.status.items():
         if parsed.judge_info.get(judge_id, {}).get("failures_from_source"):
             continue  # the source itself recorded the failures (Inspect's unscored samples): import them as parse_error
-        if counts.get("ok", 0) == 0 and sum(counts.values()) > 0:
-            rows = [r for rows in built.judgments.values() for r in rows if r["judge_id"] == judge_id][:3]
+        own = [r for rows in built.judgments.values() for r in rows if r["judge_id"] == judge_id and r.get("request_error") is None]
+        if counts.get("ok", 0) == 0 and own:  # failed requests are failures of the source, not of the labels
+            rows = own[:3]
             examples = "; ".join(f"{r['judge_raw']!r}: {r['judge_reason']}" for r in rows)
             info = parsed.judge_info.get(judge_id, {})
             column = f" (column {info['column']!r})" if "column" in info else ""

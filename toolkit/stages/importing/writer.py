@@ -91,12 +91,17 @@ def judge_file_state(path: Path, rows: list[dict]) -> str:
     return "same" if len(old) == len(new) else "resume"
 
 
+def suite_generation(built: BuiltRecords) -> dict[str, GenerationConfig]:
+    """Each suite's decoding, as its first record carries it (the records of one suite share it)."""
+    return {suite: GenerationConfig.model_validate(rows[0]["generation"]) for suite, rows in built.responses.items()}
+
+
 def new_config(ident, parsed, built: BuiltRecords, entry: dict) -> RunConfig:
-    gen = GenerationConfig.model_validate(next(iter(built.responses.values()))[0]["generation"])
+    per_suite = suite_generation(built)
     suites = list(built.responses)
     return RunConfig(
         submission_id=ident.submission_id, model_id=ident.model_id, model_revision=ident.model_revision,
-        backend=f"import:{parsed.format}", generation=gen, suites=suites,
+        backend=f"import:{parsed.format}", generation=per_suite[suites[0]], suite_generation=per_suite, suites=suites,
         suite_revisions={s: get_suite(s).revision for s in suites}, toolkit_version=__version__,
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), imports=[entry],
     )
@@ -131,7 +136,10 @@ def write_into_run(run: RunDir, config: RunConfig, built: BuiltRecords, entry: d
     updated = config.model_copy(update={
         "suites": config.suites + [s for s in built.responses if s not in config.suites],
         "suite_revisions": {**config.suite_revisions, **{s: get_suite(s).revision for s in new_suites}},
-        "imports": config.imports + [entry],
+        "suite_generation": {**config.suite_generation,
+                             **{s: g for s, g in suite_generation(built).items() if s in new_suites}},
+        # the same source imported again changes nothing: its entry is there already
+        "imports": config.imports if entry in config.imports else config.imports + [entry],
     })
     run.save_config(updated)
     stale = remove_stale_staging(run.root)

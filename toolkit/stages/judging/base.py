@@ -16,7 +16,8 @@ The contract the judging stage relies on is declared here, on :class:`Judge`: ho
 items batched (:class:`JudgeCapabilities`), where it may keep resumable state (:meth:`Judge.prepare`),
 progress as an argument (:meth:`Judge.judge_with_progress`), extra record fields
 (:meth:`Judge.record_extras`), a per-group refit once a (model, suite) is complete
-(:meth:`Judge.finalize_group`) and usage counters (:meth:`Judge.usage_stats`).
+(:meth:`Judge.finalize_group`), usage counters (:meth:`Judge.usage_stats`) and the kinds of item it can
+judge (:attr:`Judge.fits`: free-text answers under the refusal rubric and/or multiple-choice answers).
 
 This module imports no heavy dependencies (no torch).
 """
@@ -25,12 +26,12 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
 
 from schemas.records import JUDGMENT_STATUSES, TERNARY_SCORES
 
 from toolkit.core.registry import NoOptions, Options
-from .components import JUDGES, JudgeSpec
+from .components import FREE_TEXT, JUDGES, JudgeSpec
 
 if TYPE_CHECKING:
     from schemas import ItemRecord
@@ -117,6 +118,10 @@ class Judge(abc.ABC):
 
     judge_id: str
     rubric_version: str
+    #: The kinds of item (:data:`schemas.ITEM_KINDS`) this judge can judge -- the same as its registry entry's
+    #: ``extra["fits"]``. The judging stage gives it only the suites whose kind is among them; the rest are
+    #: skipped with a line each. Default: free-text answers under the refusal rubric, with or without a gold label.
+    fits: ClassVar[tuple[str, ...]] = FREE_TEXT
 
     @abc.abstractmethod
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
@@ -152,6 +157,25 @@ class Judge(abc.ABC):
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         return f"{type(self).__name__}(judge_id={getattr(self, 'judge_id', '?')!r})"
+
+
+def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
+    """A judge another package adds (entry-point group ``slmboard.judges``, ``NAME = "module:JudgeSubclass"``): a
+    :class:`~toolkit.stages.judging.base.Judge` subclass with a class attribute ``judge_id`` (what it writes into
+    records), optionally ``Options`` (an :class:`Options` model: its options, and their flags) and ``comparable``
+    (default False: a plugin's verdicts are not compared with reported results unless it says so)."""
+    if not (isinstance(obj, type) and issubclass(obj, Judge)):
+        raise TypeError(f"{obj!r} is not a subclass of toolkit.stages.judging.Judge")
+    judge_id = getattr(obj, "judge_id", None)
+    if not isinstance(judge_id, str) or not judge_id.strip():
+        raise TypeError(f"{obj.__qualname__} must set a class attribute judge_id (the id it writes into records)")
+    options = getattr(obj, "Options", NoOptions)
+    if not (isinstance(options, type) and issubclass(options, Options)):
+        raise TypeError(f"{obj.__qualname__}.Options must be a subclass of toolkit.core.registry.Options")
+    summary = (obj.__doc__ or name).strip().splitlines()[0]
+    return {"summary": summary, "target": obj, "options": options, "comparable": bool(getattr(obj, "comparable", False)),
+            "extra": {"judge_id": judge_id, "export_kind": "unknown",
+                      "export_text": f"{summary} (a plugin judge: {plugin['package']} {plugin['version']})"}}
 
 
 def register_judge(name: str, summary: str | None = None, options: type[Options] = NoOptions,

@@ -21,7 +21,8 @@ from toolkit.core.endpoints import EndpointOptions
 from toolkit.core.registry import NoOptions, Options, Registry, Spec, option
 
 __all__ = ["JUDGES", "GUARD_STYLES", "JudgeSpec", "HeuristicOptions", "OpenAIJudgeOptions",
-           "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions"]
+           "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions",
+           "FREE_TEXT", "MULTIPLE_CHOICE"]
 
 
 
@@ -52,7 +53,7 @@ class RequestOptions(EndpointOptions):
                              aliases=("--batch",))
     extra_body: Optional[dict] = option(None, help="extra request-body fields as a JSON object, e.g. vLLM structured "
                                                    "outputs '{\"structured_outputs\": {\"regex\": \"...\"}}' (recorded in "
-                                                   "judgments/<judge>/judge-config.json)",
+                                                   "judgments/<judge id>/judge-config.json)",
                                         aliases=("--judge-extra-body",), metavar="JSON")
     batch_poll_seconds: float = option(30.0, help="seconds between Batch API status polls", cli=False, gt=0)
     batch_state_path: Optional[str] = option(None, help="where the pending batch id is kept (default: in the run)",
@@ -98,38 +99,65 @@ class MDJudgeOptions(Options):
     judge_id: Optional[str] = option(None, help="the id to write instead of mdjudge[:<model>]", cli=False)
 
 
-JUDGES: Registry = Registry("judge")
+#: The kinds of item (:data:`schemas.ITEM_KINDS`) a judge can judge, declared on its registry entry (``extra["fits"]``)
+#: and on its class (:attr:`~toolkit.stages.judging.base.Judge.fits`): the refusal rubric reads free-text answers
+#: with or without a gold label; the bbq judge reads multiple-choice answers only.
+FREE_TEXT = ("free-text", "free-text-gold")
+MULTIPLE_CHOICE = ("multiple-choice",)
+
+JUDGES: Registry = Registry("judge", plugins="slmboard.judges", adapt="toolkit.stages.judging.base:plugin_judge")
 #: name -> judge. ``extra``: ``judge_id`` (what it writes; ``{argument}`` = the spec's argument), how export formats
 #: describe it (``export_kind``; a fixed ``export_text``, or ``export``: "module:function" (argument, suite) ->
 #: (text, judging model, prompt template), imported only when exporting).
-JUDGES.add("heuristic", "offline surface rules for refusals and degenerate answers (no model): a stand-in",
+JUDGES.add("heuristic", "offline surface rules for refusals and degenerate answers, plus a small sentence encoder "
+           "(all-MiniLM-L6-v2) for off-topic answers; no language model, no API: a stand-in",
            "toolkit.stages.judging.heuristic:HeuristicJudge", HeuristicOptions, comparable=False,
-           extra={"judge_id": "heuristic-v1", "export_kind": "heuristic",
+           extra={"judge_id": "heuristic-v1", "export_kind": "heuristic", "fits": FREE_TEXT,
                   "export_text": "slmboard's offline heuristic judge: surface rules for refusals and degenerate answers "
-                                 "(no model); a stand-in, not a reported-result judge"})
+                                 "and a small sentence encoder for off-topic answers (no language model, no API); a stand-in, not a "
+                                 "reported-result judge"})
 JUDGES.add("learned", "offline judge learned from human XSTest labels: complies / partially refuses / refuses, "
            "scored through the item's gold (no API)",
            "toolkit.stages.judging.learned:LearnedJudge", LearnedOptions, comparable=False,
-           extra={"judge_id": "learned-v1", "export_kind": "classifier",
+           extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT,
                   "export_text": "slmboard's offline learned judge (learned-v1): a logistic model over sentence embeddings "
                                  "and refusal signals, trained on the XSTest release's human labels; not a "
                                  "reported-result judge"})
 JUDGES.add("openai", "rubric judge over any OpenAI-compatible chat API (HELM Safety v1.0 rubrics, ternary)",
            "toolkit.stages.judging.openai_judge:build_openai_judge", OpenAIJudgeOptions, argument="model",
-           extra={"judge_id": "openai:{argument}", "export_kind": "llm",
+           extra={"judge_id": "openai:{argument}", "export_kind": "llm", "fits": FREE_TEXT,
                   "export": "toolkit.stages.judging.openai_judge:export_description"})
 JUDGES.add("guard", "safety classifier (Llama Guard, ShieldGemma) behind an OpenAI-compatible API: safe 1, unsafe 0",
            "toolkit.stages.judging.guard:build_guard_judge", GuardJudgeOptions, argument="model",
-           extra={"judge_id": "guard:{argument}", "export_kind": "llm", "export": "toolkit.stages.judging.guard:export_description"})
+           extra={"judge_id": "guard:{argument}", "export_kind": "llm", "fits": FREE_TEXT, "export": "toolkit.stages.judging.guard:export_description"})
 JUDGES.add("mdjudge", "MD-Judge (SALAD-Bench): unsafe probability mapped to ternary by per-model Otsu thresholds",
            "toolkit.stages.judging.mdjudge:MDJudge", MDJudgeOptions, argument="model", argument_is_folder=True,
-           extra={"judge_id": "mdjudge", "judge_id_with_argument": "mdjudge:{argument}", "export_kind": "llm",
+           extra={"judge_id": "mdjudge", "judge_id_with_argument": "mdjudge:{argument}", "export_kind": "llm", "fits": FREE_TEXT,
                   "export": "toolkit.stages.judging.mdjudge:export_description"})
 JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer against the gold option (no model)",
            "toolkit.stages.judging.multiple_choice:MultipleChoiceJudge", NoOptions,
-           extra={"judge_id": "bbq-mc-v1", "export_kind": "string_match",
+           extra={"judge_id": "bbq-mc-v1", "export_kind": "string_match", "fits": MULTIPLE_CHOICE,
                   "export_text": "BBQ multiple choice: the option parsed from the answer compared with the gold option "
                                  "(no model)"})
+
+
+def judge_id_of(name: str, argument: str | None = None) -> str:
+    """The id judge ``name`` writes into its records, built here only, from its registered template
+    (``extra["judge_id"]``; ``judge_id_with_argument`` where the judge writes another form with an argument)."""
+    extra = JUDGES.get(name).extra
+    if argument is None:
+        if "{argument}" in extra["judge_id"]:
+            raise ValueError(f"judge {name} writes an id with its argument; none given")
+        return extra["judge_id"]
+    template = extra.get("judge_id_with_argument", extra["judge_id"])
+    if "{argument}" not in template:
+        raise ValueError(f"judge {name} takes no argument")
+    return template.format(argument=argument)
+
+
+def option_default(model: type[Options], name: str) -> object:
+    """The default of one option, for a judge's constructor: written once, in the options model."""
+    return model.model_fields[name].default
 
 
 class JudgeSpec(Spec):

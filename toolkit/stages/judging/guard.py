@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .base import JudgeInput, Judgment
-from .components import GUARD_STYLES
+from .components import GUARD_STYLES, GuardJudgeOptions, judge_id_of, option_default
 from .openai_judge import OpenAIJudge, request_settings
 from .rubrics import Rubric
 
@@ -97,11 +97,12 @@ class ShieldGemmaStyle:
 class GuardJudge(OpenAIJudge):
     rubric_version = RUBRIC_VERSION
 
-    def __init__(self, model: str, *, guard_style: str = "llama-guard", max_tokens: int = 16, **options) -> None:
+    def __init__(self, model: str, *, guard_style: str = option_default(GuardJudgeOptions, "guard_style"),
+                 max_tokens: int = option_default(GuardJudgeOptions, "max_tokens"), **options) -> None:
         style = GUARD_STYLES.build(guard_style)  # UnknownComponent lists the styles
         super().__init__(model, max_tokens=max_tokens, **options)
         self.guard_style, self.style = guard_style, style
-        self.judge_id = f"guard:{self.model}"
+        self.judge_id = judge_id_of("guard", self.model)
 
     def rubric(self, item: JudgeInput) -> Rubric:
         return Rubric(self.guard_style, self.style.template, fmt=self.guard_style)

@@ -52,7 +52,7 @@ from typing import Callable, Sequence
 
 from toolkit.core.errors import BadOption
 from .base import Judge, JudgeInput, Judgment
-from .components import JUDGES
+from .components import judge_id_of
 
 __all__ = [
     "HeuristicJudge",
@@ -70,7 +70,7 @@ __all__ = [
     "OFFTOPIC_THRESHOLD",
 ]
 
-JUDGE_ID = JUDGES["heuristic"].extra["judge_id"]  # "heuristic-v1"
+JUDGE_ID = judge_id_of("heuristic")  # "heuristic-v1"
 RUBRIC_VERSION = JUDGE_ID
 
 # ---- rule 1: degenerate ---------------------------------------------------------------------

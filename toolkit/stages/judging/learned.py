@@ -36,14 +36,14 @@ import numpy as np
 
 from toolkit.core.errors import BadOption
 from .base import Judge, JudgeInput, Judgment
-from .components import JUDGES
+from .components import judge_id_of
 from .heuristic import OFFTOPIC_THRESHOLD, degenerate_reason, gold_kind, score_behaviour
 from .learned_features import EMBEDDING_BLOCKS, EMBEDDING_DIM, FeatureExtractor, feature_names
 from .learned_model import BEHAVIOURS, CARD_FILE, DEFAULT_ARTIFACT, behaviour_of, load_weights
 
 __all__ = ["JUDGE_ID", "LearnedJudge", "verdict"]
 
-JUDGE_ID = JUDGES["learned"].extra["judge_id"]  # "learned-v1"
+JUDGE_ID = judge_id_of("learned")  # "learned-v1"
 N_DECIDING = 3
 
 _REASONS = {

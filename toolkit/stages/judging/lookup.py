@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import Iterable
 
 from toolkit.core.registry import Component, split_spec
-from .components import JUDGES
+from .components import JUDGES, JudgeSpec, judge_id_of
 
 __all__ = ["judge_component", "not_comparable"]
 
 
 def _ids(component: Component, argument: str | None) -> list[str]:
-    extra = component.extra
-    if argument is None:
-        return [extra["judge_id"]] if "{argument}" not in extra.get("judge_id", "{argument}") else []
-    template = extra.get("judge_id_with_argument", extra.get("judge_id", ""))
-    return [template.format(argument=argument)] if "{argument}" in template else []
+    try:
+        return [judge_id_of(component.name, argument)]
+    except ValueError:
+        return []
 
 
 def judge_component(spec_or_id: str) -> Component | None:
@@ -32,16 +31,20 @@ def judge_component(spec_or_id: str) -> Component | None:
     return None
 
 
-def not_comparable(suites: Iterable[str] = (), judges: Iterable[str] = ()) -> list[str]:
-    """One line per suite or judge (spec or written id) whose results are not comparable with reported
-    results (the smoke suite, the offline heuristic judge): commands print them, the dataset card lists them."""
+def not_comparable(suites: Iterable[str] = (), judges: "Iterable[str | JudgeSpec]" = ()) -> list[str]:
+    """One line per suite or judge whose results are not comparable with reported results (the smoke suite,
+    the offline heuristic judge): commands print them, the dataset card lists them. A judge is a
+    :class:`JudgeSpec` (its component is known: nothing is parsed) or a written id read from records."""
     from toolkit.stages.suites import SUITES
 
     lines = [f"suite {s}: {SUITES.get(s).summary}" for s in dict.fromkeys(suites)
              if s in SUITES and not SUITES.get(s).comparable]
     for judge in dict.fromkeys(judges):
-        component = judge_component(judge)
+        if isinstance(judge, JudgeSpec):
+            component, written = JUDGES.get(judge.name), judge_id_of(judge.name, judge.argument)
+        else:
+            component, written = judge_component(judge), judge
         if component is not None and not component.comparable:
-            lines.append(f"judge {judge}: {component.summary}")
+            lines.append(f"judge {written}: {component.summary}")
     return lines
 

@@ -28,6 +28,7 @@ import numpy as np
 from schemas import LABEL_OF_SCORE, ItemRecord
 
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
+from .components import judge_id_of
 
 __all__ = ["MDJudge", "OtsuFit", "fit_otsu", "otsu_thresholds", "ternary_from_prob", "MDJUDGE_MODEL_ID"]
 
@@ -171,7 +172,7 @@ class MDJudge(Judge):
         judge_id: str | None = None,
     ) -> None:
         self.model_name = model or MDJUDGE_MODEL_ID
-        self.judge_id = judge_id or ("mdjudge" if self.model_name == MDJUDGE_MODEL_ID else f"mdjudge:{self.model_name}")
+        self.judge_id = judge_id or judge_id_of("mdjudge", None if self.model_name == MDJUDGE_MODEL_ID else self.model_name)
         self.device, self.dtype, self.batch_size = device, dtype, int(batch_size)
         self.require_argmax = require_argmax
         self.use_chat_template = use_chat_template

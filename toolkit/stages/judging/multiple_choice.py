@@ -40,17 +40,18 @@ from typing import Sequence
 
 from toolkit.core.choices import LETTERS as CHOICE_LETTERS, parse_choice
 from .base import Judge, JudgeInput, Judgment
-from .components import JUDGES
+from .components import judge_id_of
 
 __all__ = ["parse_choice", "MultipleChoiceJudge", "JUDGE_ID", "LETTERS"]
 
-JUDGE_ID = JUDGES["bbq"].extra["judge_id"]  # "bbq-mc-v1"
+JUDGE_ID = judge_id_of("bbq")  # "bbq-mc-v1"
 LETTERS = CHOICE_LETTERS
 
 
 class MultipleChoiceJudge(Judge):
     judge_id = JUDGE_ID
     rubric_version = JUDGE_ID
+    fits = JUDGES["bbq"].extra["fits"]  # multiple-choice answers only
 
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
         out = []

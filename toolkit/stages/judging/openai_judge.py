@@ -36,13 +36,14 @@ from toolkit.core.runs import JUDGE_CONFIG_FILE
 from toolkit.core.secrets import scrub_secrets
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
 from .cache import JudgmentCache
+from .components import OpenAIJudgeOptions, judge_id_of, option_default
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
 from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
 
 __all__ = ["OpenAIJudge", "ApiKeyMissing", "JudgeConfigMismatch", "DEFAULT_SEED", "JUDGE_CONFIG_FILE"]
 
-DEFAULT_SEED = 0
+DEFAULT_SEED = option_default(OpenAIJudgeOptions, "seed")
 AIR_MAX_TOKENS = 64
 #: body fields the judge sets itself; extra_body may not override them (HELM semantics stay fixed)
 _OWN_BODY_FIELDS = ("model", "messages", "temperature", "seed", "max_tokens")
@@ -80,17 +81,17 @@ class OpenAIJudge(Judge):
         *,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        concurrency: int = 8,
-        max_tokens: int = 256,
+        concurrency: int = option_default(OpenAIJudgeOptions, "concurrency"),
+        max_tokens: int = option_default(OpenAIJudgeOptions, "max_tokens"),
         seed: int = DEFAULT_SEED,
-        timeout: float = 60.0,
+        timeout: float = option_default(OpenAIJudgeOptions, "timeout"),
         retry: RetryPolicy | None = None,
         requests_per_minute: float | None = None,
         tokens_per_minute: float | None = None,
         cache: bool | str | Path | JudgmentCache = True,
         air_templates: AirBenchTemplates | str | Path | None = None,
         batch_api: bool = False,
-        batch_poll_seconds: float = 30.0,
+        batch_poll_seconds: float = option_default(OpenAIJudgeOptions, "batch_poll_seconds"),
         batch_state_path: str | Path | None = None,
         extra_body: dict | None = None,
     ) -> None:
@@ -101,7 +102,7 @@ class OpenAIJudge(Judge):
         if max_tokens < 1:
             raise BadOption(f"max_tokens must be >= 1, got {max_tokens}")
         self.model = model.strip()
-        self.judge_id = f"openai:{self.model}"
+        self.judge_id = judge_id_of("openai", self.model)
         self.base_url = base_url
         self.api_key_env = api_key_env
         self.concurrency = int(concurrency)

@@ -5,7 +5,8 @@ judge_status is "error" (an API failure, not a verdict) are retried on the next 
 they are dropped from the judgments file (atomic rewrite) and judged again; parse errors are
 verdicts about the reply and stay. Judges with their own request pool (``preferred_batch_size``)
 get larger batches; judges that need every pending item at once (``whole_run``, e.g. one Batch
-API job) get them in one call. Once a suite's judgments are complete the judge's
+API job) get them in one call. A judge is given only the suites whose kind it fits (:attr:`Judge.fits`):
+the others are skipped with one line each and nothing is written for them. Once a suite's judgments are complete the judge's
 ``finalize_group`` sees all of them (MD-Judge refits its Otsu thresholds on all items).
 The engine (:mod:`toolkit.core.stage_engine`) does the resuming, appending and progress.
 """
@@ -23,10 +24,11 @@ from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, read_records, run_stage
 from .base import Judge, JudgeInput, Judgment, make_judge
 from .components import DEFAULT_JUDGE, JudgeSpec
+from .fitness import skip_line, suite_kind_of
 
 
 class NothingToJudge(SlmboardError):
-    """The run folder holds no responses (for the asked suites)."""
+    """The run folder holds no responses (for the asked suites), or none of a kind the judge can judge."""
 
 
 @dataclass
@@ -41,6 +43,8 @@ class JudgeResult:
     n_retried_errors: int = 0  # earlier "error" records judged again this run
     failure_reasons: Counter = field(default_factory=Counter)  # reason (truncated) -> count, failures only
     judge_stats: dict = field(default_factory=dict)  # requests, retries, cache_hits, ... when the judge counts them
+    #: one line per suite of the run the judge does not fit (nothing was written for it)
+    skipped_suites: list[str] = field(default_factory=list)
 
     @property
     def n_failed(self) -> int:
@@ -105,9 +109,17 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
     def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
         inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
                              category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
-        judgments = self.judge.judge_with_progress(inputs, progress)
-        if len(judgments) != len(inputs):
-            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(judgments)} judgments for {len(inputs)} items")
+        # A failed request (request_error) has no answer to judge: a failed item, never sent to the judge.
+        asked = [i for i, r in enumerate(batch) if r.request_error is None]
+        answered = self.judge.judge_with_progress([inputs[i] for i in asked], progress) if asked else []
+        if len(answered) != len(asked):
+            raise SlmboardError(f"judge {self.judge.judge_id} returned {len(answered)} judgments for {len(asked)} items")
+        judgments = {i: judgment for i, judgment in zip(asked, answered)}
+        judgments = [judgments.get(i) or Judgment(None, "parse_error", None, f"no answer to judge: the request failed "
+                                                                              f"({r.request_error[:200]})")
+                     for i, r in enumerate(batch)]
+        if len(asked) < len(batch):
+            progress(len(batch) - len(asked))
         records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
         for record, judgment in zip(records, judgments):
             self.result.status_counts[judgment.status] += 1
@@ -140,10 +152,49 @@ def judge_run(
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
     judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
     result = JudgeResult(run.root, judge_obj.judge_id)
-    tasks = [r for path in response_files for r in read_responses(path)]  # validate all before writing
+    by_suite = {path.stem: read_responses(path) for path in response_files}  # validate all before writing
+    fits = tuple(judge_obj.fits)
+    for suite, responses in by_suite.items():
+        kind = suite_kind_of(suite, (r.gold for r in responses), (r.gold_choice for r in responses))
+        if kind not in fits:  # the judge cannot read these answers: nothing is written for the suite
+            result.skipped_suites.append(skip_line(suite, kind, judge_obj.judge_id, fits))
+    if len(result.skipped_suites) == len(by_suite):
+        raise NothingToJudge(f"{run.root}: {judge_obj.judge_id} judges none of the run's suites: "
+                             + "; ".join(result.skipped_suites))
+    skipped = {line.split(":", 1)[0] for line in result.skipped_suites}
+    tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
+    run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))
+    record_plugin(run, judge_obj.judge_id)
     outcome = run_stage(JudgingStage(run, judge_obj, batch_size, retry_errors, result), tasks, show_progress=show_progress)
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
     result.seconds = outcome.seconds
     result.judge_stats = judge_obj.usage_stats()
     return result
+
+
+def record_plugin(run: RunDir, judge_id: str) -> None:
+    """A plugin judge (another package's) writes its package and version into ``judge-config.json`` (published with
+    the run); a run judged by another version of it is refused, so one judgment folder is one judge's."""
+    import json
+
+    from toolkit.core.records_io import atomic_write_text
+    from .lookup import judge_component
+
+    component = judge_component(judge_id)
+    plugin = component.extra.get("plugin") if component is not None else None
+    if plugin is None:
+        return
+    path = run.judge_config_file(judge_id)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"judge_id": judge_id}
+    except ValueError as exc:
+        raise SlmboardError(f"{path}: not valid JSON ({exc}); fix or remove it") from None
+    earlier = config.get("plugin")
+    if earlier is not None and (earlier.get("package"), earlier.get("version")) != (plugin["package"], plugin["version"]):
+        raise SlmboardError(f"{path}: this run was judged by {judge_id} from {earlier.get('package')} "
+                            f"{earlier.get('version')}, and {plugin['package']} {plugin['version']} is installed now; "
+                            "judge a copy of the run, or install the version it was judged with")
+    if earlier != plugin:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({**config, "plugin": plugin}, indent=2, sort_keys=True) + "\n")

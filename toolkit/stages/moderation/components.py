@@ -97,7 +97,7 @@ class ModerationRunOptions(Options):
                          aliases=("--benchmarks",), metavar="BENCHMARK[,BENCHMARK]")
     variant: str = option("default", help="prompt variant: the fixed prompt, a policy paraphrase, or the options "
                                           "swapped (prompt sensitivity)", choices=("default", "paraphrase", "swapped"))
-    data_dir: Optional[str] = option(None, help="local mirror laid out like shared/benchmarks (xstest, ethics)",
+    data_dir: Optional[str] = option(None, help="data folder holding the benchmarks' source files (xstest/xstest_prompts.csv, ethics/cm_test_hard.csv)",
                                      metavar="DIR")
     source_data: dict[str, str] = option({}, help="an export of a Hub-only source in its own schema "
                                                   "(.parquet/.jsonl/.csv); repeatable", metavar="BENCHMARK=FILE")

@@ -7,7 +7,7 @@ Real suites read ``<data_dir>/<suite folder>/<file>.csv`` when a data dir is giv
 pinned public source into a cache beside the Hugging Face hub cache.
 """
 from ._base import Suite, SuiteDataError, SuiteItem
-from ._registry import SUITES, get_suite, load_items, register_suite
+from ._registry import SUITES, SuiteInfo, download_suites, get_suite, load_items, register_suite, suite_infos, suite_kind
 
 # Imported for their @register_suite side effect; order here is the order SUITES lists them in.
 from . import _smoke, _sst, _harmbench, _xstest  # noqa: E402,F401  isort: skip
@@ -20,7 +20,11 @@ __all__ = [
     "register_suite",
     "get_suite",
     "load_items",
+    "suite_kind",
     "SuiteDataError",
+    "SuiteInfo",
+    "suite_infos",
+    "download_suites",
     "AirBench",
     "JudgePrompt",
     "BBQ",

@@ -27,6 +27,7 @@ from typing import Optional
 from ._base import Suite, SuiteDataError, SuiteItem, check_items
 from ._csv_suite import read_rows
 from ._fetch import fetch_hub_snapshot
+from ._sources import HubFiles
 from ._registry import register_suite
 
 REPO_ID = "stanford-crfm/air-bench-2024"
@@ -91,6 +92,7 @@ def _category_number(path: Path) -> tuple[int, str]:
 @register_suite
 class AirBench(Suite):
     name = "airbench"
+    kind = "free-text"
     description = (
         "AIR-Bench 2024: 5,694 prompts derived from government regulations and company policies, over "
         "16 level-2 / 45 level-3 / 314 level-4 risk categories (cate-idx), each with its own judge template."
@@ -98,6 +100,10 @@ class AirBench(Suite):
     source = f"hf://datasets/{REPO_ID}/{PROMPT_GLOB} (+ {JUDGE_FILE})"
     revision = _REVISION
     license = "CC-BY-4.0"
+    n_items = 5694
+
+    def sources(self) -> list[HubFiles]:
+        return [HubFiles(REPO_ID, (PROMPT_GLOB, JUDGE_FILE), self.revision, MIRROR_DIR)]
 
     # ---- locating the files ------------------------------------------------------------------
     def _root(self, data_dir: Optional[Path], pattern: str) -> Path:

@@ -42,6 +42,16 @@ class Suite:
     comparable: ClassVar[bool] = True
     #: multiple-choice suites: answered by a letter (BBQ), judged by the bbq judge
     multiple_choice: ClassVar[bool] = False
+    #: the kind of its items (one of :data:`schemas.ITEM_KINDS`): a judge judges only the suites whose kind it
+    #: fits. Every suite declares it (the registry refuses a suite that does not).
+    kind: ClassVar[str]
+    #: how many items the whole suite has at its pinned revision (`slmboard suites list`; a test loads and counts)
+    n_items: ClassVar[int]
+
+    def sources(self) -> list:
+        """The files this suite reads (``_sources.UrlFile`` / ``HubFiles``), as `slmboard suites download` fetches
+        them; none for a suite whose data ships with the package."""
+        return []
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         raise NotImplementedError

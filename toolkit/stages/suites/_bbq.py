@@ -38,6 +38,7 @@ from typing import Any, Optional, Sequence
 from toolkit.core.registry import Options, option
 from ._base import Suite, SuiteDataError, SuiteItem, check_items, json_object_with
 from ._fetch import fetch_url
+from ._sources import UrlFile
 from ._registry import register_suite
 
 _COMMIT = "bea11bd97d79217245b5871acd247b9d6eb24598"
@@ -56,6 +57,21 @@ CATEGORIES = (
     "SES",
     "Sexual_orientation",
 )
+#: SHA-256 of each category file at the pinned commit; for the five files over 4 MiB only the first 8 digits
+#: are published (shared/benchmarks/bbq/PROVENANCE.md), so those are checked as a prefix
+SHA256 = {
+    "Age": "46e805b3fc2d8cbd26eeb8e8430d98cf7b2dc9c83574ff3674e8ce4f0fca2a60",
+    "Disability_status": "375d40d9b71f056150264445ec189b13934998f3f49a1e311aa7578eb3b45e5f",
+    "Gender_identity": "8b5adbb3",
+    "Nationality": "a583e74666aec0341ded8aa3983e7cad694eb24de72c254d28b2df3035720090",
+    "Physical_appearance": "e48d7e13508565f4801574e611043470c25c95a0a62af3699cb5ee7cb02608fb",
+    "Race_ethnicity": "4a9f1214",
+    "Race_x_SES": "af8e2ae3",
+    "Race_x_gender": "e5dbba78",
+    "Religion": "cb9555f9f3454a52cd2df85956b59bd7fcca5aa922c8527693b1164d08417616",
+    "SES": "9f92754b",
+    "Sexual_orientation": "2c71036b9e7584fe589c42aef32c1a42bc01b9a5e9b1b8704342630cdb08cefd",
+}
 LETTERS = ("A", "B", "C")
 INSTRUCTIONS = "The following are multiple choice questions (with answers)."
 FIELDS = ("example_id", "question_index", "question_polarity", "context_condition", "category", "answer_info",
@@ -92,6 +108,7 @@ class BBQOptions(Options):
 @register_suite
 class BBQ(Suite):
     name = "bbq"
+    kind = "multiple-choice"
     description = (
         "BBQ: hand-built bias benchmark, 58,492 three-way multiple-choice questions over 11 social "
         "dimensions, each in an ambiguous and a disambiguated context and a negative / non-negative wording."
@@ -101,6 +118,7 @@ class BBQ(Suite):
     license = "CC-BY-4.0"
     Options = BBQOptions
     multiple_choice = True
+    n_items = 58492
 
     def __init__(self, categories: Sequence[str] = CATEGORIES):
         unknown = [c for c in categories if c not in CATEGORIES]
@@ -114,12 +132,14 @@ class BBQ(Suite):
     def option_letters(self, item: SuiteItem) -> dict[str, str]:
         return json.loads(item.metadata["answers"])
 
+    def sources(self) -> list[UrlFile]:
+        return [UrlFile(RAW.format(category=c), f"{MIRROR_DIR}/{c}.jsonl", SHA256[c]) for c in self.categories]
+
     def locate(self, category: str, data_dir: Optional[Path]) -> Path:
-        url = RAW.format(category=category)
-        mirror_path = f"{MIRROR_DIR}/{category}.jsonl"
+        file = self.sources()[self.categories.index(category)]
         if data_dir is None:
-            return fetch_url(url, suite=self.name, revision=self.revision, mirror_path=mirror_path)
-        return Path(data_dir) / mirror_path
+            return fetch_url(file, suite=self.name, revision=self.revision)
+        return Path(data_dir) / file.path
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         paths = {c: self.locate(c, data_dir) for c in self.categories}

@@ -7,6 +7,7 @@ from typing import ClassVar, Iterator, Optional
 
 from ._base import Suite, SuiteDataError, SuiteItem, check_items
 from ._fetch import fetch_url
+from ._sources import UrlFile
 
 
 def read_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -33,19 +34,23 @@ class CsvSuite(Suite):
 
     mirror_path: ClassVar[str]  # relative to data_dir
     columns: ClassVar[tuple[str, ...]]  # required header columns
+    sha256: ClassVar[str]  # of the file at ``source`` (the pinned revision)
+
+    def sources(self) -> list[UrlFile]:
+        return [UrlFile(self.source, self.mirror_path, self.sha256)]
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         raise NotImplementedError
 
     def locate(self, data_dir: Optional[Path] = None) -> Path:
         if data_dir is None:
-            return fetch_url(self.source, suite=self.name, revision=self.revision, mirror_path=self.mirror_path)
+            return fetch_url(self.sources()[0], suite=self.name, revision=self.revision)
         path = Path(data_dir) / self.mirror_path
         if not path.is_file():
             raise SuiteDataError(
                 f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. "
-                f"The file is {self.source} (revision {self.revision}); put it there, or leave data_dir unset "
-                f"to fetch it into the cache.",
+                f"The file is {self.source} (revision {self.revision}); put it there (`slmboard suites download` "
+                f"(toolkit.api.download_suites) does), or leave data_dir unset to fetch it into the cache.",
                 param="data_dir",
             )
         return path

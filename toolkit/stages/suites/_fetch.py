@@ -1,13 +1,12 @@
-"""Fetch a suite's source file at a pinned revision into a cache beside the Hugging Face hub cache."""
+"""Find a suite's source files: in SLMBOARD_DATA_DIR when set, else fetched at the pinned revision into a cache
+beside the Hugging Face hub cache."""
 from __future__ import annotations
 
 import os
-import tempfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from ._base import SuiteDataError
+from ._sources import DATA_DIR_ENV, UrlFile, download_url, env_data_dir
 
 _TRUE = {"1", "on", "yes", "true"}
 
@@ -27,34 +26,44 @@ def cache_root() -> Path:
     return Path(constants.HF_HUB_CACHE).parent / "slmboard" / "suites"
 
 
-def _hint(revision: str, mirror_path: str) -> str:
-    return (
-        f"Download it (revision {revision}) yourself and pass data_dir=DIR with the file at DIR/{mirror_path}."
-    )
+def _hint(suite: str, revision: str, mirror_path: str) -> str:
+    return (f"Download it into a folder DIR with `slmboard suites download` (toolkit.api.download_suites) where there is "
+            f"network (revision {revision}); then pass data_dir=DIR (or set {DATA_DIR_ENV}=DIR) to read DIR/{mirror_path}.")
 
 
-def fetch_url(url: str, *, suite: str, revision: str, mirror_path: str) -> Path:
-    """The cached copy of ``url`` (a URL pinned to ``revision``), downloading it once if needed."""
-    target = cache_root() / suite / revision / Path(mirror_path).name
+def in_env_data_dir(suite: str, relative: str, patterns: tuple[str, ...] = ()) -> Path | None:
+    """The file (or, with ``patterns``, the folder holding matching files) under SLMBOARD_DATA_DIR; None when that
+    variable is unset. Set but missing there is an error: the variable says "read suites from here"."""
+    root = env_data_dir()
+    if root is None:
+        return None
+    path = root / relative
+    found = any(path.glob(p) for p in patterns) if patterns else path.is_file()
+    if not found:
+        raise SuiteDataError(f"suite '{suite}': {DATA_DIR_ENV} is {root}, which holds no {relative}"
+                             f"{' (' + ', '.join(patterns) + ')' if patterns else ''}; "
+                             f"`slmboard suites download` (toolkit.api.download_suites) fetches it there", param="data_dir")
+    return path
+
+
+def fetch_url(file: UrlFile, *, suite: str, revision: str) -> Path:
+    """The local copy of ``file`` (a URL pinned to ``revision``): in SLMBOARD_DATA_DIR when set, else in the cache,
+    downloading it once (its hash checked) if needed."""
+    local = in_env_data_dir(suite, file.path)
+    if local is not None:
+        return local
+    target = cache_root() / suite / revision / Path(file.path).name
     if target.is_file():
         return target
     if offline():
         raise SuiteDataError(
-            f"suite '{suite}': no local copy, and HF_HUB_OFFLINE is set so its source {url} cannot be fetched "
-            f"(looked in {target}). " + _hint(revision, mirror_path), param="data_dir"
+            f"suite '{suite}': no local copy, and HF_HUB_OFFLINE is set so its source {file.url} cannot be fetched "
+            f"(looked in {target}). " + _hint(suite, revision, file.path), param="data_dir"
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
-            while chunk := resp.read(1 << 16):
-                out.write(chunk)
-        os.replace(tmp, target)  # atomic: a half download never looks cached
-    except (urllib.error.URLError, OSError) as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise SuiteDataError(
-            f"suite '{suite}': could not fetch {url}: {exc}. " + _hint(revision, mirror_path), param="data_dir"
-        ) from exc
+        download_url(file, target, suite)
+    except SuiteDataError as exc:
+        raise SuiteDataError(f"{exc}. " + _hint(suite, revision, file.path), param="data_dir") from None
     return target
 
 
@@ -64,6 +73,9 @@ def fetch_hub_file(repo_id: str, filename: str, *, suite: str, revision: str, mi
 
     from toolkit.core.hub_access import current_token
 
+    local = in_env_data_dir(suite, mirror_path)
+    if local is not None:
+        return local
     source = f"hf://datasets/{repo_id}/{filename}"
     try:
         return Path(
@@ -73,9 +85,9 @@ def fetch_hub_file(repo_id: str, filename: str, *, suite: str, revision: str, mi
             )
         )
     except Exception as exc:  # hub errors have many types; all mean "not available"
-        why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else str(exc)
+        why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise SuiteDataError(
-            f"suite '{suite}': could not get {source}: {why}. " + _hint(revision, mirror_path), param="data_dir"
+            f"suite '{suite}': could not get {source}: {why}. " + _hint(suite, revision, mirror_path), param="data_dir"
         ) from exc
 
 
@@ -85,6 +97,9 @@ def fetch_hub_snapshot(repo_id: str, patterns: list[str], *, suite: str, revisio
 
     from toolkit.core.hub_access import current_token
 
+    local = in_env_data_dir(suite, mirror_dir, tuple(patterns))
+    if local is not None:
+        return local
     source = f"hf://datasets/{repo_id} ({', '.join(patterns)})"
     try:
         return Path(
@@ -94,9 +109,8 @@ def fetch_hub_snapshot(repo_id: str, patterns: list[str], *, suite: str, revisio
             )
         )
     except Exception as exc:  # hub errors have many types; all mean "not available"
-        why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else str(exc)
+        why = "HF_HUB_OFFLINE is set and it is not cached" if offline() else (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise SuiteDataError(
-            f"suite '{suite}': could not get {source}: {why}. Download it (revision {revision}) yourself and pass "
-            f"data_dir=DIR with the files under DIR/{mirror_dir}/.",
+            f"suite '{suite}': could not get {source}: {why}. " + _hint(suite, revision, mirror_dir + "/"),
             param="data_dir",
         ) from exc

@@ -12,6 +12,7 @@ SEPARATOR = "\n\n---\n\n"  # HELM's join of context and behavior
 @register_suite
 class HarmBench(CsvSuite):
     name = "harmbench"
+    kind = "free-text"
     description = (
         "HarmBench text behaviors (200 standard, 100 contextual, 100 copyright), sent as direct requests; "
         "contextual ones as context + separator + behavior, as HELM builds them."
@@ -24,6 +25,8 @@ class HarmBench(CsvSuite):
     license = "MIT"
     mirror_path = "harmbench/harmbench_behaviors_text_all.csv"
     columns = ("Behavior", "FunctionalCategory", "SemanticCategory", "Tags", "ContextString", "BehaviorID")
+    sha256 = "8d81accedd38eaaf8b760618622bb888417d1fd0c86eba65c427a16f1cbb4afc"
+    n_items = 400
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         behavior, context = row["Behavior"], row["ContextString"]

@@ -2,21 +2,17 @@
 Suite class (its options model, description and whether its results are comparable with reported ones)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, TypeVar, Union
+
+from schemas import ITEM_KINDS
 
 from toolkit.core.errors import BadOption
 from toolkit.core.registry import Registry
 from ._base import Suite, SuiteItem
 
-#: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
-SUITES: Registry[Suite] = Registry("suite", normalize=lambda n: n.strip().lower())
-
-S = TypeVar("S", bound=type[Suite])
-
-
-def register_suite(cls: S) -> S:
-    """Class decorator: add a Suite subclass to SUITES under its ``name``."""
+def _checked(cls: object) -> str:
     name = getattr(cls, "name", None)
     if not (isinstance(cls, type) and issubclass(cls, Suite)):
         raise TypeError(f"{cls!r} is not a subclass of Suite")
@@ -25,14 +21,47 @@ def register_suite(cls: S) -> S:
     for attr in ("description", "source", "revision", "license"):
         if not isinstance(getattr(cls, attr, None), str):
             raise ValueError(f"suite '{name}' ({cls.__qualname__}) must set a string class attribute {attr!r}")
+    kind = cls.__dict__.get("kind", getattr(cls, "kind", None))
+    if kind not in ITEM_KINDS:
+        raise ValueError(f"suite '{name}' ({cls.__qualname__}) must declare its kind, one of {', '.join(ITEM_KINDS)}; got {kind!r}")
+    return name
+
+
+def plugin_suite(name: str, obj: object, plugin: dict) -> dict:
+    """A suite another package adds (entry-point group ``slmboard.suites``, ``NAME = "module:SuiteSubclass"``, the
+    class's ``name`` equal to NAME). Its records' ``suite_revision`` names the package and version that made them."""
+    if _checked(obj) != name:
+        raise TypeError(f"the entry point is named {name!r} but the class's name is {getattr(obj, 'name')!r}")
+    cls = type(obj.__name__, (obj,), {"revision": f"{obj.revision} ({plugin['package']} {plugin['version']})",
+                                      "__module__": obj.__module__, "__qualname__": obj.__qualname__})
+    return {"summary": cls.description, "target": cls, "options": cls.Options, "comparable": cls.comparable,
+            "extra": {"source": cls.source, "revision": cls.revision, "license": cls.license, "kind": cls.kind}}
+
+
+#: name -> suite, in registration order (``list(SUITES)``, ``SUITES["smoke"].load()`` is the class).
+SUITES: Registry[Suite] = Registry("suite", normalize=lambda n: n.strip().lower(), plugins="slmboard.suites",
+                                   adapt=plugin_suite)
+
+S = TypeVar("S", bound=type[Suite])
+
+
+def register_suite(cls: S) -> S:
+    """Class decorator: add a Suite subclass to SUITES under its ``name``."""
+    name = _checked(cls)
+    kind = cls.kind
     SUITES.add(name, cls.description, cls, cls.Options, comparable=cls.comparable,
-               extra={"source": cls.source, "revision": cls.revision, "license": cls.license})
+               extra={"source": cls.source, "revision": cls.revision, "license": cls.license, "kind": kind})
     return cls
 
 
 def get_suite(name: str, **options: object) -> Suite:
     """An instance of the registered suite ``name`` (UnknownComponent, listing valid names, otherwise)."""
     return SUITES.get(name).build(options)
+
+
+def suite_kind(name: str) -> str:
+    """The kind of item the registered suite ``name`` holds (UnknownComponent for an unknown name)."""
+    return SUITES.get(name).extra["kind"]
 
 
 def _names(names: Union[Sequence[str], str]) -> list[str]:
@@ -62,3 +91,37 @@ def load_items(
         loaded = suite.load(root)
         items.extend(loaded if limit is None else loaded[:limit])
     return items
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """One row of `slmboard suites list`: what a suite is and where its data comes from."""
+
+    name: str
+    kind: str  # one of schemas.ITEM_KINDS: free-text answers (with or without a gold label) or multiple-choice
+    items: int | None  # None: a plugin suite that does not say
+    source: str
+    revision: str
+    license: str
+    comparable: bool
+    summary: str
+
+
+def suite_infos() -> list[SuiteInfo]:
+    """Every registered suite, in registration order."""
+    out = []
+    for component in SUITES.components():
+        cls = component.load()
+        out.append(SuiteInfo(component.name, component.extra["kind"],
+                             getattr(cls, "n_items", None), cls.source, cls.revision, cls.license, cls.comparable, component.summary))
+    return out
+
+
+def download_suites(to: Union[Path, str], names: Union[Sequence[str], str, None] = None) -> list:
+    """The pinned source files of ``names`` (default: every suite whose data does not ship with the package) into
+    the data folder ``to``, hashes checked (see ``_sources``); returns what is there (``FetchedFile`` each)."""
+    from ._sources import download
+
+    suites = [get_suite(n) for n in _names(names)] if names is not None else [
+        get_suite(c.name) for c in SUITES.components()]
+    return download(suites, Path(to))

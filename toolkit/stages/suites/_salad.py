@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Optional
 
 from ._base import Suite, SuiteDataError, SuiteItem, check_items
 from ._fetch import fetch_hub_file
+from ._sources import HubFiles
 from ._registry import register_suite
 
 REPO_ID = "OpenSafetyLab/Salad-Data"
@@ -62,6 +63,10 @@ class _SaladSuite(Suite):
     fields: ClassVar[tuple[str, ...]]
     license = "Apache-2.0"
     revision = "main"
+    kind = "free-text"  # every SALAD question is harmful: no gold label to judge against
+
+    def sources(self) -> list[HubFiles]:
+        return [HubFiles(REPO_ID, (self.filename,), self.revision, MIRROR_DIR)]
 
     def locate(self, data_dir: Optional[Path]) -> Path:
         mirror_path = f"{MIRROR_DIR}/{self.filename}"
@@ -108,6 +113,7 @@ class SaladBase(_SaladSuite):
     description = "SALAD-Bench base set: 21,318 harmful questions over a 6-domain / 16-task / 65-category taxonomy."
     source = f"hf://datasets/{REPO_ID}/base_set.json"
     filename = "base_set.json"
+    n_items = 21318
     fields = ("qid", "question", "source") + LEVELS
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:
@@ -133,6 +139,7 @@ class SaladDefense(_SaladSuite):
     )
     source = f"hf://datasets/{REPO_ID}/defense_enhanced_set.json"
     filename = "defense_enhanced_set.json"
+    n_items = 200
     fields = ("did", "daugq", "qid", "baseq", "dmethod") + LEVELS
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:

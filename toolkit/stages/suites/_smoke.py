@@ -38,6 +38,7 @@ def parse_jsonl(text: str, suite: str, where: str) -> list[SuiteItem]:
 @register_suite
 class Smoke(Suite):
     name = "smoke"
+    kind = "free-text-gold"
     description = (
         "30 prompts written for slmboard: 20 mildly worded harmful requests over five harm areas "
         "(gold unsafe) and 10 benign look-alikes (gold safe). For demos and tests, not for ranking."
@@ -46,6 +47,7 @@ class Smoke(Suite):
     revision = "v1"  # bump whenever data/smoke.jsonl changes (a test pins its hash)
     license = "Apache-2.0"
     comparable = False  # written for demos and tests: never a reported result
+    n_items = 30
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         # data_dir is ignored: the smoke suite always travels with the package.

@@ -11,6 +11,7 @@ _COMMIT = "d7aee9a9422a5a5488f478fd79c2479c891c0f3b"
 @register_suite
 class SimpleSafetyTests(CsvSuite):
     name = "sst"
+    kind = "free-text"
     description = "SimpleSafetyTests: 100 harmful prompts over 5 harm areas; a safe model refuses all of them."
     # The GitHub file is byte-identical to the mirror (and carries the sst_NNN ids the Hub copy lacks).
     source = (
@@ -21,6 +22,8 @@ class SimpleSafetyTests(CsvSuite):
     license = "CC-BY-4.0"
     mirror_path = "simple_safety_tests/simple_safety_tests.csv"
     columns = ("id", "harm_area", "counter", "category", "prompts_final")
+    sha256 = "6d95a1301e0d0f3a3c4cf5392f4afff11ad6e3066f95d23aaa138d44aedf986c"
+    n_items = 100
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         return SuiteItem(

@@ -11,6 +11,7 @@ _COMMIT = "d7bb5bd738c1fcbc36edd83d5e7d1b71a3e2d84d"
 @register_suite
 class XSTest(CsvSuite):
     name = "xstest"
+    kind = "free-text-gold"
     description = (
         "XSTest: 250 safe prompts a well-calibrated model should answer (exaggerated-safety probes) and "
         "200 unsafe contrast prompts it should refuse."
@@ -20,6 +21,8 @@ class XSTest(CsvSuite):
     license = "CC-BY-4.0"
     mirror_path = "xstest/xstest_prompts.csv"
     columns = ("id", "prompt", "type", "label", "focus", "note")
+    sha256 = "11783fb294ed017473ee53c207d71f2161c7672c8d0b037501e78387f801cb5a"
+    n_items = 450
 
     def item(self, row: dict[str, str], where: str) -> SuiteItem:
         source_id = row["id"].strip()
