@@ -221,7 +221,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
         if state.token is None or not authorised(request):
             return err(401, "Unauthorized", "Invalid credentials in Authorization header")
         name = os.environ.get(USER_ENV) or "emulator-user"
-        return {"type": "user", "name": name, "fullname": name, "orgs": [],
+        return {"type": "user", "name": name, "fullname": name, "avatarUrl": f"/avatars/{name}.svg", "orgs": [],
                 "auth": {"type": "access_token", "accessToken": {"displayName": "emulator", "role": "write"}}}
 
     @app.get("/_emulator/stats")

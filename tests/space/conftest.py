@@ -16,6 +16,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from schemas import POLICIES, POLICY_VALUE  # noqa: E402
+from slmboard_space_pages import chromium_browser  # noqa: E402
 
 XSS = "<img src=x onerror=alert(1)>"
 SUITES = ("smoke", "xstest")
@@ -86,20 +87,11 @@ def write_dataset(root: Path, counts_by_suite: dict | None = None, judges=JUDGES
     return root
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
 @pytest.fixture
 def chromium():
     """Open pages in real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright):
     ``chromium(width, height, **context_options)``; any alert() lands in ``page.dialogs``."""
-    if not CHROMIUM.exists():
-        pytest.skip("needs /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium_browser() as browser:
 
         def open_page(width: int, height: int, **options):
             pg = browser.new_page(viewport={"width": width, "height": height}, **options)
@@ -108,7 +100,6 @@ def chromium():
             return pg
 
         yield open_page
-        browser.close()
 
 
 @pytest.fixture
