@@ -56,7 +56,9 @@ def test_demo_wrote_leaderboard_files_and_a_git_commit(demo_dir):
     assert list(smoke["model_id"]) == ["HuggingFaceTB/SmolLM2-135M-Instruct"]
     assert smoke.loc[0, "n_items"] == 3 and smoke.loc[0, "rank_raw"] == 1
     log = subprocess.run(["git", "log", "--oneline"], cwd=demo_dir / "dataset", capture_output=True, text=True).stdout
-    assert len(log.strip().splitlines()) == 6  # SmolLM2's submission, then one per XSTest release model
+    commits = log.strip().splitlines()[::-1]  # oldest first
+    # the board made on purpose, SmolLM2's submission, then one per XSTest release model
+    assert len(commits) == 7 and "Create the board" in commits[0] and "SmolLM2-135M-Instruct" in commits[1], commits
 
 
 def test_rerun_resumes_instead_of_regenerating(demo_dir):
