@@ -81,8 +81,16 @@ def write_dataset(root: Path, counts_by_suite: dict | None = None, judges=JUDGES
     (root / "data" / "submissions").mkdir(parents=True, exist_ok=True)
     subs.to_parquet(root / "data" / "submissions" / "submissions.parquet", index=False)
     (root / "submissions").mkdir(exist_ok=True)
+    from schemas import Submission
+    from pydantic import ValidationError
+
     for rec in subs.to_dict(orient="records"):
-        (root / "submissions" / f"{rec['submission_id']}.json").write_text(json.dumps(rec))
+        manifest = {**rec, "toolkit_version": "0.0.0"}
+        try:
+            Submission.model_validate(manifest)
+        except ValidationError:  # a hostile model id (escaping tests): no published manifest could carry it
+            continue
+        (root / "submissions" / f"{rec['submission_id']}.json").write_text(json.dumps(manifest))
     (root / "README.md").write_text("---\nconfigs: []\n---\n# test dataset\n")
     return root
 
