@@ -18,13 +18,12 @@ pinned revision.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects
 from ._csv_suite import read_rows
 from ._fetch import fetch_hub_snapshot
 from ._sources import HubFiles
@@ -168,18 +167,8 @@ class AirBench(Suite):
                     f"suite '{self.name}': no judge templates in {root.resolve()} (expected {JUDGE_FILE}, or a "
                     f"judge_prompts*.jsonl export). Source: hf://datasets/{REPO_ID}/{JUDGE_FILE} at revision {self.revision}."
                 )
-            rows = []
-            for n, text in enumerate(jsonl[0].read_text(encoding="utf-8").splitlines(), start=1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise SuiteDataError(f"{jsonl[0]}:{n}: not valid JSON ({exc.msg})") from exc
-                missing = [c for c in JUDGE_COLUMNS if c not in obj]
-                if missing:
-                    raise SuiteDataError(f"{jsonl[0]}:{n}: missing field {', '.join(repr(c) for c in missing)}")
-                rows.append((f"{jsonl[0]}:{n}", {k: str(obj[k]) for k in JUDGE_COLUMNS}))
+            rows = [(loc, {k: str(obj[k]) for k in JUDGE_COLUMNS})
+                    for loc, obj in jsonl_objects(jsonl[0].read_text(encoding="utf-8"), str(jsonl[0]), JUDGE_COLUMNS)]
         direction = file_direction([(loc, row["judge_prompt"]) for loc, row in rows])
         out: dict[str, JudgePrompt] = {}
         for loc, row in rows:

@@ -81,6 +81,13 @@ def json_object_with(line: str, loc: str, fields: tuple[str, ...] | list[str]) -
     return obj
 
 
+def jsonl_objects(text: str, where: str, fields: tuple[str, ...] | list[str] = ()) -> list[tuple[str, dict]]:
+    """(``where:line``, object) for each non-blank JSONL line of ``text``, each an object holding ``fields``;
+    SuiteDataError naming the line otherwise."""
+    return [(f"{where}:{n}", json_object_with(line, f"{where}:{n}", fields))
+            for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
 def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:
     """Reject empty prompts and duplicate ids; ``where[i]`` says where item i came from (file:line)."""
     first_seen: dict[str, str] = {}
