@@ -112,12 +112,10 @@ class AirBench(Suite):
             )
         root = Path(data_dir) / MIRROR_DIR
         if not list(root.glob(pattern)):
-            raise SuiteDataError(
-                f"suite '{self.name}': no {pattern} file in {root.resolve()}. Its source is "
-                f"hf://datasets/{REPO_ID} (revision {self.revision}): download {pattern} there "
-                f"(hf download {REPO_ID} --repo-type dataset --revision {self.revision} "
-                f"--include '{pattern}' --local-dir {root}), or leave data_dir unset to fetch it into the cache.",
-                param="data_dir",
+            raise self.missing_data(
+                f"no {pattern} file in {root.resolve()}", f"hf://datasets/{REPO_ID}",
+                f"download {pattern} there (hf download {REPO_ID} --repo-type dataset --revision {self.revision} "
+                f"--include '{pattern}' --local-dir {root})",
             )
         return root
 

@@ -61,6 +61,15 @@ class Suite:
         """Option letter -> option text of a multiple-choice item; empty for other suites."""
         return {}
 
+    def missing_data(self, problem: str, source: str, remedy: str) -> SuiteDataError:
+        """The refusal of a ``data_dir`` that lacks this suite's data: ``problem``, where the data comes from,
+        ``remedy``, and that leaving data_dir unset fetches it into the cache."""
+        return SuiteDataError(
+            f"suite '{self.name}': {problem}. Its source is {source} (revision {self.revision}); {remedy}, "
+            "or leave data_dir unset to fetch it into the cache.",
+            param="data_dir",
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"
 

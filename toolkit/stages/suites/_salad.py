@@ -63,12 +63,8 @@ class _SaladSuite(Suite):
             return fetch_hub_file(REPO_ID, self.filename, suite=self.name, revision=self.revision, mirror_path=mirror_path)
         path = Path(data_dir) / mirror_path
         if not path.is_file():
-            raise SuiteDataError(
-                f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. The file is "
-                f"hf://datasets/{REPO_ID}/{self.filename} (revision {self.revision}); put it there, or leave "
-                f"data_dir unset to fetch it into the cache.",
-                param="data_dir",
-            )
+            raise self.missing_data(f"expected its data at {path.resolve()}, which does not exist",
+                                    f"hf://datasets/{REPO_ID}/{self.filename}", "put it there")
         return path
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:
