@@ -42,10 +42,11 @@ def register(holder: Holder) -> None:
 
     def judges(suite: str) -> str:
         """Judge agreement for a suite (Markdown), computed from its per-item records."""
-        from space.tabs.judges import agreement_markdown
+        from space.tabs.judges import agreement_markdown, board_training
 
         frame = holder.items.suite_frame(suite)
-        return agreement_markdown(frame, suite, sorted(str(j) for j in frame["judge_id"].dropna().unique()))
+        judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
+        return agreement_markdown(frame, suite, judges, board_training(holder.board, judges))
 
     gr.api(leaderboard, api_name="leaderboard")
     gr.api(reload, api_name="reload")

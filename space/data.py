@@ -63,6 +63,14 @@ class Board:
     def suites(self) -> list[str]:
         return sorted(self.leaderboard["suite"].unique()) if not self.empty else []
 
+    def default_suite(self) -> str | None:
+        """The suite the page opens on: the one with the most models (a board of one smoke run beside a
+        compared benchmark opens on the benchmark), ties by name."""
+        if self.empty:
+            return None
+        counts = self.leaderboard.groupby("suite")["model_id"].nunique()
+        return min(counts.index, key=lambda s: (-int(counts[s]), s))
+
     def judges(self, suite: str | None = None) -> list[str]:
         if self.empty:
             return []

@@ -130,7 +130,7 @@ class _Page:
     def full(self, suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
         board = self.holder.board
         suites = board.suites()
-        suite = suite if suite in suites else (suites[0] if suites else None)
+        suite = suite if suite in suites else board.default_suite()
         judges = board.judges(suite)
         judge = judge if judge in judges else board.default_judge(suite)
         if reset_suite:
@@ -231,7 +231,7 @@ class _Page:
     def view_query(self, suite, judge, tab, values) -> str:
         board = self.holder.board
         state = {"suite": suite, "judge": judge, "tab": tab, **values}
-        base = {"suite": (board.suites() or [None])[0], "judge": board.default_judge(suite), "tab": "leaderboard",
+        base = {"suite": board.default_suite(), "judge": board.default_judge(suite), "tab": "leaderboard",
                 **self.defaults}
         return self.share_query(state, base)
 
@@ -241,7 +241,7 @@ class _Page:
             suite, judge, tab, values = self.unpack(args)
             board = self.holder.board
             suites = board.suites()
-            suite = suite if suite in suites else (suites[0] if suites else None)
+            suite = suite if suite in suites else board.default_suite()
             judge = judge if judge in board.judges(suite) else board.default_judge(suite)
             return [*[gr.skip()] * (4 + len(self.free)),
                     *self.compute(suite, judge, tab, values, only=only, deferred=True)]

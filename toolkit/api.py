@@ -431,7 +431,9 @@ def demo(
     show_progress: bool = True,
     n_bootstrap: int = N_BOOTSTRAP,
 ) -> DemoResult:
-    """generate → judge → validate → submit → rank → serve on the embedded default."""
+    """generate → judge → validate → submit on the embedded default (its smoke run), then the XSTest v2 release's
+    five models imported with ``import table`` (people's labels, the release's GPT-4 labels and the offline
+    judges) → rank → serve; the Space opens on XSTest judged by people."""
     from toolkit.workflows.demo_board import run_demo
 
     return run_demo(workdir, limit=limit, max_new_tokens=max_new_tokens, serve=serve, port=port, fresh=fresh,

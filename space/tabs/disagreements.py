@@ -43,6 +43,18 @@ def verdicts(ctx: Ctx, suite: str, model: str, item: str) -> tuple[pd.DataFrame,
     return table.astype(str), prompt, str(first.get("response") or "") if len(merged) else ""
 
 
+def default_pair(judges: list[str]) -> tuple[str | None, str | None]:
+    """The pair the tab opens on: people against slmboard's offline judge where the suite has both,
+    else the first two judges by name."""
+    from space.moves import is_human, offline_judges
+
+    people = next((j for j in judges if is_human(j)), None)
+    offline = offline_judges(judges)
+    if people is not None and offline:
+        return people, offline[0]
+    return (judges[0] if judges else None), (judges[1] if len(judges) > 1 else None)
+
+
 def build(ctx: Ctx) -> TabView:
     with gr.Row():
         judge_a = gr.Dropdown([], label="Judge A", elem_id="dis-judge-a")
@@ -65,9 +77,10 @@ def build(ctx: Ctx) -> TabView:
     def update(suite, judge, values):
         frame = ctx.holder.items.suite_frame(suite)
         judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
-        a = values.get("ja") if values.get("ja") in judges else (judges[0] if judges else None)
+        first_a, first_b = default_pair(judges)
+        a = values.get("ja") if values.get("ja") in judges else first_a
         rest = [j for j in judges if j != a]
-        b = values.get("jb") if values.get("jb") in rest else (rest[0] if rest else None)
+        b = values.get("jb") if values.get("jb") in rest else (first_b if first_b in rest else (rest[0] if rest else None))
         k = values.get("kind") if values.get("kind") in KINDS else KINDS[0]
         if a is None or b is None:
             empty = pd.DataFrame(columns=LIST)

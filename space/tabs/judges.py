@@ -22,10 +22,36 @@ def confusion_title(a: str, b: str) -> str:
     return f"Confusion: {a} (rows) × {b} (columns)"
 
 
-def agreement_markdown(frame: pd.DataFrame, suite: str | None, judges: list[str]) -> str:
-    """Every pair's rates and its confusion matrix (rows judge A, columns judge B), as Markdown."""
+TABLE_COLUMNS = [*PER_MODEL_COLUMNS, "training data of"]
+
+
+def _row(a: str, b: str, s: dict) -> str:
+    return "| " + " | ".join([md_escape(a), md_escape(b), str(s["n"]), pct(s["exact_agreement"]),
+                              num(s["kappa_linear"]), pct(s["boundary_rate"]), pct(s["contradiction_rate"]),
+                              pct(s["ar_a"]), pct(s["ar_b"]), str(s["n_failed_a"]), str(s["n_failed_b"])]) + " |"
+
+
+def training_note(frame: pd.DataFrame, trained: dict[str, dict[str, str]]) -> list[str]:
+    """What each judge was trained on among this suite's models (read from the judge's card)."""
+    models = set(frame["model_id"].astype(str))
+    lines = []
+    for judge, found in sorted(trained.items()):
+        here = {m: f for m, f in found.items() if m in models}
+        if here:
+            listed = ", ".join(f"{md_escape(m)} ({md_escape(f)})" for m, f in here.items())
+            lines.append(f"**Training data.** {md_escape(judge)} was trained on the answers of {listed}, as its card "
+                         "lists them: its agreement on those models is not a held-out result. The rows *held out* "
+                         "below leave them out; the per-model table marks them.")
+    return lines
+
+
+def agreement_markdown(frame: pd.DataFrame, suite: str | None, judges: list[str],
+                       trained: dict[str, dict[str, str]] | None = None) -> str:
+    """Every pair's rates and its confusion matrix (rows judge A, columns judge B), as Markdown; ``trained``
+    ({judge: {model: file}}): the models a judge was trained on, marked and left out of a *held out* row."""
     if not suite:
         return "No suite selected."
+    trained = trained or {}
     if len(judges) < 2:
         return (f"Suite **{md_escape(suite)}** has records from {len(judges)} judge(s); agreement needs two judges "
                 "that scored the same items.")
@@ -38,10 +64,17 @@ def agreement_markdown(frame: pd.DataFrame, suite: str | None, judges: list[str]
         if s is None:
             lines.append(f"| {md_escape(a)} | {md_escape(b)} | 0 (no item scored by both) | | | | | | | | |")
             continue
-        lines.append("| " + " | ".join([md_escape(a), md_escape(b), str(s["n"]), pct(s["exact_agreement"]),
-                                         num(s["kappa_linear"]), pct(s["boundary_rate"]), pct(s["contradiction_rate"]),
-                                         pct(s["ar_a"]), pct(s["ar_b"]), str(s["n_failed_a"]), str(s["n_failed_b"])]) + " |")
+        lines.append(_row(a, b, s))
         matrices.append((a, b, s["confusion"]))
+        seen = set(trained.get(a, {})) | set(trained.get(b, {}))
+        held = frame[~frame["model_id"].astype(str).isin(seen)] if seen else None
+        h = pair_stats(held, a, b) if held is not None and len(held) else None
+        if h is not None:
+            tag = f" (held out: {held['model_id'].nunique()} model(s))"
+            lines.append(_row(a + (tag if a in trained else ""), b + (tag if b in trained else ""), h))
+    notes = training_note(frame, trained)
+    if notes:
+        lines += ["", *notes]
     for a, b, m in matrices:
         lines += ["", f"#### {md_escape(confusion_title(a, b))}", "",
                   f"| {md_escape(a)} ↓ / {md_escape(b)} → | " + " | ".join(SCORE_NAMES) + " |", "|---|---|---|---|"]
@@ -49,15 +82,29 @@ def agreement_markdown(frame: pd.DataFrame, suite: str | None, judges: list[str]
     return "\n".join(lines)
 
 
-def per_model_table(frame: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
+def per_model_table(frame: pd.DataFrame, judges: list[str], trained: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
+    trained = trained or {}
     parts = [per_model(frame, a, b) for a, b in judge_pairs(judges)]
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=PER_MODEL_COLUMNS)
     out = table.astype(object)
+    out["training data of"] = [", ".join(j for j in (a, b) if m in trained.get(j, {}))
+                               for a, b, m in zip(table["judge A"], table["judge B"], table["model"])]
     for col in ("exact", "boundary", "contradiction"):
         out[col] = [pct(v) for v in table[col]]
     out["κ_linear"] = [num(v) for v in table["κ_linear"]]
     out["paired items"] = [str(int(v)) for v in table["paired items"]]
-    return out.astype(str) if len(out) else pd.DataFrame(columns=PER_MODEL_COLUMNS)
+    return out.astype(str) if len(out) else pd.DataFrame(columns=TABLE_COLUMNS)
+
+
+def board_training(board, judges: list[str]) -> dict[str, dict[str, str]]:
+    """{judge: {model: training file}} on this board (none when its manifests cannot be read)."""
+    from space.training import training_models
+
+    try:
+        manifests = board.dataset.manifests if board.dataset is not None else []
+    except Exception:  # a bad manifest is reported elsewhere; the tab still shows agreement
+        manifests = []
+    return training_models(manifests, judges)
 
 
 def trust_markdown() -> str:
@@ -74,7 +121,7 @@ def build(ctx: Ctx) -> TabView:
         gr.Markdown(trust_markdown(), elem_id="judges-trust")
     md = gr.Markdown("Open this tab to compute judge agreement for the selected suite.", elem_id="judges-agreement")
     gr.Markdown("#### Per model: where do the judges disagree?")
-    table = gr.Dataframe(pd.DataFrame(columns=PER_MODEL_COLUMNS), datatype="str", interactive=False,
+    table = gr.Dataframe(pd.DataFrame(columns=TABLE_COLUMNS), datatype="str", interactive=False,
                          elem_id="judges-per-model", show_label=False, max_height=1600)
 
     def update(suite, judge, values):
@@ -82,6 +129,7 @@ def build(ctx: Ctx) -> TabView:
         frame = h.items.suite_frame(suite)
         judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
         note = f"\n\n**Records not shown:** {md_escape(h.items.error)}" if h.items.error else ""
-        return agreement_markdown(frame, suite, judges) + note, per_model_table(frame, judges)
+        trained = board_training(h.board, judges)
+        return agreement_markdown(frame, suite, judges, trained) + note, per_model_table(frame, judges, trained)
 
     return TabView("judges", [], [md, table], update, lazy=True, memo=True)

@@ -8,6 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from space.data import Board, md_escape
+from space.moves import what_moves
 from toolkit.data.board_figures import SCORES_CI_COLUMNS, scores_ci_figure
 from space.table import DEFAULT_GROUPS, GROUPS, column_widths, export_table, format_table
 from space.tabs.base import Ctx, Param, TabView
@@ -31,7 +32,7 @@ def shown_rows(board: Board, suite, judge, values: dict) -> pd.DataFrame:
                      values.get("sort") or "rank (raw)")
 
 
-def caption(board: Board, suite, judge, rows: pd.DataFrame, shown: int) -> str:
+def caption(board: Board, suite, judge, rows: pd.DataFrame, shown: int, moves: str = "") -> str:
     if board.empty:
         return board.message or ""
     if rows.empty:
@@ -40,8 +41,19 @@ def caption(board: Board, suite, judge, rows: pd.DataFrame, shown: int) -> str:
     failed = int(pd.to_numeric(rows["n_failed"], errors="coerce").fillna(0).sum())
     filt = "" if shown == len(rows) else f" Showing {shown} after filters."
     left_out = "".join(f"\n\n{md_escape(line)}" for line in board.left_out_of(suite))
-    return (f"**{md_escape(suite or '')}** judged by **{md_escape(judge or '')}**: {len(rows)} model(s), "
+    text = (f"**{md_escape(suite or '')}** judged by **{md_escape(judge or '')}**: {len(rows)} model(s), "
             f"up to {n_items} items each, {failed} failed judgment(s) in total.{filt}{left_out}")
+    smoke = smoke_note(suite)
+    return text + (f"\n\n{smoke}" if smoke else "") + (f"\n\n{md_escape(moves)}" if moves else "")
+
+
+def smoke_note(suite) -> str:
+    """A suite written for demos and tests (not comparable with reported results) says so above its table."""
+    from toolkit.stages.suites import SUITES
+
+    if suite not in SUITES or SUITES.get(suite).comparable:
+        return ""
+    return f"*Smoke run* (not comparable with reported results): {md_escape(SUITES.get(suite).summary)}"
 
 
 def table_update(rows: pd.DataFrame, groups, visible: bool = True) -> dict:
@@ -74,8 +86,9 @@ def build(ctx: Ctx) -> list[TabView]:
         b = ctx.holder.board
         rows = b.rows(suite, judge)
         shown = shown_rows(b, suite, judge, values)
+        moves = what_moves(rows, ctx.holder.items.suite_frame(suite), judge) if len(rows) > 1 else ""
         return (table_update(shown, values.get("cols") or [], visible=not b.empty),
-                caption(b, suite, judge, rows, len(shown)),
+                caption(b, suite, judge, rows, len(shown), moves),
                 gr.update(choices=families(b.submissions), value=values.get("family") or []))
 
     def update_plot(suite, judge, values):

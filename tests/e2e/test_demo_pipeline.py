@@ -52,10 +52,13 @@ def test_demo_wrote_leaderboard_files_and_a_git_commit(demo_dir):
     import pandas as pd
 
     board = pd.read_csv(demo_dir / "leaderboard" / "leaderboard.csv")
-    assert list(board["model_id"]) == ["HuggingFaceTB/SmolLM2-135M-Instruct"]
-    assert board.loc[0, "n_items"] == 3 and board.loc[0, "rank_raw"] == 1
+    smoke = board[board["suite"] == "smoke"].reset_index(drop=True)
+    assert list(smoke["model_id"]) == ["HuggingFaceTB/SmolLM2-135M-Instruct"]
+    assert smoke.loc[0, "n_items"] == 3 and smoke.loc[0, "rank_raw"] == 1
     log = subprocess.run(["git", "log", "--oneline"], cwd=demo_dir / "dataset", capture_output=True, text=True).stdout
-    assert len(log.strip().splitlines()) == 1
+    commits = log.strip().splitlines()[::-1]  # oldest first
+    # the board made on purpose, SmolLM2's submission, then one per XSTest release model
+    assert len(commits) == 7 and "Create the board" in commits[0] and "SmolLM2-135M-Instruct" in commits[1], commits
 
 
 def test_rerun_resumes_instead_of_regenerating(demo_dir):
@@ -83,5 +86,99 @@ def test_space_serves_the_demo_dataset(demo_dir):
 
         rows = Client(url, verbose=False).predict("smoke", "heuristic-v1", api_name="/leaderboard")
         assert rows[0]["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    finally:
+        app.close()
+
+
+XSTEST_MODELS = {"openai/gpt-4-0613", "meta-llama/Llama-2-70b-chat-hf", "meta-llama/Llama-2-70b-chat-hf-sysprompt",
+                 "mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-Instruct-v0.1-guardrail"}
+
+
+def test_demo_board_holds_the_xstest_release_under_people_and_three_more_judges(demo_dir):
+    import pandas as pd
+
+    board = pd.read_parquet(demo_dir / "dataset" / "data" / "leaderboard" / "leaderboard.parquet")
+    assert set(board["suite"]) == {"smoke", "xstest"}
+    xs = board[board["suite"] == "xstest"]
+    judges = set(xs["judge_id"])
+    assert {"human-xstest", "gpt4-xstest", "heuristic-v1", "learned-v1"} == judges  # people, GPT-4, offline judges
+    for judge in judges:
+        assert set(xs.loc[xs["judge_id"] == judge, "model_id"]) == XSTEST_MODELS, judge
+    assert (xs["n_items"] == 449).all()  # v2-195 is worded differently in the release: partial runs
+    smoke = board[board["suite"] == "smoke"]
+    assert set(smoke["model_id"]) == {"HuggingFaceTB/SmolLM2-135M-Instruct"} and set(smoke["judge_id"]) == {"heuristic-v1"}
+
+
+def test_demo_space_opens_on_xstest_by_people_and_compares_the_offline_judge_with_them(demo_dir):
+    from space.data import load_board
+    from space.items import ItemStore
+    from space.moves import what_moves
+    from space.tabs.disagreements import default_pair
+    from space.tabs.judges import agreement_markdown, board_training, per_model_table
+    from space.tabs.leaderboard import smoke_note
+
+    board = load_board(demo_dir / "dataset")
+    assert board.default_suite() == "xstest" and board.default_judge("xstest") == "human-xstest"
+    rows = board.rows("xstest", "human-xstest")
+    assert len(rows) == 5
+    frame = ItemStore(board.dataset).suite_frame("xstest")
+    judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
+    sentence = what_moves(rows, frame, "human-xstest")
+    for r in rows.itertuples():  # every S_adj move the leaderboard records is in the caption, and only those
+        short = r.model_id.rsplit("/", 1)[-1]
+        assert (f"{short} moves {int(r.rank_raw)} → {int(r.rank_adj)}" in sentence) == (r.rank_raw != r.rank_adj)
+    assert "heuristic-v1 departs from people on" in sentence and "learned-v1 departs from people on" in sentence
+    assert smoke_note("smoke").startswith("*Smoke run*") and smoke_note("xstest") == ""
+
+    trained = board_training(board, judges)  # read from learned-v1's card, matched on the imported files' hashes
+    assert trained == {"learned-v1": {"meta-llama/Llama-2-70b-chat-hf": "xstest_v2_completions_llama2new_gpteval.csv",
+                                      "openai/gpt-4-0613": "xstest_v2_completions_gpt4_gpteval.csv"}}
+    text = agreement_markdown(frame, "xstest", judges, trained)
+    assert "| human\\-xstest | learned\\-v1 \\(held out\\: 3 model\\(s\\)\\) |" in text
+    assert "learned\\-v1 was trained on the answers of" in text
+    table = per_model_table(frame, judges, trained)
+    marked = table[table["training data of"] != ""]
+    assert set(marked["model"]) == {"openai/gpt-4-0613", "meta-llama/Llama-2-70b-chat-hf"}
+    assert default_pair(judges) == ("human-xstest", "heuristic-v1")
+
+
+def test_demo_space_in_chromium(demo_dir, tmp_path):
+    """The demo's Space in headless Chromium: the landing view is xstest judged by people with the caption;
+    the Judges tab marks learned-v1's training data; Disagreements opens on people vs heuristic-v1.
+    SLMBOARD_README_SHOT=PATH also saves the landing view there (how docs/images/space_leaderboard.png is made)."""
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("needs /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from space.app import start
+    from tests.slmboard_space_pages import column_texts, settle
+
+    app, url = start(demo_dir / "dataset", "127.0.0.1", None, quiet=True)
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(chromium), args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.goto(url, wait_until="load")
+            expect = sync_api.expect
+            expect(page.locator("#suite-select input")).to_have_value("xstest", timeout=60_000)
+            expect(page.locator("#judge-select input")).to_have_value("human-xstest")
+            expect(page.locator("#caption")).to_contain_text("What moves: under S_adj")
+            expect(page.locator("#caption")).to_contain_text("heuristic-v1 departs from people on")
+            settle(page)
+            models = column_texts(page, "leaderboard-table", 1)
+            assert len(models) == 5 and any("sysprompt" in m for m in models), models
+            shot = os.environ.get("SLMBOARD_README_SHOT")
+            if shot:
+                page.wait_for_timeout(1500)  # the interval plot swaps in
+                page.screenshot(path=shot, full_page=False)
+            page.get_by_role("tab", name="Judges", exact=True).click()
+            md = page.locator("#judges-agreement")
+            expect(md).to_contain_text("learned-v1 was trained on the answers of", timeout=120_000)
+            expect(md).to_contain_text("held out: 3 model(s)")
+            page.get_by_role("tab", name="Disagreements", exact=True).click()
+            expect(page.locator("#dis-judge-a input")).to_have_value("human-xstest", timeout=60_000)
+            expect(page.locator("#dis-judge-b input")).to_have_value("heuristic-v1")
+            expect(page.locator("#dis-info")).to_contain_text("where both judges scored", timeout=60_000)
+            browser.close()
     finally:
         app.close()

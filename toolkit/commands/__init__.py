@@ -35,7 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("space", "space", "manage the leaderboard's Hugging Face Space"),
     ("review", "review", "run submit's checks on each open pull request of a Hub dataset and post the result as a "
                          "PR comment (maintainers)"),
-    ("demo", "demo", "everything on the embedded default: generate → judge → validate → submit → rank → serve"),
+    ("demo", "demo", "the embedded default's smoke run beside the XSTest release's five models: generate → judge → validate → submit → import → rank → serve"),
 )
 
 

