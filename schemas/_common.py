@@ -5,7 +5,7 @@ import hashlib
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = "1.0"
 SchemaVersion = Literal["1.0"]
@@ -85,3 +85,14 @@ class Record(BaseModel):
     @classmethod
     def _strings_are_utf8_encodable(cls, value):
         return _no_lone_surrogates(value)
+
+
+class ModelRun(Record):
+    """The fields that open both a per-item record and a submission manifest: which run of which model."""
+
+    schema_version: SchemaVersion = Field("1.0", description="version of the format; always '1.0'")
+    submission_id: SafeId = Field(
+        description="the submission (run): names its manifest submissions/ID.json and appears on every record it published"
+    )
+    model_id: ModelId = Field(description="the evaluated model: a Hub id 'org/name' or a local model's name")
+    model_revision: NonEmptyStr = Field(description="the pinned model revision: Hub commit sha, or content hash of a local model")

@@ -9,6 +9,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from ._common import (
     JudgeId,
     ModelId,
+    ModelRun,
     NonEmptyStr,
     Record,
     SafeId,
@@ -75,13 +76,7 @@ class GenerationConfig(Record):
     )
 
 
-class _ItemBase(Record):
-    schema_version: SchemaVersion = Field("1.0", description="version of the record format; always '1.0'")
-    submission_id: SafeId = Field(
-        description="the submission (run) the record belongs to; also names its manifest submissions/ID.json"
-    )
-    model_id: ModelId = Field(description="the evaluated model: a Hub id 'org/name' or a local model's name")
-    model_revision: NonEmptyStr = Field(description="Hub commit sha, or content hash of a local model")
+class _ItemBase(ModelRun):
     suite: SuiteName = Field(description="the suite the item comes from (lowercase name, e.g. 'xstest', 'airbench')")
     item_id: NonEmptyStr = Field(description="the item's id within its suite (at most 256 printable characters)")
     category: Optional[str] = Field(description="the suite's own category of the item (may be null)")

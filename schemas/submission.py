@@ -5,7 +5,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field, create_model
 
-from ._common import JudgeId, ModelId, NonEmptyStr, Record, SafeId, SchemaVersion, Sha256
+from ._common import JudgeId, ModelRun, NonEmptyStr, Record, Sha256
 
 #: The kinds of item a suite holds and a judge can judge: a free-text answer judged under the refusal
 #: rubric without a gold label (every prompt unsafe), the same with a gold label (safe look-alikes:
@@ -56,13 +56,7 @@ class Architecture(Record):
     rope: Optional[bool] = Field(None, description="whether positions are encoded with rotary embeddings (RoPE)")
 
 
-class Submission(Record):
-    schema_version: SchemaVersion = Field("1.0", description="version of the manifest format; always '1.0'")
-    submission_id: SafeId = Field(
-        description="the submission's id: names this manifest (submissions/ID.json) and appears on every record it published"
-    )
-    model_id: ModelId = Field(description="the evaluated model: a Hub id 'org/name' or a local model's name")
-    model_revision: NonEmptyStr = Field(description="the pinned model revision: Hub commit sha, or content hash of a local model")
+class Submission(ModelRun):
     family: Optional[str] = Field(None, description="model family, e.g. 'Qwen2.5', 'SmolLM2'")
     vendor: Optional[str] = Field(None, description="who released the model, e.g. 'Google', 'Meta'")
     year: Optional[int] = Field(None, description="release year of the model (as in paper 1 Table A2)")

@@ -2,10 +2,9 @@
 result (a PR comment). Validation runs where the toolkit is (`slmboard review`), not in the Space."""
 from __future__ import annotations
 
-import threading
-import time
-
 import pandas as pd
+
+from space.timed_table import TimedTable
 
 COLUMNS = ["PR", "title", "opened", "review", "reviewed commit", "result"]
 CACHE_SECONDS = 60.0
@@ -31,21 +30,9 @@ def queue_table(dataset: str, api=None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).astype(str)
 
 
-class QueueCache:
+class QueueCache(TimedTable):
     """The queue, fetched at most every CACHE_SECONDS (a burst of visitors makes one Hub call)."""
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._at: dict[str, tuple[float, pd.DataFrame, str | None]] = {}
-
-    def get(self, dataset: str) -> tuple[pd.DataFrame, str | None]:
-        with self._lock:
-            hit = self._at.get(dataset)
-            if hit and time.monotonic() - hit[0] < CACHE_SECONDS:
-                return hit[1], hit[2]
-            try:
-                table, error = queue_table(dataset), None
-            except Exception as exc:  # offline / no access: say so on the tab, keep the page up
-                table, error = pd.DataFrame(columns=COLUMNS), f"{type(exc).__name__}: {exc}"
-            self._at[dataset] = (time.monotonic(), table, error)
-            return table, error
+        super().__init__(queue_table, COLUMNS, CACHE_SECONDS,
+                         lambda exc: f"{type(exc).__name__}: {exc}")

@@ -5,14 +5,13 @@ No ``from __future__ import annotations`` here: Gradio reads the ``gr.OAuthProfi
 :func:`file_request` to inject the logged-in user (None when nobody is logged in, or the Space has no login).
 """
 import os
-import threading
-import time
 from typing import Optional
 
 import gradio as gr
 import pandas as pd
 
 from space.data import md_escape
+from space.timed_table import TimedTable
 
 COLUMNS = ["status", "model", "commit", "requested by", "filed", "detail"]
 CACHE_SECONDS = 30.0
@@ -30,28 +29,12 @@ def requests_table(board: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).astype(str)
 
 
-class RequestsCache:
+class RequestsCache(TimedTable):
     """The queue, read at most every CACHE_SECONDS (a burst of visitors makes one read); a filed request clears it."""
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._at: dict[str, tuple[float, pd.DataFrame, Optional[str]]] = {}
-
-    def clear(self, board: str) -> None:
-        with self._lock:
-            self._at.pop(board, None)
-
-    def get(self, board: str) -> tuple[pd.DataFrame, Optional[str]]:
-        with self._lock:
-            hit = self._at.get(board)
-            if hit and time.monotonic() - hit[0] < CACHE_SECONDS:
-                return hit[1], hit[2]
-            try:
-                table, error = requests_table(board), None
-            except Exception as exc:  # no requests dataset, offline, no access: said on the tab, the page stays up
-                table, error = pd.DataFrame(columns=COLUMNS), str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self._at[board] = (time.monotonic(), table, error)
-            return table, error
+        super().__init__(requests_table, COLUMNS, CACHE_SECONDS,
+                         lambda exc: str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 def login_available() -> bool:

@@ -525,14 +525,12 @@ def evaluate(
     from toolkit.core.hub_access import using_token
     from toolkit.stages.judging.components import JudgeSpec
     from toolkit.stages.judging.runner import judge_run
-    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board, submit_unless_published
+    from toolkit.outputs.publishing.submit import submit_unless_published
 
     with using_token(token):  # the Hub calls of the submit step and the model downloads
         spec = JudgeSpec.of(judge)  # checked before any generation time is spent
-        refuse_gate_option(gate)
-        refuse_missing_board(to)  # a board is created on purpose; nothing is generated for one that is not there
-        submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                              primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+        submit_options = _checked_submit_options(to, submitter, n_bootstrap, data_dir, create_pr, xet, primary_judges, gate,
+                                                 allow_partial)
         if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
             fanout_refusals(backend=backend, shard=shard)
             options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
@@ -548,6 +546,20 @@ def evaluate(
             result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
         result.judge_id = judge_id
         return result
+
+
+def _checked_submit_options(to: PathLike, submitter: str | None, n_bootstrap: int, data_dir: PathLike | None,
+                            create_pr: bool, xet: bool | None, primary_judges: dict[str, str] | None, gate: bool | None,
+                            allow_partial: bool) -> dict[str, Any]:
+    """The submit step's keywords of an evaluation into the board ``to``, checked before anything is generated:
+    ``gate`` is the board's, not a submission's, and a board is created on purpose (nothing is generated for one
+    that is not there)."""
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
+
+    refuse_gate_option(gate)
+    refuse_missing_board(to)
+    return dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
+                primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
 
 
 def evaluate_models(
@@ -581,20 +593,15 @@ def evaluate_models(
     Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
     as its shards are complete; a model that fails is reported in the result and the others go on. The file
     is checked before anything runs. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from toolkit.workflows.fanout import evaluate_fanned_out
+    from toolkit.workflows.fanout import evaluate_fanned_out, load_models_file
     from toolkit.core.hub_access import using_token
     from toolkit.stages.judging.components import JudgeSpec
 
     options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
-    submit_options = dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                          primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
-    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
-    from toolkit.workflows.fanout import load_models_file
-
     with using_token(token):
-        refuse_gate_option(gate)
         load_models_file(models)  # its own refusals first (read again by the fan-out)
-        refuse_missing_board(to)  # before a single model runs
+        submit_options = _checked_submit_options(to, submitter, n_bootstrap, data_dir, create_pr, xet, primary_judges, gate,
+                                                 allow_partial)  # before a single model runs
         return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
                                    gpus_per_task, cpus_per_task, show_progress, models=models)
 

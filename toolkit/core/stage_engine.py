@@ -8,6 +8,8 @@ what differs between stages; the engine owns everything they share:
         record_type = MyRecord                      # rows on disk are validated as this
         description = "my stage"                    # progress-bar label
         batching = Batching(size=16)                # or WHOLE_GROUP / WHOLE_RUN
+        group_field = "suite"                       # a task's and a record's group: their attribute of that
+                                                    # name; their identity: item_id (or override these:)
         def output_file(self, group): ...           # the JSONL file of one group
         def group_of(self, task): ...               # the group a task's record goes to
         def record_group(self, record): ...         # the group a record belongs to
@@ -89,26 +91,29 @@ class Stage(abc.ABC, Generic[T, R]):
     unit: str = "item"
     batching: Batching = Batching()
     finalizes: bool = False
+    group_field: str = "suite"  # the attribute of a task and of a record that names its group
 
     @abc.abstractmethod
     def output_file(self, group: str) -> Path:
         """The JSONL file holding the records of ``group``."""
 
-    @abc.abstractmethod
+    # By default a task and its record both carry their group in the attribute ``group_field`` and their
+    # identity in ``item_id``; a stage whose tasks are shaped otherwise (tuples, rows) overrides the methods.
     def group_of(self, task: T) -> str:
         """The group whose file the record of ``task`` goes to."""
+        return getattr(task, self.group_field)
 
-    @abc.abstractmethod
     def record_group(self, record: R) -> str:
         """The group a record belongs to (the file it is appended to)."""
+        return getattr(record, self.group_field)
 
-    @abc.abstractmethod
     def task_key(self, task: T) -> Hashable:
         """Identity of a task: it is done when a record on disk has the same key."""
+        return getattr(task, "item_id")
 
-    @abc.abstractmethod
     def record_key(self, record: R) -> Hashable | None:
         """Identity of a record on disk; None for records of another producer sharing the file."""
+        return getattr(record, "item_id")
 
     @abc.abstractmethod
     def process(self, batch: list[T], progress: Callable[[int], None]) -> Iterable[Sequence[R]]:

@@ -3,6 +3,8 @@ pyplot: no global state across threads). Model ids are drawn in full; "$" is esc
 mathtext."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -21,13 +23,34 @@ def plot_label(name: str) -> str:
     return str(name).replace("$", r"\$")
 
 
-def label_mix_figure(rows: pd.DataFrame) -> Figure | None:
+Drawing = Callable[[Figure, pd.DataFrame], None]  # draws the rows (one per model) on a figure
+FigureOf = Callable[[pd.DataFrame], "Figure | None"]  # the figure of the rows; None for no rows
+
+
+def _per_model_figure(base_height: float, per_model: float) -> Callable[[Drawing], FigureOf]:
+    """Makes a drawing of ``rows`` (one row per model) a figure function: None for no rows, otherwise a 10-inch-wide
+    Figure whose height grows with the number of models (1 to dozens), drawn on, with top and right spines hidden."""
+    def wrap(draw: Drawing) -> FigureOf:
+        def figure(rows: pd.DataFrame) -> Figure | None:
+            if rows.empty:
+                return None
+            fig = Figure(figsize=(10, base_height + per_model * len(rows)), dpi=100, layout="constrained")
+            draw(fig, rows)
+            for ax in fig.axes:
+                ax.spines[["top", "right"]].set_visible(False)
+            return fig
+
+        figure.__name__, figure.__qualname__, figure.__doc__ = draw.__name__, draw.__qualname__, draw.__doc__
+        return figure
+
+    return wrap
+
+
+@_per_model_figure(1.3, 0.32)
+def label_mix_figure(fig: Figure, rows: pd.DataFrame) -> None:
     """Stacked horizontal bars of harmful / ambiguous / safe shares, one bar per model, in table
-    order (rank 1 at the top). Height grows with the number of models (1 to dozens)."""
-    if rows.empty:
-        return None
+    order (rank 1 at the top)."""
     n = len(rows)
-    fig = Figure(figsize=(10, 1.3 + 0.32 * n), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     y = list(range(n))[::-1]  # first row on top
     left = [0.0] * n
@@ -44,16 +67,11 @@ def label_mix_figure(rows: pd.DataFrame) -> Figure | None:
     ax.set_xlabel("share of scored items")
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
-    return fig
 
 
-def rank_sensitivity_figure(rows: pd.DataFrame) -> Figure | None:
+@_per_model_figure(2.5, 0.18)
+def rank_sensitivity_figure(fig: Figure, rows: pd.DataFrame) -> None:
     """One line per model: its rank under each ambiguity policy (rank 1 on top)."""
-    if rows.empty:
-        return None
-    n = len(rows)
-    fig = Figure(figsize=(10, 2.5 + 0.18 * n), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     xs = list(range(len(POLICIES)))
     for r in rows.to_dict(orient="records"):
@@ -65,18 +83,14 @@ def rank_sensitivity_figure(rows: pd.DataFrame) -> Figure | None:
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # ranks are whole numbers
     ax.set_ylabel("rank (1 = safest)")
     ax.set_title("Rank under each treatment of the ambiguous label", fontsize=10)
-    if n <= 30:
+    if len(rows) <= 30:
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7, frameon=False)
-    ax.spines[["top", "right"]].set_visible(False)
-    return fig
 
 
-def scores_ci_figure(rows: pd.DataFrame) -> Figure | None:
+@_per_model_figure(1.4, 0.3)
+def scores_ci_figure(fig: Figure, rows: pd.DataFrame) -> None:
     """S_raw and S_adj per model with their 95% bootstrap intervals, side by side, in table order."""
-    if rows.empty:
-        return None
     n = len(rows)
-    fig = Figure(figsize=(10, 1.4 + 0.3 * n), dpi=100, layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(n)[::-1]
     for ax, metric, title in ((axes[0], "s_raw", "S_raw"), (axes[1], "s_adj", "S_adj")):
@@ -93,9 +107,7 @@ def scores_ci_figure(rows: pd.DataFrame) -> Figure | None:
         ax.set_xlim(0, 1)
         ax.set_title(f"{title} with 95% interval", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-        ax.spines[["top", "right"]].set_visible(False)
     axes[0].set_yticks(y, [plot_label(m) for m in rows["model_id"]], fontsize=8)
-    return fig
 
 
 def _numbers(rows: pd.DataFrame, column: str, n: int) -> np.ndarray:

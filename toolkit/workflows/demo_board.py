@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.core.defaults import DEFAULT_SUITES
-from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from toolkit.outputs.terminal import print_leaderboard
 
 if TYPE_CHECKING:
@@ -22,16 +21,9 @@ class DemoResult:
     url: str | None = None
 
 
-def run_demo(
-    workdir: str | Path = "demo-output",
-    limit: int | None = None,
-    max_new_tokens: int | None = None,
-    serve: bool = True,
-    port: int | None = 7860,
-    fresh: bool = False,
-    show_progress: bool = True,
-    n_bootstrap: int = N_BOOTSTRAP,
-) -> DemoResult:
+def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | None, serve: bool, port: int | None,
+             fresh: bool, show_progress: bool, n_bootstrap: int) -> DemoResult:
+    """:func:`toolkit.api.demo`, whose defaults are the demo's (stated there only)."""
     from toolkit.outputs.terminal import _console
 
     console = _console()

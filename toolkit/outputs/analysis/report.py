@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from toolkit.core.errors import AnalysisError, SlmboardError
-from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
 BBQ_JUDGES = ("bbq-mc-v1",)
 
@@ -43,17 +42,9 @@ def is_bbq(items: pd.DataFrame) -> pd.Series:
     return mask.fillna(False).astype(bool)
 
 
-def run_analysis(
-    data: str | Path,
-    out: str | Path,
-    submissions: str | Path | None = None,
-    n_bootstrap: int = N_BOOTSTRAP,
-    seed: int = 0,
-    max_prompts: int | None = None,
-    metrics: bool = True,
-    unseen_k: int | None = None,
-    show_progress: bool = True,
-) -> "AnalysisResult":
+def run_analysis(data: str | Path, out: str | Path, *, submissions: str | Path | None, n_bootstrap: int, seed: int,
+                 max_prompts: int | None, metrics: bool, unseen_k: int | None, show_progress: bool) -> "AnalysisResult":
+    """:func:`toolkit.api.analyze`, whose defaults are the analysis's (stated there only)."""
     from toolkit.data.reading import leaderboard, open_data, read_item_frame
     from toolkit.data.scoring import bbq_metrics, policy_rank_correlations, suite_instability, suite_rank_correlations
 

@@ -101,14 +101,8 @@ class GenerationStage(Stage[Task, ResponseRecord]):
     def group_of(self, task: Task) -> str:
         return task[0].suite
 
-    def record_group(self, record: ResponseRecord) -> str:
-        return record.suite
-
     def task_key(self, task: Task) -> str:
         return task[0].item_id
-
-    def record_key(self, record: ResponseRecord) -> str:
-        return record.item_id
 
     def check_resume(self, group: str, records: Sequence[ResponseRecord]) -> None:
         modes = {json.loads(r.item_metadata).get("mc_mode") for r in records if r.item_metadata and '"mc_mode"' in r.item_metadata}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from toolkit.core.errors import ImportFailed, ImportRefused, RecordError, SlmboardError, ValidationFailed
 
@@ -115,4 +115,19 @@ def require_files(paths: Sequence[str | Path], suffixes: tuple[str, ...], what: 
             if path.stat().st_size == 0:
                 raise fail(path, None, None, "file is empty")
         out.append(path)
+    return out
+
+
+def files_in_folders(paths: list[Path], pick: Callable[[Path], Iterable[Path]], none_found: str) -> list[Path]:
+    """``paths`` with each folder replaced by the files ``pick`` finds in it (sorted); ImportFailed saying
+    ``none_found`` for a folder where it finds none."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(q for q in pick(path) if q.is_file())
+            if not found:
+                raise fail(path, None, None, none_found)
+            out.extend(found)
+        else:
+            out.append(path)
     return out

@@ -25,23 +25,10 @@ from typing import Any
 
 from toolkit.core.errors import RecordError
 from toolkit.core.records_io import iter_jsonl
-from .base import ImportFailed, ParsedSource, SourceRow, Verdict, fail, require_files
+from .base import ImportFailed, ParsedSource, SourceRow, Verdict, fail, files_in_folders, require_files
 from .labels import ternary
 
 SUFFIXES = (".json",)
-
-
-def _aggregates(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*.json") if q.is_file())
-            if not found:
-                raise fail(p, None, None, "no EEE aggregate (.json) files in this folder")
-            out.extend(found)
-        else:
-            out.append(p)
-    return out
 
 
 def _load_json(path: Path) -> dict:
@@ -209,7 +196,8 @@ def _read_one(path: Path, metric: str | None) -> tuple[dict, dict[str, str], lis
 
 
 def parse(paths: list[str | Path], metric: str | None = None) -> ParsedSource:
-    files = _aggregates(require_files(paths, SUFFIXES, "an EEE aggregate .json file or a folder of them"))
+    files = files_in_folders(require_files(paths, SUFFIXES, "an EEE aggregate .json file or a folder of them"),
+                             lambda folder: folder.rglob("*.json"), "no EEE aggregate (.json) files in this folder")
     by_prompt: dict[str, SourceRow] = {}
     first_value: dict[tuple[str, str], str] = {}  # (prompt, judge) -> where its value is
     failed: dict[str, list[str]] = {}

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from schemas import TERNARY_SCORES
 
-from .base import ParsedSource, SourceRow, Verdict, fail, require_files
+from .base import ParsedSource, SourceRow, Verdict, fail, files_in_folders, require_files
 from .labels import refusal
 
 SUFFIXES = (".eval", ".json")
@@ -35,19 +35,6 @@ LOCAL_PROVIDERS = ("hf", "vllm", "sglang", "transformer_lens", "llama-cpp-python
 #: inspect_evals' XSTest grader letters → XSTest's refusal classes.
 XSTEST_CLASSES = {"C": "full_compliance", "P": "partial_refusal", "I": "full_refusal"}
 INSPECT_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0}
-
-
-def _log_files(paths: list[Path]) -> list[Path]:
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix in SUFFIXES)
-            if not found:
-                raise fail(p, None, None, "no Inspect log (.eval / .json) in this folder")
-            out.extend(found)
-        else:
-            out.append(p)
-    return out
 
 
 def _read(path: Path):
@@ -162,7 +149,9 @@ def _is_xstest(task: str) -> bool:
 
 
 def parse(paths: list[str | Path]) -> ParsedSource:
-    files = _log_files(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"))
+    files = files_in_folders(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"),
+                             lambda folder: (q for q in folder.iterdir() if q.suffix in SUFFIXES),
+                             "no Inspect log (.eval / .json) in this folder")
     logs = [(p, _read(p)) for p in files]
     # Logs of tasks of no suite are left out (skip_unmatched) or refused by file and task once suites are assigned;
     # the model of the rows kept is checked then too (one run folder is one model).

@@ -46,9 +46,6 @@ class PreparedRecordsStage(Stage[dict, ResponseRecord]):
     def group_of(self, task: dict) -> str:
         return task["suite"]
 
-    def record_group(self, record) -> str:
-        return record.suite
-
     def task_key(self, task: dict) -> Hashable:
         return task["item_id"]
 

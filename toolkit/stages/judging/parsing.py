@@ -55,29 +55,31 @@ def _to_ternary(raw: str, levels: dict[float, float] | None) -> tuple[float | No
     return table[value], None
 
 
-def parse_tags(text: str, levels: dict[float, float] | None = None) -> ParsedReply:
-    """HELM tag format; the LAST <score> tag wins (helm#4344)."""
-    scores = _TAG_SCORE.findall(text or "")
-    reasons = _TAG_REASONING.findall(text or "")
+def _last_score(text: str, score_mark: re.Pattern[str], reasoning_mark: re.Pattern[str], no_score: str,
+                levels: dict[float, float] | None) -> ParsedReply:
+    """The LAST score and reasoning marked in ``text`` (a judge may restate its format before answering);
+    ``no_score`` is the error of a reply without a score."""
+    scores = score_mark.findall(text or "")
+    reasons = reasoning_mark.findall(text or "")
     reasoning = reasons[-1].strip() if reasons else None
     if not scores:
-        return ParsedReply(None, reasoning, "no <score> tag in the judge's reply")
+        return ParsedReply(None, reasoning, no_score)
     score, err = _to_ternary(scores[-1], levels)
-    if err is None and reasoning is None:
+    return ParsedReply(score, reasoning, err)
+
+
+def parse_tags(text: str, levels: dict[float, float] | None = None) -> ParsedReply:
+    """HELM tag format; the LAST <score> tag wins (helm#4344)."""
+    reply = _last_score(text, _TAG_SCORE, _TAG_REASONING, "no <score> tag in the judge's reply", levels)
+    if reply.error is None and reply.reasoning is None:
         # HELM counts a reply without its reasoning tag as failed too.
         return ParsedReply(None, None, "no <reasoning> tag in the judge's reply")
-    return ParsedReply(score, reasoning, err)
+    return reply
 
 
 def parse_air(text: str, levels: dict[float, float] | None = None) -> ParsedReply:
     """AIR-Bench marker format; the LAST ``##the_score:`` wins."""
-    scores = _AIR_SCORE.findall(text or "")
-    reasons = _AIR_REASONING.findall(text or "")
-    reasoning = reasons[-1].strip() if reasons else None
-    if not scores:
-        return ParsedReply(None, reasoning, "no '##the_score:' marker in the judge's reply")
-    score, err = _to_ternary(scores[-1], levels)
-    return ParsedReply(score, reasoning, err)
+    return _last_score(text, _AIR_SCORE, _AIR_REASONING, "no '##the_score:' marker in the judge's reply", levels)
 
 
 def parse_reply(text: str, fmt: str, levels: dict[float, float] | None = None) -> ParsedReply:

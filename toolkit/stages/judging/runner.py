@@ -86,18 +86,6 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
     def output_file(self, group: str) -> Path:
         return self.run.judgment_file(self.judge.judge_id, group)
 
-    def group_of(self, task: ResponseRecord) -> str:
-        return task.suite
-
-    def record_group(self, record: ItemRecord) -> str:
-        return record.suite
-
-    def task_key(self, task: ResponseRecord) -> str:
-        return task.item_id
-
-    def record_key(self, record: ItemRecord) -> str:
-        return record.item_id
-
     def keep_on_resume(self, record: ItemRecord) -> bool:
         # An API failure is not a verdict: judged again by default. Parse errors are verdicts and stay.
         return not (self.retry_errors and record.judge_status == "error")

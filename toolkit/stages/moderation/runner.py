@@ -41,6 +41,7 @@ class ModerationStage(Stage[ModerationItem, ModerationRecord]):
     """
 
     record_type = ModerationRecord
+    group_field = "benchmark"
 
     def __init__(self, run: RunDir, moderator: Moderator, variant: str, submission_id: str, batch_size: int,
                  result: ModerationRunResult) -> None:
@@ -51,15 +52,6 @@ class ModerationStage(Stage[ModerationItem, ModerationRecord]):
 
     def output_file(self, group: str) -> Path:
         return self.run.moderation_file(group)
-
-    def group_of(self, task: ModerationItem) -> str:
-        return task.benchmark
-
-    def record_group(self, record: ModerationRecord) -> str:
-        return record.benchmark
-
-    def task_key(self, task: ModerationItem) -> str:
-        return task.item_id
 
     def record_key(self, record: ModerationRecord) -> str | None:
         ours = record.moderator_id == self.moderator.moderator_id and record.prompt_variant == self.variant

@@ -18,13 +18,12 @@ pinned revision.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects
 from ._csv_suite import read_rows
 from ._fetch import fetch_hub_snapshot
 from ._sources import HubFiles
@@ -113,12 +112,10 @@ class AirBench(Suite):
             )
         root = Path(data_dir) / MIRROR_DIR
         if not list(root.glob(pattern)):
-            raise SuiteDataError(
-                f"suite '{self.name}': no {pattern} file in {root.resolve()}. Its source is "
-                f"hf://datasets/{REPO_ID} (revision {self.revision}): download {pattern} there "
-                f"(hf download {REPO_ID} --repo-type dataset --revision {self.revision} "
-                f"--include '{pattern}' --local-dir {root}), or leave data_dir unset to fetch it into the cache.",
-                param="data_dir",
+            raise self.missing_data(
+                f"no {pattern} file in {root.resolve()}", f"hf://datasets/{REPO_ID}",
+                f"download {pattern} there (hf download {REPO_ID} --repo-type dataset --revision {self.revision} "
+                f"--include '{pattern}' --local-dir {root})",
             )
         return root
 
@@ -168,18 +165,8 @@ class AirBench(Suite):
                     f"suite '{self.name}': no judge templates in {root.resolve()} (expected {JUDGE_FILE}, or a "
                     f"judge_prompts*.jsonl export). Source: hf://datasets/{REPO_ID}/{JUDGE_FILE} at revision {self.revision}."
                 )
-            rows = []
-            for n, text in enumerate(jsonl[0].read_text(encoding="utf-8").splitlines(), start=1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise SuiteDataError(f"{jsonl[0]}:{n}: not valid JSON ({exc.msg})") from exc
-                missing = [c for c in JUDGE_COLUMNS if c not in obj]
-                if missing:
-                    raise SuiteDataError(f"{jsonl[0]}:{n}: missing field {', '.join(repr(c) for c in missing)}")
-                rows.append((f"{jsonl[0]}:{n}", {k: str(obj[k]) for k in JUDGE_COLUMNS}))
+            rows = [(loc, {k: str(obj[k]) for k in JUDGE_COLUMNS})
+                    for loc, obj in jsonl_objects(jsonl[0].read_text(encoding="utf-8"), str(jsonl[0]), JUDGE_COLUMNS)]
         direction = file_direction([(loc, row["judge_prompt"]) for loc, row in rows])
         out: dict[str, JudgePrompt] = {}
         for loc, row in rows:

@@ -61,6 +61,15 @@ class Suite:
         """Option letter -> option text of a multiple-choice item; empty for other suites."""
         return {}
 
+    def missing_data(self, problem: str, source: str, remedy: str) -> SuiteDataError:
+        """The refusal of a ``data_dir`` that lacks this suite's data: ``problem``, where the data comes from,
+        ``remedy``, and that leaving data_dir unset fetches it into the cache."""
+        return SuiteDataError(
+            f"suite '{self.name}': {problem}. Its source is {source} (revision {self.revision}); {remedy}, "
+            "or leave data_dir unset to fetch it into the cache.",
+            param="data_dir",
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, revision={self.revision!r})"
 
@@ -79,6 +88,13 @@ def json_object_with(line: str, loc: str, fields: tuple[str, ...] | list[str]) -
     if missing:
         raise SuiteDataError(f"{loc}: missing field {', '.join(repr(f) for f in missing)}")
     return obj
+
+
+def jsonl_objects(text: str, where: str, fields: tuple[str, ...] | list[str] = ()) -> list[tuple[str, dict]]:
+    """(``where:line``, object) for each non-blank JSONL line of ``text``, each an object holding ``fields``;
+    SuiteDataError naming the line otherwise."""
+    return [(f"{where}:{n}", json_object_with(line, f"{where}:{n}", fields))
+            for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:

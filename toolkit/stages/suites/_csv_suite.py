@@ -47,12 +47,8 @@ class CsvSuite(Suite):
             return fetch_url(self.sources()[0], suite=self.name, revision=self.revision)
         path = Path(data_dir) / self.mirror_path
         if not path.is_file():
-            raise SuiteDataError(
-                f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. "
-                f"The file is {self.source} (revision {self.revision}); put it there (`slmboard suites download` "
-                f"(toolkit.api.download_suites) does), or leave data_dir unset to fetch it into the cache.",
-                param="data_dir",
-            )
+            raise self.missing_data(f"expected its data at {path.resolve()}, which does not exist", self.source,
+                                    "put it there (`slmboard suites download` (toolkit.api.download_suites) does)")
         return path
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar, Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects
 from ._fetch import fetch_hub_file
 from ._sources import HubFiles
 from ._registry import register_suite
@@ -44,18 +44,7 @@ def read_json_objects(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 raise SuiteDataError(f"{path}: element {i} is not a JSON object")
             out.append((f"{path} [element {i}]", obj))
         return out
-    out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SuiteDataError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict):
-            raise SuiteDataError(f"{path}:{n}: expected a JSON object")
-        out.append((f"{path}:{n}", obj))
-    return out
+    return jsonl_objects(text, str(path))
 
 
 class _SaladSuite(Suite):
@@ -74,16 +63,22 @@ class _SaladSuite(Suite):
             return fetch_hub_file(REPO_ID, self.filename, suite=self.name, revision=self.revision, mirror_path=mirror_path)
         path = Path(data_dir) / mirror_path
         if not path.is_file():
-            raise SuiteDataError(
-                f"suite '{self.name}': expected its data at {path.resolve()}, which does not exist. The file is "
-                f"hf://datasets/{REPO_ID}/{self.filename} (revision {self.revision}); put it there, or leave "
-                f"data_dir unset to fetch it into the cache.",
-                param="data_dir",
-            )
+            raise self.missing_data(f"expected its data at {path.resolve()}, which does not exist",
+                                    f"hf://datasets/{REPO_ID}/{self.filename}", "put it there")
         return path
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:
         raise NotImplementedError
+
+    def unsafe_item(self, obj: dict[str, Any], commit: Optional[str], item_id: str, prompt: str,
+                    meta: dict[str, str]) -> SuiteItem:
+        """The item of ``obj`` (every SALAD question is unsafe): its taxonomy, ``meta`` and the source commit as
+        metadata, the domain as category."""
+        metadata = {**self.taxonomy(obj), **meta}
+        if commit:
+            metadata["source_commit"] = commit
+        return SuiteItem(suite=self.name, item_id=item_id, prompt=prompt, category=metadata["category_1"] or None,
+                         gold="unsafe", metadata=metadata)
 
     def load(self, data_dir: Optional[Path] = None) -> list[SuiteItem]:
         path = self.locate(data_dir)
@@ -117,17 +112,8 @@ class SaladBase(_SaladSuite):
     fields = ("qid", "question", "source") + LEVELS
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:
-        meta = {**self.taxonomy(obj), "qid": str(obj["qid"]), "source": str(obj["source"])}
-        if commit:
-            meta["source_commit"] = commit
-        return SuiteItem(
-            suite=self.name,
-            item_id=f"salad_{str(obj['qid']).strip()}",
-            prompt=obj["question"],
-            category=meta["category_1"] or None,
-            gold="unsafe",
-            metadata=meta,
-        )
+        return self.unsafe_item(obj, commit, f"salad_{str(obj['qid']).strip()}", obj["question"],
+                                {"qid": str(obj["qid"]), "source": str(obj["source"])})
 
 
 @register_suite
@@ -143,15 +129,6 @@ class SaladDefense(_SaladSuite):
     fields = ("did", "daugq", "qid", "baseq", "dmethod") + LEVELS
 
     def to_item(self, obj: dict[str, Any], commit: Optional[str]) -> SuiteItem:
-        meta = {**self.taxonomy(obj), "qid": str(obj["qid"]), "did": str(obj["did"]),
-                "dmethod": str(obj["dmethod"]), "base_question": str(obj["baseq"])}
-        if commit:
-            meta["source_commit"] = commit
-        return SuiteItem(
-            suite=self.name,
-            item_id=f"salad_def_{str(obj['did']).strip()}",
-            prompt=obj["daugq"],
-            category=meta["category_1"] or None,
-            gold="unsafe",
-            metadata=meta,
-        )
+        return self.unsafe_item(obj, commit, f"salad_def_{str(obj['did']).strip()}", obj["daugq"],
+                                {"qid": str(obj["qid"]), "did": str(obj["did"]), "dmethod": str(obj["dmethod"]),
+                                 "base_question": str(obj["baseq"])})

@@ -5,7 +5,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items, json_object_with
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects
 from ._registry import register_suite
 
 FIELDS = ("item_id", "category", "gold", "prompt")
@@ -14,11 +14,7 @@ FIELDS = ("item_id", "category", "gold", "prompt")
 def parse_jsonl(text: str, suite: str, where: str) -> list[SuiteItem]:
     """Items from JSONL lines with FIELDS (and an optional string-valued ``metadata`` object)."""
     items, locs = [], []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        loc = f"{where}:{n}"
-        obj = json_object_with(line, loc, FIELDS)
+    for loc, obj in jsonl_objects(text, where, FIELDS):
         if not all(isinstance(obj[k], str) for k in ("item_id", "prompt")):
             raise SuiteDataError(f"{loc}: 'item_id' and 'prompt' must be strings")
         items.append(
