@@ -405,9 +405,9 @@ IMPORT_CASES: list[ImportCase] = [
                lambda d: _table(_csv_source(d, '{"prompt": 42, "response": "x"}\n', "src.jsonl"))),
     ImportCase("import_bad_id_map", "import table --id-map v2-{n}", "expected SOURCE_PATTERN=SUITE_PATTERN, e.g. 'v2-{n}=xstest_{n}' (id_map is --id-map on the command line)",
                lambda d: _table(_good_csv(d), "--id-map", "v2-{n}")),
-    ImportCase("import_no_suite", "import table without --suites", "pass suite=NAME (suite is --suites on the command line)",
+    ImportCase("import_no_suite", "import table without --suites", "the table source does not say which suite it is; pass --suites NAME",
                lambda d: ["table", str(_good_csv(d)), "--model-id", "org/m", "--out", str(d / "run")]),
-    ImportCase("import_no_model", "import table without --model-id", "pass model_id='ORG/NAME' (model_id is --model-id on the command line)",
+    ImportCase("import_no_model", "import table without --model-id", "the table source does not name the model; pass --model-id 'ORG/NAME'",
                lambda d: ["table", str(_good_csv(d)), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_unmatched", "import table with a row that is no suite item", "{src}:3: 'not a smoke prompt': prompt is not a smoke item",
                lambda d: _table(_csv_source(d, f'prompt,response\n"{_smoke_prompts()[0]}",ok\nnot a smoke prompt,ok\n'))),
@@ -450,8 +450,7 @@ IMPORT_CASES: list[ImportCase] = [
                                                        "--judge-model", "llama=meta/llama-3.1-405b-instruct-turbo"]),
     ImportCase("import_helm_scenario_without_suite", "import helm on a folder with a run of a scenario slmboard has no suite for",
                "1 part(s) of the helm source say no suite slmboard has ({src}/anthropic_red_team:model=org_m (HELM scenario "
-               "anthropic_red_team): 2 row(s)); set skip_unmatched to leave them out, or pass suite=NAME if they are one "
-               "(skip_unmatched is --skip-unmatched, suite is --suites on the command line)",
+               "anthropic_red_team): 2 row(s)); pass --skip-unmatched to leave them out, or pass --suites NAME if they are one",
                lambda d: [a for a in _helm(d, scenario="anthropic_red_team") if a not in ("--suites", "smoke")]),
     ImportCase("import_helm_suite_overrides_source", "import helm --suites smoke on a run that says its suite (xstest)",
                "suite 'smoke' applies to sources that do not say their suite; this helm source says xstest (suite is --suites on the command line)",
@@ -476,10 +475,10 @@ IMPORT_CASES: list[ImportCase] = [
                "agg_samples.jsonl:1:evaluation_result_id: 'smoke/other' is none of agg.json's evaluation_results (smoke/s_raw)",
                lambda d: ["eee", str(_eee_pair(d, result_id="smoke/other")), "--suites", "smoke", "--out", str(d / "run")]),
     ImportCase("import_inspect_task_without_suite", "import inspect on a folder with a log of a task of no slmboard suite",
-               "(Inspect task nope): 6 row(s)); set skip_unmatched to leave them out",
+               "(Inspect task nope): 6 row(s)); pass --skip-unmatched to leave them out",
                lambda d: ["inspect", str(_inspect_task_log(d, "nope")), "--data-dir", str(d), "--out", str(d / "run")]),
     ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
-               "(lm-eval task nope): 2 row(s)); set skip_unmatched to leave them out",
+               "(lm-eval task nope): 2 row(s)); pass --skip-unmatched to leave them out",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
 ]
 
