@@ -65,6 +65,7 @@ def test_helm_failed_requests_import_as_failed_items_with_their_error(failed_run
 
     # the leaderboard counts them under failed, for both judges
     dataset = tmp_path / "dataset"
+    assert main(["create", str(dataset)]) == 0
     assert main(["submit", str(out), "--to", str(dataset), "--allow-partial", "--data-dir", str(SHARED / "benchmarks"),
                  "--bootstrap", "0"]) == 0
     assert main(["rank", str(dataset), "--bootstrap", "0", "--quiet", "--out", str(tmp_path / "board")]) == 0

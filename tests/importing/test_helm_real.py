@@ -196,7 +196,8 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     assert main(["submit", str(lossy), "--to", str(tmp_path / "d2"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
     assert f"1 generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
 
-    # A HELM judge with some records in a suite outside its own is held to all of that suite's items.
+    # A HELM judge with records in a suite outside the ones its source applied it to is refused: it does not fit
+    # that suite (issue 31: judges keep to what they can judge), and the refusal names the file and what to do.
     stray = tmp_path / "stray"
     shutil.copytree(imported, stray)
     xs_judge = next(j for j, s in suites_of.items() if s == {"xstest"})
@@ -208,7 +209,8 @@ def test_a_folder_of_scenarios_submits_with_each_helm_judge_on_its_own_suite(imp
     n_xstest = sum(1 for r in expected if r["suite"] == "xstest")
     new_board(tmp_path / "d4")
     assert main(["submit", str(stray), "--to", str(tmp_path / "d4"), "--allow-partial", "--data-dir", str(bench), "--bootstrap", "0"]) == 1
-    assert f"{n_xstest - 1} generated item(s) not judged by {harm_judge}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert str(target) in err and f"its records of xstest are not published" in err and n_xstest > 1, err
 
     # Without the declaration the old rule holds: every judge on every suite.
     undeclared = tmp_path / "undeclared"

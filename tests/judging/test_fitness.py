@@ -69,6 +69,7 @@ def test_heuristic_skips_bbq_and_says_so(bbq_and_smoke_run, tmp_path):
                                      "learned, openai:MODEL, guard:MODEL, mdjudge"]
     # both judges, each on its own suite, publish; the manifest records what each fits
     dataset = tmp_path / "board"
+    api.create(dataset)
     api.submit(run, to=dataset, n_bootstrap=0)
     manifest = json.loads(next((dataset / "submissions").glob("*.json")).read_text())
     assert manifest["judge_fits"] == {"bbq-mc-v1": ["multiple-choice"], "heuristic-v1": ["free-text", "free-text-gold"]}
@@ -142,6 +143,7 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     api.judge(run, judge="heuristic", show_progress=False)
     api.judge(run, judge="bbq", show_progress=False)
     dataset = tmp_path / "board"
+    api.create(dataset)
     api.submit(run, to=dataset, n_bootstrap=0)
     manifest_path = next((dataset / "submissions").glob("*.json"))
     manifest = json.loads(manifest_path.read_text())
@@ -185,6 +187,7 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
 def test_a_suite_no_judge_of_the_run_fits_is_named_at_submit(bbq_and_smoke_run, tmp_path):
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
     api.judge(run, judge="heuristic", show_progress=False)
+    api.create(tmp_path / "board")
     result = api.submit(run, to=tmp_path / "board", n_bootstrap=0, allow_partial=True)
     assert ("suite bbq: no judge of the run can judge it (multiple-choice); its responses are not published — judge it "
             "with --judge bbq and submit again") in result.notes

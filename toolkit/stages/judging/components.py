@@ -127,10 +127,12 @@ JUDGES.add("learned", "offline judge learned from human labels (the newest, lear
            extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2})
 JUDGES.add("learned-v2", "learned-v2 by its version: trained on GPTFuzz, OpenAI RBR gold and XSTest human labels",
            "toolkit.stages.judging.learned:LearnedJudgeV2", LearnedOptions, comparable=False,
-           extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2})
+           extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2,
+                  "version_of": "learned"})
 JUDGES.add("learned-v1", "learned-v1 by its version (old records reproduce): trained on XSTest human labels only",
            "toolkit.stages.judging.learned:LearnedJudge", LearnedOptions, comparable=False,
-           extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V1})
+           extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V1,
+                  "version_of": "learned"})
 JUDGES.add("openai", "rubric judge over any OpenAI-compatible chat API (HELM Safety v1.0 rubrics, ternary)",
            "toolkit.stages.judging.openai_judge:build_openai_judge", OpenAIJudgeOptions, argument="model",
            extra={"judge_id": "openai:{argument}", "export_kind": "llm", "fits": FREE_TEXT,
