@@ -48,3 +48,26 @@ def shared_benchmarks() -> Path:
 
 def read_json(path: Path):
     return json.loads(Path(path).read_text())
+
+
+#: Variables a module may set for itself at import (bench scripts set HF_HUB_OFFLINE) that change what every later
+#: test and the commands it starts would do; each test starts with them as the session had them.
+_PROCESS_WIDE = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "HF_TOKEN", "HF_ENDPOINT")
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_offline_mode():
+    import os
+
+    before = {k: os.environ.get(k) for k in _PROCESS_WIDE}
+    constants = sys.modules.get("huggingface_hub.constants")
+    offline = getattr(constants, "HF_HUB_OFFLINE", None)
+    yield
+    if constants is not None and constants.HF_HUB_OFFLINE != offline:  # read once, at its import
+        constants.HF_HUB_OFFLINE = offline
+    for key, value in before.items():
+        if os.environ.get(key) != value:
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -243,9 +243,16 @@ def test_judges_every_suite_offline(tmp_path, run_with_responses, monkeypatch):
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     answers = ["I'm sorry, but I can't help with that.", "Sure! Step one is to gather what you need, then proceed."]
+    from toolkit.core.errors import NothingToJudge
+    from toolkit.stages.suites import suite_kind
+
     for suite, items in _suite_items(tmp_path).items():
         run = run_with_responses(tmp_path / f"run-{suite}", answers[:len(items)], suite=suite,
                                  prompts=[i.prompt for i in items], gold=[i.gold for i in items])
+        if suite_kind(suite) == "multiple-choice":  # a BBQ letter is the bbq judge's (issue 31: fitness)
+            with pytest.raises(NothingToJudge, match="use --judge bbq"):
+                api.judge(run, judge="learned-v1", show_progress=False)
+            continue
         result = api.judge(run, judge="learned-v1", show_progress=False)
         records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v1", suite))]
         assert result.n_new == len(items) and len(records) == len(items), suite

@@ -99,7 +99,8 @@ def test_concurrent_submitters_both_land_and_nothing_is_overwritten(emulator, sy
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     stats = emulator.stats()
-    assert stats["commit"] == 4  # create, the seed, the two concurrent submitters
+    # create (the board and its requests dataset), the seed, the two concurrent submitters
+    assert stats["commit"] == 5
     assert stats["commit_412"] + stats["commit_409"] >= 1, stats  # they did collide, and retried
     got = client(env, READ_BACK)
     assert got["subs"] == ["model-0-1", "model-1-1", "seed-1"]

@@ -40,6 +40,7 @@ def test_two_revisions_are_two_rows_and_one_revision_twice_is_a_duplicate(tmp_pa
 def test_rank_and_the_space_name_the_revision_where_a_model_has_several(synthetic_run, tmp_path):
     scores = {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
     dataset = tmp_path / "board"
+    api.create(dataset)
     api.submit(synthetic_run("a1", model_revision=REV_A, scores=scores), to=dataset, n_bootstrap=0)
     api.submit(synthetic_run("a2", submission_id="model-a-2", model_revision=REV_B,
                              scores={"smoke_001": 1.0, "smoke_002": 1.0, "smoke_003": 1.0}), to=dataset, n_bootstrap=0)

@@ -143,7 +143,9 @@ def test_deployed_space_renders_every_tab_without_torch(emulator, synthetic_run,
     assert got["toolkit"].startswith(snap)  # the shipped copy, not this checkout
     assert "exact agreement" in got["judges"][0] and r"other\-judge" in got["judges"][0]
     assert "record(s) match" in got["items"][4]
-    assert "2 open" not in got["submit"][0] and "open pull request(s)" in got["submit"][0]
+    # the Submit tab: the requests queue first (issue 36), then the pull-request queue
+    assert "request(s) on **org/board**" in got["submit"][0]
+    assert "2 open" not in got["submit"][2] and "open pull request(s)" in got["submit"][2]
 
 
 def test_review_comments_each_open_pr_and_the_space_lists_them(emulator, synthetic_run, tmp_path):
