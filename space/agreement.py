@@ -24,7 +24,8 @@ def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
     """suite_agreement's metrics for one suite's records (None when no item is paired)."""
     from toolkit.data.scoring.agreement import suite_agreement
 
-    plain = frame[["model_id", "suite", "item_id", "judge_id", "score"]].astype(
+    revision = ["model_revision"] if "model_revision" in frame else []  # two revisions of a model: two models
+    plain = frame[["model_id", *revision, "suite", "item_id", "judge_id", "score"]].astype(
         {"model_id": str, "suite": str, "item_id": str, "judge_id": str})
     if a == b or not {a, b} <= set(plain["judge_id"]):
         return None

@@ -114,6 +114,12 @@ def md_escape(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
+def md_code(text: str) -> str:
+    """`text` as an inline code span: backslashes are shown literally there (md_escape would show its
+    escapes), and only a backtick could end the span early, so backticks are dropped."""
+    return "`" + str(text).replace("`", "") + "`"
+
+
 def _no_data_message(data_dir: Path, why: str) -> str:
     return (
         f"**No submissions yet** — {why}\n\n"

@@ -83,12 +83,21 @@ def read_url_js(tab_keys: list[str], default: str, tab_of_param: dict[str, str])
             f"const lazy = {json.dumps(tab_of_param)}; const p = new URLSearchParams(q); const t = p.get('tab'); "
             f"const tab = keys.includes(t) ? t : {json.dumps(default)}; "
             f"const to = [...p.keys()].some(k => k in lazy && lazy[k] !== tab) ? 'all' : tab; "
-            f"window.slmboardTab = tab; return [...keys, 'all'].map(k => k === to ? q : ''); }}")
+            f"window.slmboardTab = tab; window.slmboardRestoring = q !== ''; "
+            f"return [...keys, 'all'].map(k => k === to ? q : ''); }}")
 
 
 def select_tab_js(key: str, default: str) -> str:
     """A tab's select (in the browser): a new request for the tab unless the page shows it already
     (also when the restore selected it, and for the first tab's select at mount)."""
     k = json.dumps(key)
+    # while a link's restore is computing, the tab's own event would read inputs the restore has not set
+    # yet (and could answer last): the request waits for the restore (AFTER_RESTORE_JS sends it)
     return (f"(cur) => (window.slmboardTab ?? {json.dumps(default)}) === {k} ? cur : "
+            f"window.slmboardRestoring ? (window.slmboardTab = {k}, window.slmboardPendingTab = {k}, cur) : "
             f"(window.slmboardTab = {k}, {k} + ':' + Date.now())")
+
+
+# After a link's restore answered: the request of a tab opened meanwhile, computed from the restored inputs.
+AFTER_RESTORE_JS = ("(cur) => { window.slmboardRestoring = false; const k = window.slmboardPendingTab; "
+                    "window.slmboardPendingTab = null; return k ? k + ':' + Date.now() : cur; }")

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 
 import gradio as gr
 
-from space.prepared import ViewOutputs, read_url_js, select_tab_js
+from space.prepared import AFTER_RESTORE_JS, ViewOutputs, read_url_js, select_tab_js
 from space.tabs.base import Ctx, TabView
 
 WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
@@ -176,7 +176,9 @@ class _Page:
             if p.key in q:
                 out[free_at + i] = gr.update(value=values[p.key])
         query_out = self.view_query(out[1]["value"], out[2]["value"], tab, values)
-        return [*out, gr.update(selected=tab), tab, query_out, tab, self.holder.version]
+        # a link to the first tab leaves the tab bar alone: a visitor may have opened another tab meanwhile
+        selected = gr.skip() if query and tab == "leaderboard" else gr.update(selected=tab)
+        return [*out, selected, tab, query_out, tab, self.holder.version]
 
     def landing(self) -> list:
         """What the plain address shows (outputs in ``restore_out`` order), for space/landing.py to bake."""
@@ -265,7 +267,8 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
     for key, query_in in page.query_in.items():
         outputs = [page.restore_out[i] for i in page.restore_at[key]]
         restore = query_in.change(page.restore_event(key), [query_in, *inputs], outputs, **PRIVATE)
-        restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
+        restore = restore.then(None, [page.share], None, js=WRITE_URL, **PRIVATE)
+        restore.then(None, [page.tab_request], [page.tab_request], js=AFTER_RESTORE_JS, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
     page.then_url(refresh.click(page.on_refresh, inputs, [*full_out, page.seen], **PRIVATE))

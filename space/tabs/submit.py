@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from space.data import md_escape
+from space.data import md_code, md_escape
 from space.pr_queue import COLUMNS, QueueCache
 from space.request_form import COLUMNS as REQUEST_COLUMNS, RequestsCache, build_form
 from space.tabs.base import Ctx, TabView
@@ -45,7 +45,7 @@ def build(ctx: Ctx) -> TabView:
         counts = rows["status"].value_counts().to_dict() if len(rows) else {}
         text = (f"{len(rows)} request(s) on **{md_escape(board)}** ("
                 + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pending", "running", "finished", "failed"))
-                + f"). `slmboard request MODEL --to {md_escape(board)}` files one from the command line.")
+                + f"). {md_code(f'slmboard request MODEL --to {board}')} files one from the command line.")
         return text, rows
 
     def pull_requests():
@@ -57,7 +57,7 @@ def build(ctx: Ctx) -> TabView:
         if error:
             return f"Could not read the pull requests of {md_escape(dataset)}: {md_escape(error)}", rows
         text = (f"{len(rows)} open pull request(s) on **{md_escape(dataset)}**. A maintainer runs "
-                f"`slmboard review {md_escape(dataset)}`, which checks each PR's files with submit's checks and posts "
+                f"{md_code(f'slmboard review {dataset}')}, which checks each PR's files with submit's checks and posts "
                 "the result as a PR comment; the latest result is shown here.")
         return text, rows
 

@@ -64,3 +64,50 @@ def test_rank_and_the_space_name_the_revision_where_a_model_has_several(syntheti
     assert sorted(shown["Model"]) == [f"org/model-a@{REV_A[:12]}", f"org/model-a@{REV_B[:12]}", "org/model-c"]
     linked = format_table(board.rows("smoke", "heuristic-v1"))
     assert any(REV_B[:12] in cell and "huggingface.co/org/model-a" in cell for cell in linked["Model"])
+
+
+def test_every_export_keeps_two_revisions_of_a_model_apart(synthetic_run, tmp_path):
+    """Two revisions of one model are two results everywhere the board's numbers go: EEE files and
+    the model-page results (merging their records would publish a number neither revision earned)."""
+    import json
+
+    import yaml
+
+    dataset = tmp_path / "board"
+    api.create(dataset)
+    api.submit(synthetic_run("a1", model_revision=REV_A, scores={"smoke_001": 1.0, "smoke_002": 1.0}), to=dataset,
+               n_bootstrap=0)
+    api.submit(synthetic_run("a2", submission_id="model-a-2", model_revision=REV_B,
+                             scores={"smoke_001": 0.0, "smoke_002": 0.0}), to=dataset, n_bootstrap=0)
+    eee = api.export_eee(dataset, tmp_path / "eee", n_bootstrap=0)
+    scores = {}
+    for path in eee.aggregates:
+        doc = json.loads((tmp_path / "eee" / path).read_text())
+        revision = doc["model_info"]["additional_details"]["model_revision"]
+        assert revision not in scores, f"two aggregate files for revision {revision}"
+        scores[revision] = [r["score_details"]["score"] for r in doc["evaluation_results"]
+                            if r["evaluation_result_id"].endswith("/s_raw")]
+    assert scores == {REV_A: [1.0], REV_B: [0.0]}, scores
+    assert eee.n_samples == 4
+    pages = api.export_eval_results(dataset, tmp_path / "pages", dataset_id="org/board")
+
+    entries = yaml.safe_load((tmp_path / "pages" / pages.files["org/model-a"]).read_text())
+    # one entry per revision, each saying which revision earned its value
+    got = sorted((e["notes"].split(";")[0], e["value"]) for e in entries)
+    assert got == [(f"model revision {REV_A}", 1.0), (f"model revision {REV_B}", 0.0)], entries
+
+
+def test_judge_agreement_pairs_each_revision_with_itself(tmp_path):
+    """Two judges on a model at two revisions: every item of both revisions is a pair, and a revision's
+    score is compared with the other judge's score of the same revision (not of the other one)."""
+    from toolkit.stages.judging.agreement_report import agreement_by_suite
+
+    rows = []
+    for judge in ("heuristic-v1", "other-v1"):
+        rows += [make_item_row(i, 1.0, model_id="org/model-a", submission_id="a-1", model_revision=REV_A,
+                               judge_id=judge) for i in ("i1", "i2")]
+        rows += [make_item_row(i, 0.0, model_id="org/model-a", submission_id="a-2", model_revision=REV_B,
+                               judge_id=judge) for i in ("i1", "i2")]
+    stats, extra = agreement_by_suite(pd.DataFrame(rows), "heuristic-v1", "other-v1")
+    assert stats["smoke"]["n"] == 4 and stats["smoke"]["exact_agreement"] == 1.0, stats
+    assert extra["smoke"]["n_unpaired"] == 0

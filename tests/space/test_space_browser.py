@@ -220,5 +220,6 @@ def test_a_link_keeps_an_input_of_a_tab_it_does_not_open(page, running_app, data
     _items(dataset, xss)
     page.goto(running_app(dataset) + "?model=org/beta-360m&label=ambiguous", wait_until="load")
     expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
-    _tab(page, "Items")
+    _tab(page, "Items")  # at once, as a visitor may: the link's restore may still be computing
     expect(page.locator("#items-info")).to_contain_text("10 record(s) match", timeout=20_000)  # beta's, ambiguous
+    expect(page.locator("#items-info")).to_be_visible()

@@ -10,7 +10,7 @@ import pytest
 
 from toolkit.data.board_figures import label_mix_figure
 from space.table import GROUPS, fmt_coverage, fmt_delta, fmt_score, format_table, headers, model_cell
-from space.data import ENV_VAR, LEADERBOARD_PATH, data_source, load_board, md_escape, records
+from space.data import ENV_VAR, LEADERBOARD_PATH, data_source, load_board, md_code, md_escape, records
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -123,6 +123,12 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
 
 def test_md_escape():
     assert md_escape("<b>*x*</b>") == r"\<b\>\*x\*\</b\>"
+
+
+def test_md_code_shows_a_command_as_typed():
+    # inside a code span Markdown shows backslashes literally, so an escaped board name would read org/my\-board
+    assert md_code("slmboard review org/my-board_1.v2") == "`slmboard review org/my-board_1.v2`"
+    assert md_code("a`b") == "`ab`"  # a backtick would end the span early
 
 
 def test_space_imports_no_torch():

@@ -78,6 +78,17 @@ def visibility(env) -> dict:
         print(json.dumps({{"space": api.space_info({SPACE!r}).private, "dataset": api.dataset_info({DATASET!r}).private}}))""")
 
 
+def test_a_space_with_hf_login_installs_gradios_oauth_extras():
+    """The Space's card turns on "Log in with Hugging Face" (hf_oauth); without Gradio's OAuth extras
+    in its requirements the deployed request form would have no login button."""
+    import re
+
+    card = (REPO / "space" / "README.md").read_text()
+    requirements = (REPO / "space" / "requirements.txt").read_text()
+    assert re.search(r"^hf_oauth: true$", card, re.M)
+    assert re.search(r"^gradio\[oauth\][<>=,.\d]*$", requirements, re.M), requirements
+
+
 def test_deploy_private_space_of_a_private_dataset(emulator, synthetic_run, tmp_path):
     """--private: the Space repo is created private; a private (ungated) dataset gets the deploying
     token as the HF_TOKEN secret; a second run commits nothing and the Space stays private."""

@@ -37,15 +37,24 @@ AGREEMENT_FIELDS = (
 KEY = ["model_id", "suite", "item_id"]
 
 
+def _model_key(frame: pd.DataFrame) -> pd.Series:
+    """One model per (model_id, model_revision): two revisions of a model are two models here, as on the board."""
+    model = frame["model_id"].astype(str)
+    if "model_revision" in frame:
+        model = model + "@" + frame["model_revision"].fillna("").astype(str)
+    return model
+
+
 def _rate(mask: np.ndarray, n: int) -> float | None:
     return float(mask.sum()) / n if n else None
 
 
 def mean_rank_range(pairs: pd.DataFrame, score_col: str) -> float | None:
     """Mean over models of ``rank_range`` of one suite's items × models scores in ``score_col``."""
-    if pairs["model_id"].nunique() < 2:
+    model = _model_key(pairs)
+    if model.nunique() < 2:
         return None
-    models, model_of = np.unique(pairs["model_id"].astype(str).to_numpy(), return_inverse=True)
+    models, model_of = np.unique(model.to_numpy(), return_inverse=True)
     items, item_of = np.unique(pairs["item_id"].astype(str).to_numpy(), return_inverse=True)
     scores = np.full((len(items), len(models)), np.inf)  # inf: the model has no pair of this item
     scores[item_of, model_of] = pd.to_numeric(pairs[score_col]).to_numpy(dtype=float)
@@ -98,13 +107,16 @@ def pair_stats(pairs: pd.DataFrame) -> dict:
 def suite_agreement(frame: pd.DataFrame, judge_a: str, judge_b: str) -> tuple[dict[str, dict], dict[str, dict]]:
     """({suite: metrics}, {suite: {"n_failed_a", "n_failed_b", "n_unpaired"}}) for two judges of checked
     records; ValueError when no item was judged by both."""
+    # an item of a model at two revisions is two pairs (keyed on model_id alone, one revision would be dropped)
+    key = KEY + ["model_revision"] if "model_revision" in frame else KEY
+    frame = frame.assign(model_revision=frame["model_revision"].fillna("")) if "model_revision" in frame else frame
     sides = []
     for judge, tag in ((judge_a, "a"), (judge_b, "b")):
-        part = frame.loc[frame["judge_id"] == judge, KEY + ["score"]].drop_duplicates(KEY, keep="first")
+        part = frame.loc[frame["judge_id"] == judge, key + ["score"]].drop_duplicates(key, keep="first")
         part = part.rename(columns={"score": f"score_{tag}"})
         part[f"score_{tag}"] = pd.to_numeric(part[f"score_{tag}"], errors="coerce")
         sides.append(part)
-    merged = sides[0].merge(sides[1], on=KEY, how="outer", indicator=True)
+    merged = sides[0].merge(sides[1], on=key, how="outer", indicator=True)
     out, extra = {}, {}
     for suite, block in merged.groupby("suite", sort=True):
         both = block[block["_merge"] == "both"]

@@ -127,10 +127,12 @@ def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP
     boards = []
     for group in leaderboard_groups(source, n_bootstrap=n_bootstrap, seed=seed, records=True):
         boards.append(group.rows)
-        by_model = dict(tuple(group.records.groupby("model_id", sort=False)))
+        # a model with rows at two revisions is two results: each row gets its own revision's records
+        keys = [k for k in ("model_id", "model_revision") if k in group.records and k in group.rows]
+        by_model = {_identity(k): g for k, g in group.records.groupby(keys, sort=False, dropna=False)}
         for row in group.rows.itertuples(index=False):
             row = row._asdict()
-            records = by_model[row["model_id"]]
+            records = by_model[_identity(tuple(row[k] for k in keys))]
             where, sample_file, texts = _aggregate_files(row, records, source, n_bootstrap, seed, checked_shapes)
             staged.add(where, texts[0])
             staged.add(sample_file, texts[1])
@@ -139,6 +141,11 @@ def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP
     staged.commit()
     result.leaderboard = assemble_leaderboard(boards)
     return result
+
+
+def _identity(key: tuple) -> tuple:
+    """A (model_id[, model_revision]) key with a missing revision spelled one way (NaN is not equal to NaN)."""
+    return tuple(None if pd.isna(v) else str(v) for v in key)
 
 
 def _aggregate_files(row: dict, records: pd.DataFrame, source: Dataset, n_bootstrap: int, seed: int,

@@ -6,7 +6,8 @@ Per model, ``DIR/<org>/<model>/.eval_results/slmboard.yaml`` lists one entry per
 the dataset commit, ``value`` = S_adj under the suite's primary judge (the card's
 ``slmboard.primary_judges``, ``--primary-judge`` overrides, else the rule of
 :func:`~toolkit.data.scoring.primary_judge.choose_primary_judges`), ``source.url`` = the dataset, and
-``notes`` carrying S_raw, AR, the judge and its rubric version. Numbers are recomputed from the
+``notes`` carrying the model revision, S_raw, AR, the judge and its rubric version (a model evaluated
+at several revisions gets an entry per revision). Numbers are recomputed from the
 per-item records. A model with no scored item under the primary judge gets no entry for that suite.
 
 The dataset side is ``eval.yaml`` at the dataset root, written by ``submit``/``recompute``
@@ -89,7 +90,10 @@ def model_entries(board: pd.DataFrame, rubrics: dict[tuple[str, str], str], prim
         if primary.get(row.suite) != row.judge_id or _missing(row.s_adj):
             continue
         rubric = rubrics.get((row.suite, row.judge_id)) or "not recorded"
-        notes = (f"S_adj = S_raw x (1 - AR) = {row.s_adj:.4f}; S_raw {row.s_raw:.4f}, AR {row.ar:.4f}; "
+        # a model evaluated at two revisions has an entry for each: the note says which revision earned it
+        revision = getattr(row, "model_revision", None)
+        notes = (f"model revision {revision if isinstance(revision, str) and revision else 'not recorded'}; "
+                 f"S_adj = S_raw x (1 - AR) = {row.s_adj:.4f}; S_raw {row.s_raw:.4f}, AR {row.ar:.4f}; "
                  f"judge {row.judge_id} (rubric {rubric}); {int(row.n_scored)}/{int(row.n_items)} items scored, "
                  f"{int(row.n_failed)} failed; slmboard {__version__}")
         out.setdefault(row.model_id, []).append(EvalResultEntry(
