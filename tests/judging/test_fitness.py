@@ -184,6 +184,39 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     assert ("bbq", "heuristic-v1") not in set(zip(published.suite, published.judge_id))
 
 
+def test_a_manifest_from_before_fitness_records_is_ranked_and_said_to_be_unchecked(bbq_and_smoke_run, tmp_path):
+    """An older toolkit published heuristic verdicts on BBQ with a manifest that records no fitness: nothing
+    can say the pair is unfit, so it is still ranked, and rank says, pair by pair, that it went unchecked."""
+    import hashlib
+    import subprocess as sp
+
+    from toolkit.outputs.publishing.submit import _parquet_bytes
+
+    run = copy_run(bbq_and_smoke_run, tmp_path / "run")
+    api.judge(run, judge="heuristic", show_progress=False)
+    dataset = tmp_path / "board"
+    api.create(dataset)
+    api.submit(run, to=dataset, n_bootstrap=0, allow_partial=True)
+    manifest_path = next((dataset / "submissions").glob("*.json"))
+    manifest = json.loads(manifest_path.read_text())
+    rel = f"data/bbq/{manifest['submission_id']}__heuristic-v1.parquet"
+    data = _parquet_bytes(heuristic_bbq_rows(run))
+    (dataset / rel).parent.mkdir(exist_ok=True)
+    (dataset / rel).write_bytes(data)
+    manifest["record_files"].append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(), "n_rows": 11,
+                                     "suite": "bbq", "judge_id": "heuristic-v1"})
+    manifest["judge_fits"], manifest["suite_kinds"] = {}, {}  # as written before fitness was recorded
+    manifest_path.write_text(json.dumps(manifest, indent=2))
+    sp.run(["git", "add", "-A"], cwd=dataset, check=True)
+    sp.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "older toolkit"], cwd=dataset, check=True)
+    proc = cli("rank", str(dataset), "--bootstrap", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert ("bbq · heuristic-v1: ranked unchecked — its submission's manifest predates judge fitness records, so "
+            "nothing says heuristic-v1 can judge bbq's kind of item") in proc.stdout.splitlines()
+    board = api.rank(dataset, n_bootstrap=0)
+    assert ("bbq", "heuristic-v1") in set(zip(board.suite, board.judge_id))
+
+
 def test_a_suite_no_judge_of_the_run_fits_is_named_at_submit(bbq_and_smoke_run, tmp_path):
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
     api.judge(run, judge="heuristic", show_progress=False)

@@ -175,11 +175,15 @@ class Dataset:
 
     def left_out(self, suites: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> list[str]:
         """One line per (suite, judge) group the leaderboard leaves out: a judge on a suite it does not fit."""
-        if not self.fitness.judge_fits:
-            return []
-        pairs = {(f.suite, f.judge_id) for m in self.manifests for f in m.record_files if f.suite and f.judge_id
-                 and (not suites or f.suite in suites) and (not judges or f.judge_id in judges)}
-        return self.fitness.left_out(pairs)  # from the manifests: no record file is read
+        def pairs(manifests) -> set[tuple[str, str]]:
+            return {(f.suite, f.judge_id) for m in manifests for f in m.record_files if f.suite and f.judge_id
+                    and (not suites or f.suite in suites) and (not judges or f.judge_id in judges)}
+
+        # from the manifests: no record file is read. A manifest from before fitness was recorded cannot be
+        # checked: its groups are ranked, and said to be unchecked rather than passed over in silence
+        unchecked = pairs(m for m in self.manifests if m.record_files and not m.judge_fits)
+        checked = pairs(m for m in self.manifests if m.judge_fits)
+        return [*self.fitness.left_out(checked), *Fitness.unchecked(unchecked - checked)]
 
     def suite_totals(self) -> dict[str, int]:
         """suite -> canonical item count, as the manifests record it (the largest, should two disagree)."""

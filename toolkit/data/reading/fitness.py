@@ -2,7 +2,8 @@
 whose kind it does not fit, as the submissions' manifests record it (``judge_fits``, ``suite_kinds``; never
 read from a judge id). The records stay in the data; each pair left out gets one line.
 
-A dataset published before manifests recorded fitness constrains nothing (its groups are ranked as before).
+A dataset published before manifests recorded fitness constrains nothing: its groups are ranked as before,
+each with a line saying it is unchecked.
 """
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ class Fitness:
         return (f"{suite} · {judge_id}: left out of the leaderboard — {judge_id} judges "
                 f"{describe_kinds(self.judge_fits[judge_id])}, {suite} holds {describe_kinds([self.suite_kinds[suite]])} "
                 "(its records stay in the data)")
+
+    @staticmethod
+    def unchecked(pairs: Iterable[tuple[str, str]]) -> list[str]:
+        """One line per (suite, judge) pair ranked without a fitness check (its manifests record none)."""
+        return [f"{suite} · {judge_id}: ranked unchecked — its submission's manifest predates judge fitness "
+                f"records, so nothing says {judge_id} can judge {suite}'s kind of item" for suite, judge_id in sorted(set(pairs))]
 
     def left_out(self, pairs: Iterable[tuple[str, str]]) -> list[str]:
         """One line per (suite, judge) pair the leaderboard leaves out, in (suite, judge) order."""
