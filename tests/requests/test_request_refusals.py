@@ -128,3 +128,39 @@ def test_claims_of_one_request_at_once_land_once(hub, tmp_path):
     """)
     winners = [name for name, won in got["results"].items() if won]
     assert len(winners) == 1 and got["worker"] == winners[0] and got["attempts"] == 1, got
+
+
+def test_a_board_that_names_licences_takes_only_models_whose_card_declares_one(hub, tmp_path):
+    """requests.licenses in board.yaml: the model card's `license` must be one of them; a card that declares
+    another, or no card, is refused in one line and nothing is written."""
+    emu, home = hub
+    env = hub_env(emu, tmp_path)
+    make_board(env, "org/licensed", {**RECIPE, "requests": {"licenses": ["apache-2.0", "mit"]}})
+    got = client(env, f"""
+        import json, shutil
+        from pathlib import Path
+        from huggingface_hub import HfApi
+        from toolkit import api
+        from toolkit.core.errors import RequestRefused
+        hub = HfApi()
+        for repo, licence in (("org/apache-tiny", "apache-2.0"), ("org/other-tiny", "other")):
+            folder = Path({str(tmp_path)!r}) / repo.replace("/", "__")
+            shutil.copytree({str(home / "base")!r}, folder)
+            (folder / "README.md").write_text(f"---\\nlicense: {{licence}}\\n---\\n# tiny\\n")
+            hub.create_repo(repo, repo_type="model")
+            hub.upload_folder(repo_id=repo, repo_type="model", folder_path=str(folder))
+        out = {{}}
+        for model in ("org/other-tiny", "org/tiny", "org/apache-tiny"):
+            before = hub.dataset_info("org/licensed-requests").sha
+            try:
+                api.request_evaluation(model, to="org/licensed")
+                out[model] = {{"accepted": True}}
+            except RequestRefused as exc:
+                out[model] = {{"message": str(exc), "written": hub.dataset_info("org/licensed-requests").sha != before}}
+        print(json.dumps(out))
+    """)
+    assert got["org/apache-tiny"] == {"accepted": True}
+    for model, licence in (("org/other-tiny", "other"), ("org/tiny", "not declared")):
+        refused = got[model]
+        assert f"licence {licence}; this board takes apache-2.0, mit" in refused["message"], refused
+        assert "\n" not in refused["message"] and not refused["written"], refused
