@@ -164,3 +164,28 @@ def test_a_board_that_names_licences_takes_only_models_whose_card_declares_one(h
         refused = got[model]
         assert f"licence {licence}; this board takes apache-2.0, mit" in refused["message"], refused
         assert "\n" not in refused["message"] and not refused["written"], refused
+
+
+def test_a_failed_request_filed_again_keeps_why_it_failed(hub, tmp_path):
+    """A request whose evaluation failed may be filed again; the new request (pending) keeps the failed one's
+    log and attempts (the file is the same path, so writing it afresh would erase why it failed)."""
+    emu, _ = hub
+    env = hub_env(emu, tmp_path)
+    make_board(env, "org/retry", RECIPE)
+    got = client(env, """
+        import json
+        from toolkit import api
+        from toolkit.workflows.requests import RequestsStore, read_board
+        filed = api.request_evaluation("org/tiny", to="org/retry")
+        store = RequestsStore(read_board("org/retry").requests_dataset)
+        snap = store.snapshot()
+        (request,) = snap.requests.values()
+        failed = request.noted("failed: out of memory", status="failed", reason="out of memory", attempts=2)
+        store.write([failed], snap.head, "as a worker closes a failed request")
+        again = api.request_evaluation("org/tiny", to="org/retry")
+        (now,) = api.list_requests("org/retry")
+        print(json.dumps(now.model_dump(mode="json")))
+    """)
+    assert got["status"] == "pending" and got["attempts"] == 2, got
+    events = [line.split(" ", 1)[1] for line in got["log"]]  # each line: "<UTC time> <event>"
+    assert events == ["filed by emulator-user", "failed: out of memory", "filed by emulator-user"], got["log"]

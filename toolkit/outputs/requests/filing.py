@@ -103,6 +103,14 @@ def queue_refusal(snapshot: Snapshot, model: str, commit: str, who: str, policy:
     return None
 
 
+def _after_failure(request: EvalRequest, failed: EvalRequest | None) -> EvalRequest:
+    """A request filed again after it failed: the new one keeps the old one's log (why it failed among it) and
+    its attempts, so the history is not lost when the file is overwritten."""
+    if failed is None or failed.status != "failed":
+        return request
+    return request.model_copy(update={"log": [*failed.log, *request.log], "attempts": failed.attempts})
+
+
 def file_request(model_ref: str, board: str, who: str | None = None) -> Filed:
     """Check ``model_ref`` against ``board``'s policy and write the request (see the module doc). ``who``: the
     user it is filed for (a Space files for its logged-in user); None: the token's own account (whoami)."""
@@ -128,13 +136,14 @@ def file_request(model_ref: str, board: str, who: str | None = None) -> Filed:
         if refusal:
             raise RequestRefused(refusal)
         message = f"Request {model}@{commit[:12]} (by {who})"
+        filed = _after_failure(request, snapshot.requests.get(request_path(model, commit)))
         try:
-            store.write([request], snapshot.head, message)
-            return Filed(request, side.requests_dataset, None)
+            store.write([filed], snapshot.head, message)
+            return Filed(filed, side.requests_dataset, None)
         except HubNoWriteAccess:
             pass
-        url = store.write([request], snapshot.head, message, create_pr=True)  # may not write: propose it
-        return Filed(request, side.requests_dataset, url)
+        url = store.write([filed], snapshot.head, message, create_pr=True)  # may not write: propose it
+        return Filed(filed, side.requests_dataset, url)
 
     return retrying(attempt)
 
