@@ -123,6 +123,28 @@ def install(app, state, err, authorised) -> SpaceState:
         events.append(event)
         return JSONResponse({"newMessage": event})
 
+    async def status(request: Request):
+        """Close or reopen a pull request (change_discussion_status), its comment kept with the others."""
+        denied = need_auth(request)
+        if denied:
+            return denied
+        repo = repo_of(request)
+        if not hasattr(repo, "commits"):
+            return repo
+        num = int(request.path_params["num"])
+        found = next((d for d in getattr(repo, "discussions", []) if d["num"] == num), None)
+        if found is None:
+            return err(404, "EntryNotFound", f"Discussion {num} not found")
+        body = await request.json()
+        found["status"] = body["status"]
+        events = extra.comments.setdefault((repo.type, repo.id, num), [])
+        if body.get("comment"):
+            events.append({"id": f"m{len(events) + 1}", "type": "comment", "createdAt": _now(), "author": {"name": "emulator"},
+                           "data": {"edited": False, "hidden": False, "latest": {"raw": body["comment"], "html": body["comment"]}}})
+        event = {"id": f"s{len(events) + 1}", "type": "status-change", "createdAt": _now(), "author": {"name": "emulator"},
+                 "data": {"status": body["status"]}}
+        return JSONResponse({"newStatus": event})
+
     async def inspect(request: Request):  # tests only: variables, secret names (values as sha256), comments
         return JSONResponse({"variables": extra.variables, "secrets": {k: sorted(v) for k, v in extra.secrets.items()},
                              "secret_sha256": {k: {n: hashlib.sha256(v.encode()).hexdigest() for n, v in t.items()}
@@ -137,6 +159,7 @@ def install(app, state, err, authorised) -> SpaceState:
         Route("/api/spaces/{ns}/{name}/secrets", space_secrets, methods=["POST", "DELETE"]),
         Route(base + "/{num:int}", discussion, methods=["GET"]),
         Route(base + "/{num:int}/comment", comment, methods=["POST"]),
+        Route(base + "/{num:int}/status", status, methods=["POST"]),
     ]
     app.router.routes[0:0] = routes  # before the catch-all
 

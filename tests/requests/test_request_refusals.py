@@ -90,7 +90,12 @@ def test_a_user_who_may_not_write_files_a_pull_request_that_a_worker_claims(hub,
         store = RequestsStore(side.requests_dataset)
         claimed, reclaimed = claim(store, side, WorkerOptions(name="w1"))
         on_main = store.snapshot(with_pull_requests=False).requests[claimed.path].model_dump(mode="json")
-        print(json.dumps({{"pr": filed.pull_request_url, "again": again, "listed": listed, "on_main": on_main}}))
+        from huggingface_hub import HfApi
+        pr = HfApi().get_discussion_details("org/proposals-requests", 1, repo_type="dataset")
+        comments = [e.content for e in pr.events if e.type == "comment"]
+        after = [r.model_dump(mode="json") for r in api.list_requests("org/proposals")]
+        print(json.dumps({{"pr": filed.pull_request_url, "again": again, "listed": listed, "on_main": on_main,
+                          "pr_status": pr.status, "comments": comments, "after": after}}))
     """)
     assert got["pr"] and got["pr"].endswith("/discussions/1")
     assert "already requested (pull request #1), pending" in got["again"]
@@ -99,6 +104,9 @@ def test_a_user_who_may_not_write_files_a_pull_request_that_a_worker_claims(hub,
     on_main = got["on_main"]
     assert on_main["status"] == "running" and on_main["worker"] == "w1" and on_main["pull_request"] == 1
     assert "claimed by w1 from pull request #1" in on_main["log"][-1]
+    # the adopted pull request is closed, saying where the request went; the queue lists it once
+    assert got["pr_status"] == "closed" and any("Adopted onto the main branch" in c for c in got["comments"]), got
+    assert [(r["model"], r["status"]) for r in got["after"]] == [("org/tiny-b", "running")]
 
 
 def test_claims_of_one_request_at_once_land_once(hub, tmp_path):

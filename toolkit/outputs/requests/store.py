@@ -87,6 +87,12 @@ class RequestsStore:
         return info.pr_url if create_pr else info.oid
 
 
+    def close_proposal(self, number: int, comment: str) -> None:
+        """Close pull request ``number`` (its request now lives on the main branch), saying why."""
+        with hub_call(self.dataset, write=True):
+            hub_api().change_discussion_status(self.dataset, number, "closed", comment=comment, repo_type="dataset")
+
+
 def retrying(step, tries: int = 8):
     """Run ``step()`` (read, decide, write) again while the dataset moves under it."""
     for attempt in range(tries):

@@ -71,7 +71,8 @@ def choose(snapshot: Snapshot, stale_after_s: float) -> EvalRequest | None:
     return None
 
 
-def claim(store: RequestsStore, side: BoardSide, options: WorkerOptions) -> tuple[EvalRequest, bool] | None:
+def claim(store: RequestsStore, side: BoardSide, options: WorkerOptions,
+          say: Callable[[str], None] = lambda line: None) -> tuple[EvalRequest, bool] | None:
     """Claim one request (a commit conditioned on the head read); None when there is nothing to do."""
 
     def attempt():
@@ -92,7 +93,20 @@ def claim(store: RequestsStore, side: BoardSide, options: WorkerOptions) -> tupl
         store.write([claimed], snapshot.head, f"Claim {chosen.model}@{chosen.commit[:12]} ({options.name})")
         return claimed, reclaimed
 
-    return retrying(attempt)
+    claimed = retrying(attempt)
+    if claimed is not None and claimed[0].pull_request:
+        _close_adopted(store, claimed[0], options, say)
+    return claimed
+
+
+def _close_adopted(store: RequestsStore, request: EvalRequest, options: WorkerOptions, say: Callable[[str], None]) -> None:
+    """The pull request a claimed request came from is closed: the request lives on main now. Closing is
+    tidying (the queue reads main first, so an open one is never claimed twice): a failure is said, not raised."""
+    try:
+        store.close_proposal(request.pull_request, f"Adopted onto the main branch and claimed by {options.name}; "
+                                                   "its progress is in requests/ on main.")
+    except SlmboardError as exc:
+        say(f"could not close pull request #{request.pull_request} of {request.model}: {str(exc).splitlines()[0]}")
 
 
 def update(store: RequestsStore, mine: EvalRequest, options: WorkerOptions, change: Callable[[EvalRequest], EvalRequest],
@@ -183,7 +197,7 @@ def work_once(board: str, options: WorkerOptions, show_progress: bool = False,
     """Claim, evaluate and close one request of ``board``; None when the queue has nothing to do."""
     side = read_board(board)
     store = RequestsStore(side.requests_dataset)
-    claimed = claim(store, side, options)
+    claimed = claim(store, side, options, say)
     if claimed is None:
         return None
     mine, reclaimed = claimed
