@@ -52,3 +52,26 @@ def test_request_worker_then_the_model_ranks(hub, tmp_path):
     subs = client(env, 'import json; from huggingface_hub import HfApi; print(json.dumps('
                        '[f for f in HfApi().list_repo_files("org/board", repo_type="dataset") if f.startswith("submissions/")]))')
     assert len(subs) == 1  # evaluated and published once
+
+
+def test_a_worker_with_the_ray_executor_evaluates_a_request_on_a_local_ray(hub, tmp_path):
+    """`slmboard worker --executor ray` (no --ray-address: Ray starts on this machine): the request is evaluated
+    through the fan-out's Ray path and published; the request says finished."""
+    pytest.importorskip("ray", reason="needs ray (pip install 'slmboard[ray]')")
+    emu, _ = hub
+    env = hub_env(emu, tmp_path)
+    cli(env, "create", "org/ray-board", "--suites", "smoke", "--judges", "heuristic", "--limit", "2",
+        "--max-new-tokens", "8")
+    cli(env, "request", "org/tiny-b", "--to", "org/ray-board")
+    proc = worker(env, "org/ray-board", tmp_path / "runs", "--executor", "ray")
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, (out, err[-3000:])
+    assert "finished: org/tiny-b@" in out, out
+    (request,) = client(env, QUEUE.format(board="org/ray-board"))
+    assert request["status"] == "finished" and request["submission_id"], request
+    assert "org/tiny-b" in cli(env, "rank", "org/ray-board", "--bootstrap", "0").stdout
+    # generated in a Ray task: the shard's attempt names the Ray node it ran on (a 56-hex node id)
+    import re
+    (attempts,) = (tmp_path / "runs").glob("*/org__tiny-b__*/.shards/*/attempts.jsonl")
+    nodes = [json.loads(line)["node"] for line in attempts.read_text().splitlines()]
+    assert nodes and all(re.fullmatch(r"[0-9a-f]{56}", n) for n in nodes), nodes
