@@ -515,12 +515,13 @@ def evaluate(
     cpus_per_task: float | None = None,
     token: str | None = None,
     options: GenerationRunOptions | None = None,
+    fanout: FanoutOptions | None = None,
 ) -> SubmitResult:
     """generate → judge → submit in one call, with every option of the three (the same names): :func:`evaluate_models`
     of one model, whose run folder is ``out``. Each step resumes what a previous attempt left in ``out``; a run
     that is already in the dataset is reported, not published twice. The result names the judge id written and
     what makes the run not comparable with reported results (the smoke suite, the heuristic judge).
-    ``executor``, ``shards``, ``ray_address``, ``gpus_per_task``, ``cpus_per_task``, ``options``: as in
+    ``executor``, ``shards``, ``ray_address``, ``gpus_per_task``, ``cpus_per_task``, ``options``, ``fanout``: as in
     :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
     from toolkit.outputs.publishing.options import SubmitOptions
     from toolkit.workflows.fanout.plan import fanout_options, single_outcome
@@ -528,7 +529,7 @@ def evaluate(
     run = _run_options(options, suites, data_dir, limit, batch_size, max_new_tokens, submission_id, shard, mode, concurrency)
     submit = SubmitOptions.checked(submitter=submitter, n_bootstrap=n_bootstrap, allow_partial=allow_partial,
                                    create_pr=create_pr, xet=xet, primary_judges=primary_judges, gate=gate)
-    where = fanout_options(executor=executor, shards=shards, ray_address=ray_address, gpus_per_task=gpus_per_task,
+    where = fanout_options(fanout, executor=executor, shards=shards, ray_address=ray_address, gpus_per_task=gpus_per_task,
                            cpus_per_task=cpus_per_task)
     board = evaluate_models(None, out, to, model, judge, options=run, submit=submit, fanout=where, model_args=model_args,
                             backend=backend, retry_errors=retry_errors, show_progress=show_progress, token=token)
