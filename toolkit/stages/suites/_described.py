@@ -17,7 +17,7 @@ from and how a row becomes an item; one class reads every such suite.
       category: "{harm_area|strip}"             # empty -> none
       gold: unsafe                              # a constant, a template or null
       metadata: {request_type: "{category|strip}"}
-      cases:                                    # rows whose column equals a value are built otherwise
+      cases:                                    # (HarmBench's) rows whose column equals a value differ
         - when: {column: FunctionalCategory, equals: contextual}
           require: ContextString                # a blank cell is refused, naming the item and the row
           prompt: "{ContextString}\\n\\n---\\n\\n{Behavior}"
