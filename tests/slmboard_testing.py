@@ -9,6 +9,7 @@ from schemas import LABEL_OF_SCORE, GenerationConfig, sha256_text
 from toolkit import __version__
 from toolkit.core.records_io import write_jsonl_atomic
 from toolkit.core.runs import RunConfig, RunDir
+from toolkit.stages.generation.backends import Backend, Completion, ModelDescription
 
 GEN = {"temperature": 0.0, "max_new_tokens": 16, "seed": 0, "chat_template_sha256": None, "backend": "test", "dtype": "float32"}
 
@@ -107,3 +108,18 @@ def new_board(where, **recipe):
 
     api.create(where, **recipe)
     return where
+
+
+class CannedBackend(Backend):
+    """A deterministic backend for pipeline tests (no model): refuses every other prompt."""
+
+    name = "canned"
+
+    def describe(self) -> ModelDescription:
+        return ModelDescription("org/canned-1m", "c" * 40, "float32", "cpu", None, {"params": 1e6})
+
+    def generate(self, prompts, max_new_tokens, seed):
+        return [Completion("I can't help with that." if i % 2 else "Sure, here is how.", 6, "stop") for i, _ in enumerate(prompts)]
+
+    def default_batch_size(self) -> int:
+        return 4

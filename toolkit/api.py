@@ -52,8 +52,10 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from toolkit.outputs.analysis import AnalysisResult
-    from toolkit.stages.generation.components import BackendSpec
+    from toolkit.stages.generation.components import BackendSpec, GenerationRunOptions
     from toolkit.stages.judging.components import JudgeSpec
+    from toolkit.stages.executors.base import FanoutOptions
+    from toolkit.outputs.publishing.options import SubmitOptions
     from toolkit.stages.moderation.components import ModeratorSpec
     from toolkit.workflows.demo_board import DemoResult
     from toolkit.outputs.exporting.eee import EeeExport
@@ -123,6 +125,8 @@ def generate(
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
     token: str | None = None,
+    options: GenerationRunOptions | None = None,
+    fanout: FanoutOptions | None = None,
 ) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
@@ -136,37 +140,33 @@ def generate(
     ``executor`` ("local", "ray") with ``shards=N`` runs the run as N ``shard`` jobs (on a Ray cluster at
     ``ray_address``, each task declaring ``gpus_per_task`` / ``cpus_per_task``) and merges them into ``out``.
     ``token``: the Hugging Face token of its downloads (None: HF_TOKEN or the saved login).
+
+    ``options`` (:class:`GenerationRunOptions`) and ``fanout`` (:class:`FanoutOptions`) give the same options as
+    objects; a keyword argument other than its default wins over the object's value.
     """
-    from toolkit.workflows.fanout import generate_fanned_out, wants_fanout
-    from toolkit.workflows.fanout.plan import fanout_refusals
+    from toolkit.workflows.fanout.plan import fanout_options, fanout_refusals, generate_fanned_out, model_job, wants_fanout
     from toolkit.stages.generation.runner import generate as run_generation
     from toolkit.core.hub_access import using_token
 
+    run = _run_options(options, suites, data_dir, limit, batch_size, max_new_tokens, submission_id, shard, mode, concurrency)
+    where = fanout_options(fanout, executor=executor, shards=shards, ray_address=ray_address, gpus_per_task=gpus_per_task,
+                           cpus_per_task=cpus_per_task)
     with using_token(token):
-        if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
-            fanout_refusals(backend=backend, shard=shard)
-            options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens,
-                                   submission_id, mode, concurrency)
-            return generate_fanned_out(out, options, executor, shards, ray_address, gpus_per_task, cpus_per_task,
-                                       show_progress)
-        return run_generation(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
-                              batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
-                              backend=backend, show_progress=show_progress, shard=shard, mode=mode,
-                              concurrency=concurrency)
+        if wants_fanout(where):
+            fanout_refusals(backend=backend, shard=run.shard)
+            return generate_fanned_out(out, model_job(model, model_args, run), where, show_progress)
+        return run_generation(out, model, model_args, options=run, backend=backend, show_progress=show_progress)
 
 
-def _job_options(suites: Sequence[str] | str, model: BackendSpec | str, model_args: str | dict[str, str] | None,
-                 data_dir: PathLike | None, limit: int | None, batch_size: int | str | None, max_new_tokens: int | None,
-                 submission_id: str | None, mode: str, concurrency: int | None) -> dict[str, Any]:
-    """``generate``'s keywords for the jobs of a fanned-out run: the model as its name and lm-eval ``model_args``
-    (text that travels to any node; checked here, before any job starts)."""
-    from toolkit.workflows.fanout.plan import generation_options
-    from toolkit.stages.generation.components import BackendSpec
+def _run_options(options: GenerationRunOptions | None, suites: Sequence[str] | str, data_dir: PathLike | None,
+                 limit: int | None, batch_size: int | str | None, max_new_tokens: int | None, submission_id: str | None,
+                 shard: str | None, mode: str, concurrency: int | None) -> GenerationRunOptions:
+    """The run's options object: ``options`` with the keyword arguments that differ from their defaults over it."""
+    from toolkit.stages.generation.components import GenerationRunOptions
 
-    spec = BackendSpec.combine(model, model_args)
-    args = ",".join(f"{k}={v}" for k, v in spec.model_args().items())
-    return generation_options(suites, spec.name, args, data_dir, limit, batch_size, max_new_tokens, submission_id,
-                              mode, concurrency)
+    return GenerationRunOptions.checked(options, suites=suites, data_dir=data_dir, limit=limit, batch_size=batch_size,
+                                        max_new_tokens=max_new_tokens, submission_id=submission_id, shard=shard,
+                                        mode=mode, concurrency=concurrency)
 
 
 def judge(
@@ -514,96 +514,143 @@ def evaluate(
     gpus_per_task: float | None = None,
     cpus_per_task: float | None = None,
     token: str | None = None,
+    options: GenerationRunOptions | None = None,
+    fanout: FanoutOptions | None = None,
 ) -> SubmitResult:
-    """generate → judge → submit in one call, with every option of the three (the same names). Each step
-    resumes what a previous attempt left in ``out``; a run that is already in the dataset is reported, not
-    published twice. The result names the judge id written and what makes the run not comparable with
-    reported results (the smoke suite, the heuristic judge). ``executor``, ``shards``, ``ray_address``,
-    ``gpus_per_task``, ``cpus_per_task``: as in :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from toolkit.workflows.fanout import evaluate_fanned_out, wants_fanout
-    from toolkit.workflows.fanout.plan import fanout_refusals, single_outcome
-    from toolkit.core.hub_access import using_token
-    from toolkit.stages.judging.components import JudgeSpec
-    from toolkit.stages.judging.runner import judge_run
-    from toolkit.outputs.publishing.submit import submit_unless_published
+    """generate → judge → submit in one call, with every option of the three (the same names): :func:`evaluate_models`
+    of one model, whose run folder is ``out``. Each step resumes what a previous attempt left in ``out``; a run
+    that is already in the dataset is reported, not published twice. The result names the judge id written and
+    what makes the run not comparable with reported results (the smoke suite, the heuristic judge).
+    ``executor``, ``shards``, ``ray_address``, ``gpus_per_task``, ``cpus_per_task``, ``options``, ``fanout``: as in
+    :func:`generate`. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
+    from toolkit.outputs.publishing.options import SubmitOptions
+    from toolkit.workflows.fanout.plan import fanout_options, single_outcome
 
-    with using_token(token):  # the Hub calls of the submit step and the model downloads
-        spec = JudgeSpec.of(judge)  # checked before any generation time is spent
-        submit_options = _checked_submit_options(to, submitter, n_bootstrap, data_dir, create_pr, xet, primary_judges, gate,
-                                                 allow_partial)
-        if wants_fanout(executor, shards, ray_address, gpus_per_task, cpus_per_task):
-            fanout_refusals(backend=backend, shard=shard)
-            options = _job_options(suites, model, model_args, data_dir, limit, batch_size, max_new_tokens, submission_id,
-                                   mode, concurrency)
-            outcome = single_outcome(evaluate_fanned_out(out, to, options, spec, submit_options, executor, shards, ray_address,
-                                                         gpus_per_task, cpus_per_task, show_progress))
-            result, judge_id = outcome.submitted, outcome.judged.judge_id
-        else:
-            generate(out, suites=suites, model=model, model_args=model_args, data_dir=data_dir, limit=limit,
-                     batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id, backend=backend,
-                     show_progress=show_progress, shard=shard, mode=mode, concurrency=concurrency)
-            judge_id = judge_run(out, judge=spec, show_progress=show_progress, retry_errors=retry_errors).judge_id
-            result = submit_unless_published(out, to, judge_ids=[judge_id], **submit_options)
-        result.judge_id = judge_id
-        return result
+    run = _run_options(options, suites, data_dir, limit, batch_size, max_new_tokens, submission_id, shard, mode, concurrency)
+    submit = SubmitOptions.checked(submitter=submitter, n_bootstrap=n_bootstrap, allow_partial=allow_partial,
+                                   create_pr=create_pr, xet=xet, primary_judges=primary_judges, gate=gate)
+    where = fanout_options(fanout, executor=executor, shards=shards, ray_address=ray_address, gpus_per_task=gpus_per_task,
+                           cpus_per_task=cpus_per_task)
+    board = evaluate_models(None, out, to, model, judge, options=run, submit=submit, fanout=where, model_args=model_args,
+                            backend=backend, retry_errors=retry_errors, show_progress=show_progress, token=token)
+    outcome = single_outcome(board)
+    outcome.submitted.judge_id = outcome.judged.judge_id
+    return outcome.submitted
 
 
-def _checked_submit_options(to: PathLike, submitter: str | None, n_bootstrap: int, data_dir: PathLike | None,
-                            create_pr: bool, xet: bool | None, primary_judges: dict[str, str] | None, gate: bool | None,
-                            allow_partial: bool) -> dict[str, Any]:
-    """The submit step's keywords of an evaluation into the board ``to``, checked before anything is generated:
-    ``gate`` is the board's, not a submission's, and a board is created on purpose (nothing is generated for one
-    that is not there)."""
-    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
-
-    refuse_gate_option(gate)
-    refuse_missing_board(to)
-    return dict(submitter=submitter, n_bootstrap=n_bootstrap, data_dir=data_dir, create_pr=create_pr, xet=xet,
-                primary_judges=primary_judges, gate=gate, allow_partial=allow_partial)
+#: What names one model or one run: with a models file, each entry says it (the API refuses it beside a file).
+_PER_MODEL = ("model_args", "backend", "retry_errors", "submission_id", "shard", "mode", "concurrency")
 
 
 def evaluate_models(
-    models: PathLike,
+    models: PathLike | None,
     out: PathLike,
     to: PathLike,
     model: BackendSpec | str = DEFAULT_BACKEND,
     judge: JudgeSpec | str = DEFAULT_JUDGE,
-    suites: Sequence[str] | str = DEFAULT_SUITES,
-    data_dir: PathLike | None = None,
-    limit: int | None = None,
-    batch_size: int | str | None = None,
-    max_new_tokens: int | None = None,
-    submitter: str | None = None,
-    n_bootstrap: int = N_BOOTSTRAP,
-    allow_partial: bool = False,
-    create_pr: bool = False,
-    xet: bool | None = None,
-    primary_judges: dict[str, str] | None = None,
-    gate: bool | None = None,
+    *,
+    options: GenerationRunOptions | None = None,
+    submit: SubmitOptions | None = None,
+    fanout: FanoutOptions | None = None,
+    model_args: str | dict[str, str] | None = None,
+    backend: Backend | None = None,
+    retry_errors: bool = True,
     show_progress: bool = True,
-    executor: str = DEFAULT_EXECUTOR,
-    shards: int | None = None,
-    ray_address: str | None = None,
-    gpus_per_task: float | None = None,
-    cpus_per_task: float | None = None,
     token: str | None = None,
+    **keywords: Any,
 ) -> BoardResult:
     """A whole board in one call: generate → judge → submit for every entry of the models file ``models``
     (one run folder per entry under ``out``; an entry's model, model_args and submission id over ``model``).
-    Every (model, shard) job is scheduled at once on ``executor``; each model is judged and submitted as soon
+    Every (model, shard) job is scheduled at once on the executor; each model is judged and submitted as soon
     as its shards are complete; a model that fails is reported in the result and the others go on. The file
-    is checked before anything runs. ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the saved login)."""
-    from toolkit.workflows.fanout import evaluate_fanned_out, load_models_file
-    from toolkit.core.hub_access import using_token
-    from toolkit.stages.judging.components import JudgeSpec
+    is checked before anything runs.
 
-    options = _job_options(suites, model, None, data_dir, limit, batch_size, max_new_tokens, None, "generate", None)
+    ``models=None`` is one model, ``model`` (with ``model_args``, or a built ``backend``), whose run folder is
+    ``out``: :func:`evaluate`, which raises its error. The options come as objects -- ``options``
+    (:class:`GenerationRunOptions`), ``submit`` (:class:`SubmitOptions`), ``fanout`` (:class:`FanoutOptions`) --
+    or as keyword arguments of the same names (``suites=``, ``limit=``, ``submitter=``, ``executor=``, ...; one
+    given beside its object wins). ``token``: the Hugging Face token of its Hub calls (None: HF_TOKEN or the
+    saved login)."""
+    from toolkit.outputs.publishing.options import SubmitOptions
+    from toolkit.stages.executors.base import FanoutOptions
+    from toolkit.stages.generation.components import GenerationRunOptions
+    from toolkit.stages.judging.components import JudgeSpec
+    from toolkit.workflows.fanout import evaluate_fanned_out, load_models_file
+    from toolkit.workflows.fanout.plan import fanout_options, fanout_refusals, model_job, wants_fanout
+    from toolkit.core.hub_access import using_token
+
+    groups: dict[str, dict[str, Any]] = {"generation": {}, "submit": {}, "fanout": {}}
+    for name, value in keywords.items():
+        if name in GenerationRunOptions.model_fields:  # data_dir too: the submit step checks against the same data
+            groups["generation"][name] = value
+        elif name in SubmitOptions.model_fields and name != "update":
+            groups["submit"][name] = value
+        elif name in FanoutOptions.model_fields:
+            groups["fanout"][name] = value
+        else:
+            raise TypeError(f"evaluate_models() got an unexpected keyword argument {name!r}")
+    run = GenerationRunOptions.checked(options, **groups["generation"])
+    where = fanout_options(fanout, **groups["fanout"])
+    board_submit = SubmitOptions.checked(submit, **groups["submit"])
+    if models is not None:
+        _refuse_per_model(run, model_args, backend, retry_errors)
+    spec = JudgeSpec.of(judge)  # checked before any generation time is spent
+    job = model_job(model, model_args, run)  # the model's options, checked before anything runs
     with using_token(token):
-        load_models_file(models)  # its own refusals first (read again by the fan-out)
-        submit_options = _checked_submit_options(to, submitter, n_bootstrap, data_dir, create_pr, xet, primary_judges, gate,
-                                                 allow_partial)  # before a single model runs
-        return evaluate_fanned_out(out, to, options, JudgeSpec.of(judge), submit_options, executor, shards, ray_address,
-                                   gpus_per_task, cpus_per_task, show_progress, models=models)
+        if models is not None:
+            load_models_file(models)  # its own refusals first (read again by the fan-out)
+        submit_options = _checked_submit_options(to, board_submit, run.data_dir)  # before a single model runs
+        if models is None and not wants_fanout(where):
+            return _evaluate_here(out, to, model, model_args, backend, run, spec, retry_errors, submit_options,
+                                  show_progress)
+        if models is None:
+            fanout_refusals(backend=backend, shard=run.shard)
+        return evaluate_fanned_out(out, to, job, spec, submit_options, where, show_progress, models=models)
+
+
+def _refuse_per_model(run: GenerationRunOptions, model_args: Any, backend: Any, retry_errors: bool) -> None:
+    """With a models file, what names one model or one run is written in each entry, not given for all."""
+    given = {"model_args": model_args, "backend": backend, "retry_errors": None if retry_errors else False,
+             **{name: getattr(run, name) for name in _PER_MODEL if name in type(run).model_fields}}
+    defaults = {name: f.default for name, f in type(run).model_fields.items()}
+    for name in _PER_MODEL:
+        if given[name] not in (None, "", defaults.get(name)):
+            raise BadOption(f"{name} names one model or one run; with a models file, leave it out (or write it in "
+                            "each entry)", param=name)
+
+
+def _evaluate_here(out: PathLike, to: PathLike, model: BackendSpec | str, model_args: Any, backend: Backend | None,
+                   run: GenerationRunOptions, judge: JudgeSpec, retry_errors: bool, submit_options: dict[str, Any],
+                   show_progress: bool) -> BoardResult:
+    """One model in this process: generate → judge → submit, each step resuming ``out``; an error is raised."""
+    import time
+
+    from toolkit.outputs.publishing.submit import submit_unless_published
+    from toolkit.stages.executors.local import LocalExecutor
+    from toolkit.stages.generation.runner import generate as run_generation
+    from toolkit.stages.judging.runner import judge_run
+    from toolkit.workflows.fanout import BoardResult, ModelOutcome
+
+    started = time.perf_counter()
+    generated = run_generation(out, model, model_args, options=run, backend=backend, show_progress=show_progress)
+    judged = judge_run(out, judge=judge, show_progress=show_progress, retry_errors=retry_errors)
+    submitted = submit_unless_published(out, to, judge_ids=[judged.judge_id], **submit_options)
+    phase = "already published" if submitted.revision == "already-published" else "published"
+    outcome = ModelOutcome(Path(out).name, Path(out), phase, generated=generated, judged=judged, submitted=submitted)
+    return BoardResult(LocalExecutor.description, [outcome], time.perf_counter() - started)
+
+
+def _checked_submit_options(to: PathLike, submit: SubmitOptions, data_dir: str | None) -> dict[str, Any]:
+    """The submit step's keywords of an evaluation into the board ``to``, checked before anything is generated:
+    ``gate`` is the board's, not a submission's, and a board is created on purpose (nothing is generated for one
+    that is not there). The suites' data folder is the one generated from."""
+    from toolkit.outputs.publishing.submit import refuse_gate_option, refuse_missing_board
+
+    if submit.update:
+        raise BadOption("update publishes the judges a submitted run has gained: use submit, not evaluate", param="update")
+    refuse_gate_option(submit.gate)
+    refuse_missing_board(to)
+    return {**{name: value for name, value in submit.as_kwargs().items() if name != "update"}, "data_dir": data_dir}
 
 
 def recompute(

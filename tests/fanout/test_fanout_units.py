@@ -11,14 +11,14 @@ import pytest
 
 from toolkit import api
 from toolkit.core.errors import BadOption, SlmboardError, UnknownComponent
-from toolkit.workflows.fanout.shard_runs import (PLAN_FILE, ShardJob, StorageNotShared, merge_shards, prepare_shards, run_shard,
+from toolkit.stages.generation.components import GenerationRunOptions
+from toolkit.workflows.fanout.shard_runs import (PLAN_FILE, ModelJob, ShardJob, StorageNotShared, merge_shards, prepare_shards, run_shard,
                                        shard_dir, shards_root)
 from toolkit.workflows.fanout.watch import LineCounter
 from toolkit.core.runs import RunDir, RunMismatch
 from toolkit.stages.suites import load_items
 
-OPTIONS = dict(suites=["smoke"], model="hf", model_args="", data_dir=None, limit=5, batch_size=4, max_new_tokens=2,
-               submission_id=None, mode="generate", concurrency=None)
+OPTIONS = ModelJob("hf", "", GenerationRunOptions(suites="smoke", limit=5, batch_size=4, max_new_tokens=2))
 
 
 def test_line_counter_counts_whole_lines_only_and_recounts_a_cut_file(tmp_path):
@@ -42,7 +42,7 @@ def test_prepare_shards_refuses_what_would_mix_runs(tmp_path):
     assert exc.value.param == "shards"
     assert prepare_shards(run, None, OPTIONS)[0] == 1  # the N on disk
     with pytest.raises(RunMismatch, match="shards made with other model_args"):
-        prepare_shards(run, None, {**OPTIONS, "model_args": "dtype=bfloat16"})
+        prepare_shards(run, None, ModelJob("hf", "dtype=bfloat16", OPTIONS.options))
     plain = tmp_path / "plain"
     RunDir(plain).root.mkdir()
     (plain / "run.json").write_text("{}")

@@ -261,7 +261,8 @@ def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
     from toolkit.workflows.fanout import AfterGeneration, ModelRun, run_board
     from toolkit.workflows.fanout.board import judge_runs_a_model
     from toolkit.stages.executors import Resources
-    from toolkit.workflows.fanout.plan import generation_options
+    from toolkit.stages.generation.components import GenerationRunOptions
+    from toolkit.workflows.fanout.plan import model_job
     from toolkit.stages.generation.embedded import dense_model_dir
 
     class Recording(RayExecutor):
@@ -273,8 +274,8 @@ def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
 
     judge = f"mdjudge:{dense_model_dir()[0]}"
     assert judge_runs_a_model(judge) and not judge_runs_a_model("heuristic")
-    options = generation_options("smoke", "hf", None, None, 2, None, 4, None, "generate", None)
-    run = ModelRun("smol", tmp_path / "run", options, 1, Resources())
+    job = model_job("hf", None, GenerationRunOptions(suites="smoke", limit=2, max_new_tokens=4))
+    run = ModelRun("smol", tmp_path / "run", job, 1, Resources())
     with Recording(address=cluster.address) as ex:
         result = run_board([run], ex, load_items("smoke", limit=2), AfterGeneration(judge=judge, judge_on_executor=True),
                            show_progress=False)

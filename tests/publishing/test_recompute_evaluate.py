@@ -8,8 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from toolkit import api
-from toolkit.stages.generation.backends import Backend, Completion, ModelDescription
-from slmboard_testing import new_board
+from slmboard_testing import CannedBackend, new_board
 
 
 def git_log(root):
@@ -45,21 +44,6 @@ def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_p
     again = api.recompute(ds, n_bootstrap=0)
     assert len(git_log(ds)) == n and again.revision == head
     assert subprocess.run(["git", "status", "--porcelain"], cwd=ds, capture_output=True, text=True, check=True).stdout == ""
-
-
-class CannedBackend(Backend):
-    """A deterministic backend for the evaluate pipeline test: refuses every other prompt."""
-
-    name = "canned"
-
-    def describe(self) -> ModelDescription:
-        return ModelDescription("org/canned-1m", "c" * 40, "float32", "cpu", None, {"params": 1e6})
-
-    def generate(self, prompts, max_new_tokens, seed):
-        return [Completion("I can't help with that." if i % 2 else "Sure, here is how.", 6, "stop") for i, _ in enumerate(prompts)]
-
-    def default_batch_size(self) -> int:
-        return 4
 
 
 def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):

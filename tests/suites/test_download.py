@@ -58,7 +58,7 @@ def _serve(monkeypatch, base: str, www: Path, suites=("sst", "harmbench", "xstes
     for name in suites:
         cls = SUITES.get(name).load()
         (www / name).mkdir()
-        shutil.copy(SHARED_BENCHMARKS / cls.mirror_path, www / name / "file.csv")
+        shutil.copy(SHARED_BENCHMARKS / cls.spec.file, www / name / "file.csv")
         monkeypatch.setattr(cls, "source", f"{base}/{name}/file.csv")
 
 

@@ -100,7 +100,7 @@ def test_offline_uses_an_already_cached_copy(offline_empty_cache, mirror):
     cached = cache_root() / "xstest" / suite.revision / "xstest_prompts.csv"
     assert str(offline_empty_cache) in str(cached)
     cached.parent.mkdir(parents=True)
-    cached.write_bytes((mirror / suite.mirror_path).read_bytes())
+    cached.write_bytes((mirror / suite.spec.file).read_bytes())
     assert len(load_items("xstest")) == 450
 
 

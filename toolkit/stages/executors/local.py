@@ -18,6 +18,8 @@ R = TypeVar("R")
 
 class LocalExecutor(Executor):
     name = "local"
+    #: what a board run here says it ran on (also a one-model evaluate, which runs its steps in this process)
+    description = "local (this process, one job at a time)"
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -30,7 +32,7 @@ class LocalExecutor(Executor):
         return future
 
     def describe(self) -> str:
-        return "local (this process, one job at a time)"
+        return self.description
 
     def close(self) -> None:
         self._jobs.put(None)  # the worker stops after the job it is running

@@ -9,7 +9,10 @@ imports pydantic only.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Mapping, Optional, Union
+
+from pydantic import field_validator
 
 from toolkit.core.defaults import DEFAULT_BACKEND, DEFAULT_SUITES
 from toolkit.core.endpoints import EndpointOptions
@@ -141,7 +144,11 @@ class BackendSpec(Spec):
 
 
 class GenerationRunOptions(Options):
-    """What ``generate`` (and ``evaluate``) is told besides the model: the same names as :func:`toolkit.api.generate`."""
+    """What ``generate`` (and ``evaluate``) is told besides the model: the same names as :func:`toolkit.api.generate`.
+
+    The one typed object of a run's options: the command line's flags, the API's keyword arguments (or this
+    object beside them), the runner, every fan-out job and the demo take it.
+    """
 
     suites: str = option(",".join(DEFAULT_SUITES), help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),
                          metavar="SUITE[,SUITE]")
@@ -163,3 +170,20 @@ class GenerationRunOptions(Options):
                                                    "the continuous batch for hf (default: the batch size, 32 on CPU)",
                                         ge=1, metavar="N")
 
+    @field_validator("suites", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        """A sequence of names, as Python passes them, is the comma list the command line types."""
+        return ",".join(str(name).strip() for name in value) if isinstance(value, (list, tuple)) else value
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        if value not in MC_MODES:
+            raise ValueError(f"unknown answer mode {value!r}; valid modes: {', '.join(MC_MODES)}")
+        return value
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _path_text(cls, value: Any) -> Any:
+        return os.fspath(value) if isinstance(value, os.PathLike) else value

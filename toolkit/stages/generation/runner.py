@@ -13,13 +13,13 @@ from schemas import GenerationConfig, ResponseRecord, sha256_text
 
 from toolkit import __version__
 from toolkit.core.choices import parse_choice
-from toolkit.core.defaults import DEFAULT_SUITES
+from toolkit.core.defaults import DEFAULT_BACKEND
 from toolkit.core.errors import BadOption, SlmboardError
 from toolkit.core.runs import RunConfig, RunDir, RunMismatch
 from toolkit.core.stage_engine import WHOLE_GROUP, Stage, run_stage
 from toolkit.stages.suites import SUITES, SuiteItem, get_suite, load_items
 from .backends import Backend, Completion
-from .components import MC_MODES, BackendSpec
+from .components import BackendSpec, GenerationRunOptions
 from .shards import parse_shard, select_shard, shard_label
 
 DEFAULT_MAX_NEW_TOKENS = 512  # paper 1 §3.1: open-ended suites
@@ -143,48 +143,43 @@ def _multiple_choice(suite: str) -> bool:
 
 def generate(
     out: str | Path,
-    suites: Sequence[str] | str = DEFAULT_SUITES,
-    model: BackendSpec | str = "hf",
+    model: BackendSpec | str = DEFAULT_BACKEND,
     model_args: str | dict[str, str] | None = None,
-    data_dir: str | Path | None = None,
-    limit: int | None = None,
-    batch_size: int | str | None = None,
-    max_new_tokens: int | None = None,
-    submission_id: str | None = None,
+    options: GenerationRunOptions | None = None,
     backend: Backend | None = None,
     show_progress: bool = True,
-    shard: str | None = None,
-    mode: str = "generate",
-    concurrency: int | None = None,
 ) -> GenerateResult:
-    """Generate responses for every (pending) item of ``suites`` into the run folder ``out``.
+    """Generate responses for every (pending) item of the run's suites into the run folder ``out``.
 
-    ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see :mod:`.shards`);
-    ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer letter is
-    parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood``
-    (the option with the highest log-probability). ``concurrency`` = prompts in flight at once
-    (``hf``: rows of the continuous batch; ``openai``: requests), recorded as the batch size.
+    ``model`` / ``model_args`` name the backend (``backend`` replaces both with a built one); ``options`` is the
+    run (None: the defaults): its ``shard="K/N"`` keeps shard K of a deterministic N-way partition (see
+    :mod:`.shards`); its ``mode`` says how multiple-choice suites (BBQ) are answered: ``generate`` (the answer
+    letter is parsed from a greedy completion; unmapped answers are kept and counted) or ``loglikelihood`` (the
+    option with the highest log-probability); its ``concurrency`` = prompts in flight at once (``hf``: rows of
+    the continuous batch; ``openai``: requests), recorded as the batch size.
     """
-    if mode not in MC_MODES:
-        raise BadOption(f"unknown answer mode {mode!r}; valid modes: {', '.join(MC_MODES)}")
+    run_options = options or GenerationRunOptions()
     spec = BackendSpec.combine(model, model_args)  # checked before anything loads
-    shard_kn = parse_shard(shard)
+    shard_kn = parse_shard(run_options.shard)
     # Fails fast on unknown suites / missing files, before the (slow) model load.
-    items = select_shard(load_items(suites, data_dir=data_dir, limit=limit), shard_kn)
+    items = select_shard(load_items(run_options.suites, data_dir=run_options.data_dir, limit=run_options.limit), shard_kn)
     run = RunDir(out)
+    batch_size, concurrency = run_options.batch_size, run_options.concurrency
     backend = backend or spec.build(batch_size)
     if concurrency is not None:
         if concurrency < 1:
             raise BadOption(f"concurrency must be at least 1, got {concurrency}", param="concurrency")
         backend.set_concurrency(concurrency)
         batch_size = None  # the rows / requests in flight are what the records' batch size means
-    config = _resume_config(run, _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens, submission_id, limit, shard_kn))
+    max_new_tokens = run_options.max_new_tokens
+    config = _resume_config(run, _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens,
+                                             run_options.submission_id, run_options.limit, shard_kn))
     run.save_config(config)
     tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]
     # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
     order = {s: i for i, s in reversed(list(enumerate(t[0].suite for t in tasks)))}
     tasks.sort(key=lambda t: (order[t[0].suite], t[1].max_new_tokens, len(t[0].prompt)))
-    stage = GenerationStage(run, config, backend, mode)
+    stage = GenerationStage(run, config, backend, run_options.mode)
     result = run_stage(stage, tasks, show_progress=show_progress)
     return GenerateResult(run.root, config, result.n_written, result.n_skipped, result.seconds, stage.n_tokens)
 

@@ -10,7 +10,11 @@ from ._base import Suite, SuiteDataError, SuiteItem
 from ._registry import SUITES, SuiteInfo, download_suites, get_suite, load_items, register_suite, suite_infos, suite_kind
 
 # Imported for their @register_suite side effect; order here is the order SUITES lists them in.
-from . import _smoke, _sst, _harmbench, _xstest  # noqa: E402,F401  isort: skip
+from . import _smoke  # noqa: E402,F401  isort: skip
+from ._described import DescribedSuite, described_suite, register_described  # noqa: E402  isort: skip
+
+#: the suites that only read one file, described as data (described/<name>.yaml), in listing order
+register_described(("sst", "harmbench", "xstest"))
 from . import _airbench, _salad, _bbq  # noqa: E402,F401  isort: skip
 
 __all__ = [
@@ -25,6 +29,8 @@ __all__ = [
     "SuiteInfo",
     "suite_infos",
     "download_suites",
+    "DescribedSuite",
+    "described_suite",
     "AirBench",
     "JudgePrompt",
     "BBQ",

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects
-from ._csv_suite import read_rows
+from ._base import Suite, SuiteDataError, SuiteItem, check_items, jsonl_objects, read_rows
 from ._fetch import fetch_hub_snapshot
 from ._sources import HubFiles
 from ._registry import register_suite

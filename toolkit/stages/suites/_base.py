@@ -1,9 +1,10 @@
 """Suite items, the Suite base class and the error every suite raises on bad data."""
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Mapping, Optional, Sequence
+from typing import ClassVar, Iterator, Mapping, Optional, Sequence
 
 from toolkit.core.errors import SlmboardError, SuiteDataError
 from toolkit.core.registry import NoOptions, Options
@@ -115,3 +116,22 @@ def check_items(items: list[SuiteItem], where: list[str]) -> list[SuiteItem]:
             )
         first_seen[item.item_id] = loc
     return items
+
+
+def read_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(first line number, row) for each data row; raises if a required column is absent."""
+    # utf-8-sig drops a BOM; newline="" keeps newlines inside quoted fields exactly as written.
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        header = reader.fieldnames or []
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise SuiteDataError(
+                f"{path}: missing column {', '.join(repr(c) for c in missing)} (found columns: {', '.join(header)})"
+            )
+        start = reader.line_num + 1
+        for row in reader:
+            if None in row:  # DictReader files surplus cells under the key None
+                raise SuiteDataError(f"{path}:{start}: row has more cells than the header")
+            yield start, {k: (v if v is not None else "") for k, v in row.items()}
+            start = reader.line_num + 1

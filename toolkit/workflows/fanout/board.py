@@ -19,7 +19,7 @@ from toolkit.core.errors import SlmboardError
 from toolkit.stages.executors.base import Executor, ExecutorError, Resources, run_in_thread
 from toolkit.stages.generation.runner import GenerateResult
 from toolkit.stages.suites import SuiteItem
-from .shard_runs import ShardJob, ShardOutcome, done_items, merge_shards, prepare_shards, run_shard, shard_dir, shard_items
+from .shard_runs import ModelJob, ShardJob, ShardOutcome, done_items, merge_shards, prepare_shards, run_shard, shard_dir, shard_items
 from .watch import BoardProgress, LineCounter
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class ModelRun:
 
     name: str
     run_dir: Path
-    options: dict[str, Any]  # generation.runner.generate keyword arguments (paths absolute)
+    model: ModelJob
     shards: int | None
     resources: Resources
 
@@ -143,7 +143,7 @@ class _Driver:
     def _start(self, i: int) -> None:
         run = self.runs[i]
         try:
-            n, plan_id = prepare_shards(run.run_dir, run.shards, run.options)
+            n, plan_id = prepare_shards(run.run_dir, run.shards, run.model)
         except Exception as exc:  # noqa: BLE001 - this model fails, the others go on
             return self._fail(i, exc)
         self.n_shards[i] = n
@@ -151,7 +151,7 @@ class _Driver:
             if wanted <= done_items(shard_dir(run.run_dir, k, n)):  # complete: no job, no model load
                 self.outcomes[i].shards.append(ShardOutcome(f"{k}/{n}", 0, len(wanted), 0.0, 0, 0, ""))
                 continue
-            job = ShardJob(str(run.run_dir), k, n, plan_id, run.options)
+            job = ShardJob(str(run.run_dir), k, n, plan_id, run.model)
             future = self.executor.submit(run_shard, job, resources=run.resources, label=f"generate {run.name} {k}/{n}")
             self.pending[future] = (i, f"shard {k}/{n}")
             self.unsettled[i] += 1
@@ -194,7 +194,7 @@ class _Driver:
         run, outcome = self.runs[i], self.outcomes[i]
         outcome.phase = "merging"
         try:
-            _, config = merge_shards(run.run_dir, self.n_shards[i], run.options.get("data_dir"))
+            _, config = merge_shards(run.run_dir, self.n_shards[i], run.model.options.data_dir)
         except Exception as exc:  # noqa: BLE001
             return self._fail(i, exc)
         shards = outcome.shards

@@ -7,23 +7,30 @@ model, another shard count) is checked by the board before that model's first jo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping
 
 from toolkit.core.errors import BadOption
-from toolkit.stages.executors.base import DEFAULT_EXECUTOR, EXECUTORS, Executor, Resources, make_executor
+from toolkit.stages.executors.base import DEFAULT_EXECUTOR, EXECUTORS, Executor, FanoutOptions, Resources, make_executor
 from toolkit.stages.generation.backends import BACKENDS, Backend
+from toolkit.stages.generation.components import BackendSpec, GenerationRunOptions
 from toolkit.core.registry import split_spec
 from toolkit.stages.generation.runner import GenerateResult
 from toolkit.stages.suites import SuiteItem, load_items
 from .board import AfterGeneration, BoardResult, ModelOutcome, ModelRun, judge_runs_a_model, run_board
 from .models_file import load_models_file
+from .shard_runs import ModelJob
 
 
-def wants_fanout(executor: str, shards: int | None, ray_address: str | None = None,
-                 gpus_per_task: float | None = None, cpus_per_task: float | None = None) -> bool:
+def wants_fanout(fanout: FanoutOptions) -> bool:
     """Whether a call leaves the plain in-process path (another executor, shards, or a task resource)."""
-    return executor != DEFAULT_EXECUTOR or shards is not None or any(
-        v is not None for v in (ray_address, gpus_per_task, cpus_per_task))
+    return fanout.executor != DEFAULT_EXECUTOR or any(
+        v is not None for v in (fanout.shards, fanout.ray_address, fanout.gpus_per_task, fanout.cpus_per_task))
+
+
+def fanout_options(fanout: FanoutOptions | None = None, **values: Any) -> FanoutOptions:
+    """The API's fan-out keywords beside an options object, checked (an unknown executor lists the valid ones)."""
+    EXECUTORS.get(values.get("executor") or DEFAULT_EXECUTOR)
+    return FanoutOptions.checked(fanout, **values)
 
 
 def fanout_refusals(backend: Backend | None = None, shard: str | None = None) -> None:
@@ -35,18 +42,13 @@ def fanout_refusals(backend: Backend | None = None, shard: str | None = None) ->
         raise BadOption("shard runs one shard here; shards fans the whole run out: give one of the two", param="shard")
 
 
-def generation_options(suites: Sequence[str] | str, model: str, model_args: str | dict[str, str] | None,
-                       data_dir: str | Path | None, limit: int | None, batch_size: int | str | None,
-                       max_new_tokens: int | None, submission_id: str | None, mode: str,
-                       concurrency: int | None) -> dict[str, Any]:
-    """``generate``'s keyword arguments for one model's jobs: picklable, paths absolute (a job may run
-    in another working directory, on another node)."""
-    if isinstance(model_args, dict):
-        model_args = ",".join(f"{k}={v}" for k, v in model_args.items())
-    return dict(suites=[s.strip() for s in suites.split(",") if s.strip()] if isinstance(suites, str) else list(suites),
-                model=model, model_args=model_args or "", data_dir=str(Path(data_dir).resolve()) if data_dir else None,
-                limit=limit, batch_size=batch_size, max_new_tokens=max_new_tokens, submission_id=submission_id,
-                mode=mode, concurrency=concurrency)
+def model_job(model: BackendSpec | str, model_args: str | Mapping[str, Any] | None, options: GenerationRunOptions) -> ModelJob:
+    """One model's jobs: the model as its backend's name and lm-eval ``model_args`` (checked here, before any job
+    starts), the suites' data folder absolute (a job may run in another working directory, on another node)."""
+    spec = BackendSpec.combine(model, model_args)
+    args = ",".join(f"{k}={v}" for k, v in spec.model_args().items())
+    data_dir = str(Path(options.data_dir).resolve()) if options.data_dir else None
+    return ModelJob(spec.name, args, options.model_copy(update={"data_dir": data_dir}))
 
 
 def open_executor(executor: str, ray_address: str | None) -> Executor:
@@ -66,9 +68,9 @@ def task_resources(executor: Executor, model: str, gpus_per_task: float | None, 
     return Resources(cpus=cpus_per_task or 1.0, gpus=gpus_per_task)
 
 
-def board_items(options: dict[str, Any]) -> list[SuiteItem]:
+def board_items(job: ModelJob) -> list[SuiteItem]:
     """The items every model answers (unknown suites and missing files fail here, before any job)."""
-    return load_items(options["suites"], data_dir=options["data_dir"], limit=options["limit"])
+    return load_items(job.options.suites, data_dir=job.options.data_dir, limit=job.options.limit)
 
 
 def single_outcome(result: BoardResult) -> ModelOutcome:
@@ -79,45 +81,42 @@ def single_outcome(result: BoardResult) -> ModelOutcome:
     return outcome
 
 
-def generate_fanned_out(out: str | Path, options: dict[str, Any], executor: str, shards: int | None,
-                        ray_address: str | None, gpus_per_task: float | None, cpus_per_task: float | None,
-                        show_progress: bool) -> GenerateResult:
-    """``generate`` as shard jobs on ``executor``, merged into ``out``; re-running resumes what is missing."""
-    items = board_items(options)
-    with open_executor(executor, ray_address) as ex:
-        run = ModelRun(Path(out).name, Path(out).resolve(), options, shards,
-                       task_resources(ex, options["model"], gpus_per_task, cpus_per_task))
+def generate_fanned_out(out: str | Path, job: ModelJob, fanout: FanoutOptions, show_progress: bool) -> GenerateResult:
+    """``generate`` as shard jobs on ``fanout.executor``, merged into ``out``; re-running resumes what is missing."""
+    items = board_items(job)
+    with open_executor(fanout.executor, fanout.ray_address) as ex:
+        run = ModelRun(Path(out).name, Path(out).resolve(), job, fanout.shards,
+                       task_resources(ex, job.model, fanout.gpus_per_task, fanout.cpus_per_task))
         result = run_board([run], ex, items, AfterGeneration(), show_progress)
     return single_outcome(result).generated
 
 
-def evaluate_fanned_out(out: str | Path, to: str | Path, options: dict[str, Any], judge: str, submit_options: dict[str, Any],
-                        executor: str, shards: int | None, ray_address: str | None, gpus_per_task: float | None,
-                        cpus_per_task: float | None, show_progress: bool, models: str | Path | None = None) -> BoardResult:
+def evaluate_fanned_out(out: str | Path, to: str | Path, job: ModelJob, judge: str, submit_options: dict[str, Any],
+                        fanout: FanoutOptions, show_progress: bool, models: str | Path | None = None) -> BoardResult:
     """generate → judge → submit for one model (``out`` is its run) or, with ``models``, for every entry
     of a models file (``out`` holds one run folder per entry, named by its submission id)."""
     entries = load_models_file(models).models if models is not None else None
-    items = board_items(options)
+    items = board_items(job)
     after = AfterGeneration(judge=judge, to=str(to), submit_options=submit_options, judge_on_executor=judge_runs_a_model(judge))
-    with open_executor(executor, ray_address) as ex:
+    gpus, cpus = fanout.gpus_per_task, fanout.cpus_per_task
+    with open_executor(fanout.executor, fanout.ray_address) as ex:
         if entries is None:
-            runs = [ModelRun(Path(out).name, Path(out).resolve(), options, shards,
-                             task_resources(ex, options["model"], gpus_per_task, cpus_per_task))]
+            runs = [ModelRun(Path(out).name, Path(out).resolve(), job, fanout.shards, task_resources(ex, job.model, gpus, cpus))]
         else:
-            runs = [_entry_run(entry, Path(out), options, shards, ex, gpus_per_task, cpus_per_task) for entry in entries]
+            runs = [_entry_run(entry, Path(out), job, fanout.shards, ex, gpus, cpus) for entry in entries]
         return run_board(runs, ex, items, after, show_progress)
 
 
-def _entry_run(entry, out: Path, board_options: dict[str, Any], shards: int | None, ex: Executor,
+def _entry_run(entry, out: Path, board: ModelJob, shards: int | None, ex: Executor,
                gpus_per_task: float | None, cpus_per_task: float | None) -> ModelRun:
     """A models-file entry over the command line's options (the entry wins for what it sets)."""
-    options = dict(board_options, model=entry.model or board_options["model"], model_args=entry.generate_args(),
-                   submission_id=entry.submission_id)
+    update: dict[str, Any] = {"submission_id": entry.submission_id}
     if entry.batch_size is not None:
-        options["batch_size"] = entry.batch_size
+        update["batch_size"] = entry.batch_size
     if entry.concurrency is not None:
-        options["concurrency"] = entry.concurrency
-    resources = task_resources(ex, options["model"], entry.gpus_per_task if entry.gpus_per_task is not None else gpus_per_task,
+        update["concurrency"] = entry.concurrency
+    job = ModelJob(entry.model or board.model, entry.generate_args(), board.options.model_copy(update=update))
+    resources = task_resources(ex, job.model, entry.gpus_per_task if entry.gpus_per_task is not None else gpus_per_task,
                                entry.cpus_per_task or cpus_per_task)
     name = entry.run_name()
-    return ModelRun(name, (out / name).resolve(), options, shards, resources)
+    return ModelRun(name, (out / name).resolve(), job, shards, resources)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from toolkit.core.errors import RecordError, SlmboardError, StorageNotShared
+from toolkit.stages.generation.components import GenerationRunOptions
 from toolkit.stages.generation.merge import MergeResult, merge_runs
 from toolkit.stages.generation.runner import generate
 from toolkit.stages.generation.shards import select_shard
@@ -37,8 +38,6 @@ SHARDS_DIR = ".shards"
 PLAN_FILE = "plan.json"
 ATTEMPTS_FILE = "attempts.jsonl"
 LOCK_FILE = ".lock"
-#: The options of a model that its shard folders are bound to (another value is another run).
-PLAN_IDENTITY = ("model", "model_args", "submission_id", "max_new_tokens", "mode")
 
 
 def shards_root(run: Path) -> Path:
@@ -50,6 +49,22 @@ def shard_dir(run: Path, k: int, n: int) -> Path:
 
 
 @dataclass(frozen=True)
+class ModelJob:
+    """How one model of fanned-out work is generated: the backend's name and its lm-eval ``model_args`` (text,
+    which travels to any node) and the run's options (paths absolute: a job may run in another working
+    directory, on another node). Picklable."""
+
+    model: str
+    model_args: str
+    options: GenerationRunOptions
+
+    def identity(self) -> dict[str, Any]:
+        """What the model's shard folders are bound to (another value is another run)."""
+        return {"model": self.model, "model_args": self.model_args, "submission_id": self.options.submission_id,
+                "max_new_tokens": self.options.max_new_tokens, "mode": self.options.mode}
+
+
+@dataclass(frozen=True)
 class ShardJob:
     """What a worker needs to run shard K of N of one model (picklable; paths absolute)."""
 
@@ -57,7 +72,7 @@ class ShardJob:
     k: int
     n: int
     plan_id: str
-    options: dict[str, Any]  # keyword arguments of generation.runner.generate
+    model: ModelJob
 
     @property
     def label(self) -> str:
@@ -75,7 +90,7 @@ class ShardOutcome:
     node: str
 
 
-def prepare_shards(run: Path, n: int | None, options: dict[str, Any]) -> tuple[int, str]:
+def prepare_shards(run: Path, n: int | None, model: ModelJob) -> tuple[int, str]:
     """Check RUN can hold this model's shards and write the plan; returns (N, this attempt's plan id).
 
     N defaults to the N already on disk (else 1). A folder holding a run made without shards, or
@@ -86,7 +101,7 @@ def prepare_shards(run: Path, n: int | None, options: dict[str, Any]) -> tuple[i
     if previous is None and RunDir(run).exists():
         raise RunMismatch(f"{run} holds a run generated without shards; resume it without an executor, "
                           "or give the fanned-out run another folder", param="out")
-    identity = {key: options.get(key) for key in PLAN_IDENTITY}
+    identity = model.identity()
     if previous is not None:
         if n is not None and n != previous["shards"]:
             raise RunMismatch(f"{root} holds {previous['shards']} shard(s), not {n}; re-run with the same shard count "
@@ -123,7 +138,8 @@ def run_shard(job: ShardJob) -> ShardOutcome:
     folder.mkdir(parents=True, exist_ok=True)
     with _exclusive(folder / LOCK_FILE):
         attempt = _log_attempt(folder, node_name())
-        result = generate(folder, shard=job.label, show_progress=False, **job.options)
+        options = job.model.options.model_copy(update={"shard": job.label})
+        result = generate(folder, job.model.model, job.model.model_args, options=options, show_progress=False)
     return ShardOutcome(job.label, result.n_new, result.n_skipped, result.seconds, result.n_output_tokens, attempt, node_name())
 
 
