@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolkit.core.defaults import DEFAULT_JUDGE, DEFAULT_SUITES
 from toolkit.core.errors import SlmboardError, pydantic_errors
 
 #: Paper 1 bounds a small language model at 4B parameters.
@@ -43,8 +44,8 @@ class EvaluationRecipe(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    suites: list[str] = Field(default_factory=lambda: ["smoke"])
-    judge: str = "heuristic"
+    suites: list[str] = Field(default_factory=lambda: list(DEFAULT_SUITES))
+    judge: str = DEFAULT_JUDGE
     max_new_tokens: Optional[int] = Field(None, ge=1)
     limit: Optional[int] = Field(None, ge=1, description="items per suite; a limited recipe publishes partial runs")
 
@@ -53,7 +54,7 @@ def recipe_parts(board_yaml: dict[str, Any] | None, where: str) -> tuple[Request
     """(policy, evaluation) of a board.yaml mapping (None: a board without one: the defaults)."""
     data = board_yaml or {}
     judges = data.get("judges") or []
-    evaluation = {"suites": data.get("suites") or ["smoke"], "judge": judges[0] if judges else "heuristic",
+    evaluation = {"suites": data.get("suites") or list(DEFAULT_SUITES), "judge": judges[0] if judges else DEFAULT_JUDGE,
                   "max_new_tokens": (data.get("decoding") or {}).get("max_new_tokens"),
                   "limit": (data.get("limits") or {}).get("items")}
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.errors import BadOption, NothingToCommit, SlmboardError
 from toolkit.core.records_io import atomic_write_text
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
@@ -114,7 +115,7 @@ def write_figures(root: Path, table) -> list[str]:
     return written
 
 
-def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int = 0, judge: str = "heuristic",
+def recompute(dataset: str | Path, n_bootstrap: int = N_BOOTSTRAP, rejudge: int = 0, judge: str = DEFAULT_JUDGE,
               threshold: float = 0.2, seed: int = 0, commit: bool = True, xet: bool | None = None,
               primary_judges: dict[str, str] | None = None, gate: bool | None = None) -> RecomputeResult:
     """``primary_judges`` / ``gate`` (False = ``--no-gate``) update the card's choices (None keeps them);
