@@ -58,14 +58,21 @@ def install_wheel(wheel: Path, root: Path) -> Install:
     """A fresh venv at ``root`` with ``wheel`` installed ``--no-deps``; its dependencies are the test venv's.
 
     A venv made from a venv's interpreter inherits the base interpreter's packages, not the venv's (what
-    ``--system-site-packages`` would give), so a ``.pth`` line adds the test venv's site-packages after the
-    new venv's own: the wheel's ``toolkit`` wins, and the test venv's editable-install hook (a ``.pth`` there,
-    never processed from a path line) does not run."""
+    ``--system-site-packages`` would give), so a ``.pth`` file adds the test venv's site-packages after the new
+    venv's own, as a site folder (its own ``.pth`` files run: setuptools' distutils shim, which building a
+    plugin on a page needs), then takes the test venv's editable-install finder of the checkout back off
+    ``sys.meta_path``: a module the wheel lacks fails to import instead of coming from the checkout."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
     install = Install(root, wheel)
     own = Path(subprocess.run([str(install.python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                               check=True, capture_output=True, text=True, env=_clean_env()).stdout.strip())
-    (own / "_slmboard_docs_deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    (own / "_slmboard_docs_deps.pth").write_text(
+        f"import site, sys; site.addsitedir({sysconfig.get_path('purelib')!r}); "
+        "sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, '__module__', '').startswith('__editable__')]\n")
+    for name in ("pip", "pip3"):  # made --without-pip (seconds saved): `pip` on a page is the test venv's pip run here
+        script = install.bin / name
+        script.write_text('#!/bin/sh\nexec "$(dirname "$0")/python" -m pip "$@"\n')
+        script.chmod(0o755)
     subprocess.run([str(install.python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
                     "--disable-pip-version-check", str(wheel)], check=True, capture_output=True, text=True,
                    env=_clean_env())
@@ -73,6 +80,11 @@ def install_wheel(wheel: Path, root: Path) -> Install:
                            capture_output=True, text=True, env=_clean_env(), cwd=root).stdout.strip()
     if not Path(where).resolve().is_relative_to(root.resolve()):
         raise RuntimeError(f"the docs venv imports toolkit from {where}, not from the installed wheel in {root}")
+    hooked = subprocess.run([str(install.python), "-c", "import sys; print([f for f in sys.meta_path if "
+                             "'editable' in repr(f).lower()])"], check=True, capture_output=True, text=True,
+                            env=_clean_env(), cwd=root).stdout.strip()
+    if hooked != "[]":
+        raise RuntimeError(f"the docs venv can still import the checkout through {hooked}")
     if not (install.bin / "slmboard").is_file():
         raise RuntimeError(f"installing {wheel.name} made no `slmboard` command in {install.bin}")
     return install

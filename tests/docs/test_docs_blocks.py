@@ -96,7 +96,7 @@ assert any(f["path"] == "xstest/xstest_prompts.csv" for f in files), files
 
 ```bash
 test ! -e tests && test ! -e benchmarks
-test "$(command -v slmboard)" = "$VIRTUAL_ENV/bin/slmboard"
+test "$(command -v slmboard)" = "$VIRTUAL_ENV/bin/slmboard" && test "$(command -v pip)" = "$VIRTUAL_ENV/bin/pip"
 ```
 """)
     problems, _, emu = run_page(page, tmp_path / "scratch", docs_install)
