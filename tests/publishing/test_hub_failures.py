@@ -234,7 +234,7 @@ def test_a_failed_xet_upload_is_named_and_create_leaves_no_empty_dataset(emulato
 def test_a_failed_xet_upload_on_submit_is_named_and_the_board_is_unchanged(emulator, published, home, xet_storage_down):
     before = _head(emulator, DATASET)
     proc = cli(xet_storage_down, *commands(published)["submit"], check=False, timeout=120)
-    assert_one_line(proc, "dataset org/board", "Xet storage failed", "--no-xet")
+    assert_one_line(proc, "dataset org/board", "Xet storage failed", "HF_HUB_DISABLE_XET=1")
     assert _head(emulator, DATASET) == before
 
 

@@ -145,7 +145,7 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
     if _in_xet_upload(exc):  # before the connection check: hf_xet reports every failure as a ConnectionError
         return HubXetUploadFailed(repo, _status(exc), f"{what}: the Hub answered, but uploading the files to its Xet "
                                   f"storage failed ({_xet_reason(exc)})", "try again; if it keeps failing, upload "
-                                  "through classic LFS with HF_HUB_DISABLE_XET=1 (submit: --no-xet)", revision=revision)
+                                  "through classic LFS instead: set HF_HUB_DISABLE_XET=1", revision=revision)
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
         if _offline():
             return HubUnreachable(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
