@@ -5,10 +5,13 @@ Run `python tests/slmboard_badinput.py` to print the table kept in docs/bad-inpu
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ContextManager, Iterator, Mapping
 
 from slmboard_testing import make_item_row
 
@@ -164,6 +167,92 @@ class CliCase:
     argv: list[str]
     message: str
     prepare: Callable[[Path], None] | None = None  # writes what the command reads into the test's folder
+    #: the world the command runs in (a port taken, a source serving other bytes, a broken plugin installed), set
+    #: up around the run and undone after it; yields more ``{name}`` fields for ``argv``
+    around: Callable[[Path], ContextManager[Mapping[str, str]]] | None = None
+
+
+SHARED_BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
+
+
+@contextlib.contextmanager
+def _busy_port(tmp: Path) -> Iterator[Mapping[str, str]]:
+    """A port another server listens on."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield {"port": str(s.getsockname()[1])}
+
+
+@contextlib.contextmanager
+def _suite_source(url: str, suite: str = "sst") -> Iterator[None]:
+    """``suite``'s pinned source URL pointed at ``url`` for the run."""
+    from toolkit.stages.suites import SUITES
+
+    cls = SUITES.get(suite).load()
+    old = cls.__dict__.get("source")
+    cls.source = url
+    try:
+        yield
+    finally:
+        cls.source = old
+
+
+@contextlib.contextmanager
+def _altered_source(tmp: Path) -> Iterator[Mapping[str, str]]:
+    """A real HTTP server on 127.0.0.1 serving SimpleSafetyTests' file with one byte changed, as sst's source."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    www = tmp / "www"
+    www.mkdir()
+    data = (SHARED_BENCHMARKS / "simple_safety_tests" / "simple_safety_tests.csv").read_bytes()
+    (www / "sst.csv").write_bytes(data.replace(b"a", b"A", 1))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with _suite_source(f"http://127.0.0.1:{server.server_address[1]}/sst.csv"):
+            yield {}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def _no_network(tmp: Path) -> Iterator[Mapping[str, str]]:
+    """sst's source on a host name that does not resolve (what a machine without DNS sees of any host)."""
+    with _suite_source("https://raw.githubusercontent.invalid/bertiev/SimpleSafetyTests/sst.csv"):
+        yield {}
+
+
+@contextlib.contextmanager
+def _broken_plugin(tmp: Path) -> Iterator[Mapping[str, str]]:
+    """An installed package (its dist-info as pip writes it, on sys.path) whose judge entry point imports a module
+    that is not installed; the judge registry reads the entry points afresh and forgets them after."""
+    from toolkit.stages.judging.components import JUDGES
+
+    site = tmp / "site-packages"
+    info = site / "slmboard_broken_plugin-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: slmboard-broken-plugin\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[slmboard.judges]\nshaky = broken_plugin:Judge\n")
+    (site / "broken_plugin.py").write_text("import a_module_that_is_not_installed\n")
+    saved = JUDGES._plugins_loaded, dict(JUDGES._failed), dict(JUDGES._entries)
+    sys.path.insert(0, str(site))
+    JUDGES._plugins_loaded = False
+    try:
+        yield {}
+    finally:
+        sys.path.remove(str(site))
+        sys.modules.pop("broken_plugin", None)
+        JUDGES._plugins_loaded, JUDGES._failed, JUDGES._entries = saved
 
 
 def _dataset_with_a_bad_manifest(tmp: Path) -> None:
@@ -284,6 +373,20 @@ CLI_CASES: list[CliCase] = [
             "ray_address applies to the ray executor, not to 'local' (ray_address is --ray-address on the command line)"),
     CliCase("ray_address_unreachable", "generate --executor ray --ray-address <a port nothing listens on>",
             ["generate", "--out", "{tmp}/run", "--executor", "ray", "--ray-address", "127.0.0.1:9"], "nothing answers at 127.0.0.1:9"),
+    CliCase("serve_busy_port", "serve BOARD --port <a port another server listens on>",
+            ["serve", "{tmp}/b", "--port", "{port}"],
+            "on 127.0.0.1 is in use (another server listens there); choose another port (port is --port on the command line)",
+            _smoke_board, _busy_port),
+    CliCase("suites_download_hash_mismatch", "suites download --suites sst <its source serves other bytes>",
+            ["suites", "download", "--suites", "sst", "--to", "{tmp}/data"],
+            "/sst.csv has SHA-256 ", around=_altered_source),
+    CliCase("suites_download_no_network", "suites download --suites sst <no network: the host does not resolve>",
+            ["suites", "download", "--suites", "sst", "--to", "{tmp}/data"],
+            "suite 'sst': could not download https://raw.githubusercontent.invalid/", around=_no_network),
+    CliCase("broken_plugin", "judge --judge shaky <a plugin whose module fails to import>",
+            ["judge", "{run}", "--judge", "shaky"],
+            "judge plugin 'shaky' of package slmboard-broken-plugin 0.1.0 is not used: ModuleNotFoundError: "
+            "No module named 'a_module_that_is_not_installed'", around=_broken_plugin),
     CliCase("models_file_missing", "evaluate --models <missing file>",
             ["evaluate", "--models", "{tmp}/models.yaml", "--out", "{tmp}/run", "--to", "{tmp}/dataset"], "does not exist"),
 ]
@@ -477,6 +580,14 @@ IMPORT_CASES: list[ImportCase] = [
     ImportCase("import_inspect_task_without_suite", "import inspect on a folder with a log of a task of no slmboard suite",
                "(Inspect task nope): 6 row(s)); pass --skip-unmatched to leave them out",
                lambda d: ["inspect", str(_inspect_task_log(d, "nope")), "--data-dir", str(d), "--out", str(d / "run")]),
+    ImportCase("import_helm_bbq_category_missing", "import helm <a BBQ run> --data-dir <3 of BBQ's 11 category files>",
+               "prompt is not a bbq item of the categories loaded (some category files are missing)",
+               lambda d: ["helm", str(_helm_bbq_run(d)), "--data-dir", str(_bbq_categories(d, "Age", "Disability_status",
+                                                                                                "Nationality")),
+                          "--out", str(d / "run")]),
+    ImportCase("import_inspect_two_models", "import inspect on a folder with logs of two models",
+               "the inspect source's rows are of 2 models (", lambda d: ["inspect", str(_inspect_task_log(
+                   d, "xstest", model="openai-api/local/other-model")), "--out", str(d / "run")]),
     ImportCase("import_lm_eval_task_without_suite", "import lm-eval with a task of no slmboard suite",
                "(lm-eval task nope): 2 row(s)); pass --skip-unmatched to leave them out",
                lambda d: ["lm-eval", str(_lm_eval_folder(d, task="nope")), "--model-id", "org/m", "--out", str(d / "run")]),
@@ -517,9 +628,9 @@ def _truncated_eval(d: Path) -> Path:
     return path
 
 
-def _inspect_task_log(d: Path, task: str) -> Path:
-    """The committed XSTest log (Inspect's mock grader) beside a copy of it whose task is ``task``, written with
-    inspect_ai's own writer."""
+def _inspect_task_log(d: Path, task: str, model: str | None = None) -> Path:
+    """The committed XSTest log (Inspect's mock grader) beside a copy of it whose task is ``task`` (and model
+    ``model``), written with inspect_ai's own writer."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
     (log_path,) = sorted((Path(__file__).parent / "importing" / "fixtures" / "inspect_xstest" / "logs_mock_grader").glob("*.eval"))
@@ -528,8 +639,24 @@ def _inspect_task_log(d: Path, task: str) -> Path:
     log = read_eval_log(str(log_path))
     write_eval_log(log, str(folder / "xstest.json"))
     log.eval.task = task
-    write_eval_log(log, str(folder / f"{task}.json"))
+    log.eval.model = model or log.eval.model
+    write_eval_log(log, str(folder / f"{task}{'-other-model' if model else ''}.json"))
     return folder
+
+
+def _helm_bbq_run(d: Path) -> Path:
+    """The BBQ run crfm-helm 0.5.16 wrote (fixtures/helm_real), copied."""
+    (run,) = (Path(__file__).parent / "importing" / "fixtures" / "helm_real" / "runs").glob("bbq:*")
+    return Path(shutil.copytree(run, d / "runs" / run.name))
+
+
+def _bbq_categories(d: Path, *names: str) -> Path:
+    """A data folder holding only these BBQ category files (from the benchmark mirror)."""
+    folder = d / "data" / "bbq" / "data"
+    folder.mkdir(parents=True)
+    for name in names:
+        shutil.copy(SHARED_BENCHMARKS / "bbq" / "data" / f"{name}.jsonl", folder)
+    return d / "data"
 
 
 def _eee_pair(d: Path, truncate: bool = False, drop_output: bool = False, same_sample: bool = False,

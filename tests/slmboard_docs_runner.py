@@ -4,7 +4,7 @@ The convention the pages are written to:
 
 - A block with no marker RUNS on the embedded default. The blocks of one page run in order in one fresh
   scratch folder (state carries over between them): bash blocks with ``bash -euo pipefail``, python
-  blocks with this interpreter. ``PATH`` starts with the venv's ``bin``; ``HF_ENDPOINT`` points at a Hub
+  blocks with the docs venv's python. ``PATH`` starts with that venv's ``bin``; ``HF_ENDPOINT`` points at a Hub
   emulator started for the page and ``HF_TOKEN`` is its token, so ``submit --to my-org/my-board``
   really publishes (to the emulator). A block must exit 0.
 - A marker comment on the line directly before the fence, ``<!-- needs: gpu -->`` (also ``hub``,
@@ -14,9 +14,12 @@ The convention the pages are written to:
   the Makefile. A marked python block must compile.
 - ``<!-- docs: output -->`` before a block, or any other fence language (text, yaml, console), is never run.
 
-Sample inputs: the scratch folder holds a symlink, at the same relative path, to each repo path in
-:data:`REPO_FILES` (fixture runs written by the real tools), so a page may name them literally, and
-``benchmarks/``: the local benchmark mirror (:data:`DATA_LINKS`) that pages pass as ``--data-dir benchmarks``.
+Outside the repository: every page runs against the built wheel installed into a fresh venv
+(:mod:`slmboard_docs_sandbox`), in an empty folder, with nothing of the checkout on ``PYTHONPATH``. What a page
+reads it makes in an earlier block, or fetches with a command marked ``<!-- needs: network -->`` (not run): the
+runner then makes the same file under the same name in the page's folder (:data:`slmboard_docs_sandbox.SUPPLIES`:
+the suites' data as ``slmboard suites download --to suite-data`` leaves it, a release file, a tool's output
+folder). No block names ``tests/``.
 """
 from __future__ import annotations
 
@@ -24,19 +27,11 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NEEDS = {"gpu", "hub", "api-key", "network", "time"}
-#: Repo paths the pages use as sample inputs (linked into every page's scratch folder).
-REPO_FILES: list[str] = [
-    "tests/importing/fixtures",
-]
-#: Folder name in the scratch folder -> the local benchmark mirror a reader of the docs would have downloaded
-#: (pages pass ``--data-dir benchmarks``); here the workspace's read-only mirror beside the repo.
-DATA_LINKS: dict[str, Path] = {"benchmarks": REPO.parent / "shared" / "benchmarks"}
 _MARKER = re.compile(r"^\s*<!--\s*(needs|docs)\s*:\s*(.*?)\s*-->\s*$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 _RUNNABLE = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
@@ -158,32 +153,34 @@ def check_block(block: Block) -> list[str]:
 
 
 # ---- running a page --------------------------------------------------------------------------------
-def page_env(scratch: Path, emulator) -> dict[str, str]:
-    venv_bin = str(Path(sys.executable).parent)
-    # `pip install` on a page installs into the scratch folder (on PYTHONPATH), never into the shared venv, from
-    # local folders only and with the venv's setuptools (no index: the test machine has no network)
+def page_env(scratch: Path, emulator, install) -> dict[str, str]:
+    """The environment of a page's blocks: the installed wheel's venv first on PATH, the Hub emulator, and
+    nothing of the checkout importable."""
+    # `pip install` on a page installs into the scratch folder (on PYTHONPATH), never into the session's venv,
+    # from local folders only and with the venv's setuptools (no index: the test machine has no network)
     site = scratch / ".site-packages"
-    return {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "HF_ENDPOINT": emulator.url,
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "SLMBOARD_DATA_DIR")}
+    return {**env, "PATH": str(install.bin) + os.pathsep + os.environ.get("PATH", ""), "VIRTUAL_ENV": str(install.root),
+            "HF_ENDPOINT": emulator.url,
             "HF_TOKEN": emulator.token, "HF_HOME": str(scratch / ".hf-home"), "HF_HUB_DISABLE_XET": "1",
             "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "PIP_TARGET": str(site), "PIP_NO_INDEX": "1",
+            "PYTHONPATH": str(site), "PIP_TARGET": str(site), "PIP_NO_INDEX": "1",
             "PIP_NO_BUILD_ISOLATION": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "COLUMNS": "100"}
 
 
-def link_repo_files(scratch: Path) -> None:
-    links = {scratch / rel: REPO / rel for rel in REPO_FILES}
-    links.update({scratch / name: source for name, source in DATA_LINKS.items() if source.is_dir()})
-    for target, source in links.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():
-            target.symlink_to(source)
+def supply_inputs(page_blocks: list[Block], scratch: Path) -> list[str]:
+    """What the page's network-marked blocks fetch, made in ``scratch`` under the same names."""
+    from slmboard_docs_sandbox import supply
+
+    return supply([b.code for b in page_blocks if "network" in b.needs], scratch)
 
 
-def run_block(block: Block, scratch: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+def run_block(block: Block, scratch: Path, env: dict[str, str], install,
+              timeout: float = 900) -> subprocess.CompletedProcess:
     if block.lang == "bash":
         argv = ["bash", "-euo", "pipefail", "-c", block.code]
     else:
-        argv = [sys.executable, "-c", block.code]
+        argv = [str(install.python), "-c", block.code]
     return subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout)
 
 

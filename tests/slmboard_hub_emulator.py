@@ -98,6 +98,9 @@ class State:
         self.lfs: dict[str, bytes] = {}  # sha256 -> content
         self.guard = threading.Lock()
         self.counts: dict[str, int] = {"commit": 0, "commit_412": 0, "commit_409": 0, "lfs_put": 0}
+        #: where the Xet write token sends uploads (the Hub's CAS service); None: no Xet, as before (the token
+        #: endpoint answers 404, and a client with hf_xet fails there)
+        self.xet_cas_url: str | None = None
 
     def resolve(self, repo: Repo, rev: str) -> Commit | None:
         rev = unquote(rev)
@@ -203,6 +206,18 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             state.repos[(kind, rid)] = repo
         return {"url": url, "name": rid, "id": rid}
 
+    @app.delete("/api/repos/delete")
+    async def delete_repo(request: Request):
+        if not authorised(request):
+            return err(401, "Unauthorized", "Invalid credentials in Authorization header")
+        body = await request.json()
+        key = (body.get("type") or "model", f"{body.get('organization') or 'user'}/{body['name']}")
+        with state.guard:
+            if state.repos.pop(key, None) is None:
+                return err(404, "RepoNotFound", f"Repository {key[1]} not found")
+        state.counts["repo_delete"] = state.counts.get("repo_delete", 0) + 1
+        return {}
+
     @app.post("/api/validate-yaml")
     async def validate_yaml(request: Request):
         import yaml
@@ -253,6 +268,13 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
                 rule["times"] -= 1
                 return err(rule["status"], rule["code"], rule["message"])
         return await call_next(request)
+
+    @app.post("/_emulator/xet")
+    async def xet_storage(request: Request):
+        """Hand out Xet write tokens whose storage service is ``cas_url`` (e.g. a closed port: the Hub answers,
+        its storage does not)."""
+        state.xet_cas_url = (await request.json()).get("cas_url")
+        return {"cas_url": state.xet_cas_url}
 
     @app.put("/_emulator/lfs/{oid}")
     async def lfs_put(oid: str, request: Request):
@@ -349,6 +371,9 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
                 if request.query_params.get("include_prs") or request.query_params.get("include_pull_requests"):
                     out["pullRequests"] = prs
                 return out
+            if op in ("xet-write-token", "xet-read-token") and state.xet_cas_url:
+                return {"accessToken": "xet-emulator-token", "exp": int(time.time()) + 3600,
+                        "casUrl": state.xet_cas_url}
             c = state.resolve(repo, rev)
             if c is None:
                 return err(404, "RevisionNotFound", f"Invalid rev id: {rev}")

@@ -1,6 +1,7 @@
 """The bad-input corpus (tests/slmboard_badinput.py): clear errors, non-zero exits, nothing written."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from pathlib import Path
@@ -16,9 +17,11 @@ from toolkit.core.runs import RunDir
 REPO = Path(__file__).resolve().parents[2]
 
 
-def tree_digest(root: Path) -> str:
+def tree_digest(root: Path, skip: str | None = None) -> str:
+    """The files under ``root`` and their bytes; ``skip``: a folder name left out wherever it is (``.git``: git's
+    own bookkeeping, such as ORIG_HEAD after a commit that was undone)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and skip not in p.relative_to(root).parts):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -88,9 +91,12 @@ def test_bad_cli_arguments(case, tmp_path, capsys):
     run = make_run(tmp_path / "a-run")
     if case.prepare is not None:
         case.prepare(tmp_path)
-    argv = [a.format(tmp=tmp_path, run=run) for a in case.argv]
-    rc = main(argv)
-    text = capsys.readouterr().err
+    with case.around(tmp_path) if case.around else contextlib.nullcontext({}) as fields:
+        argv = [a.format(tmp=tmp_path, run=run, **fields) for a in case.argv]
+        before = tree_digest(tmp_path, skip=".git")
+        rc = main(argv)
+        text = capsys.readouterr().err
+        assert tree_digest(tmp_path, skip=".git") == before, "the refused command wrote files"
     assert rc == 1, text
     assert case.message in text, text
     assert "Traceback" not in text

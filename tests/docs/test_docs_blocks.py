@@ -3,29 +3,37 @@ against a Hub emulator) or, when marked as needing a GPU, the real Hub, an API k
 time, is checked against the parser. The convention: tests/slmboard_docs_runner.py."""
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 
-from slmboard_docs_runner import (REPO, Block, blocks, check_block, doc_pages, failure, link_repo_files, page_env,
-                                  run_block)
+from slmboard_docs_runner import (REPO, Block, blocks, check_block, doc_pages, failure, page_env, run_block,
+                                  supply_inputs)
+from slmboard_docs_sandbox import SUPPLIES, named
 from slmboard_hub_emulator import start_emulator
 EVALUATE_GUIDE = REPO / "docs" / "guides" / "evaluate-and-submit.md"
 #: Pages with blocks; the evaluate guide runs in its own test, which also serves the board it publishes.
 PAGES = [p for p in doc_pages() if blocks(p) and p != EVALUATE_GUIDE]
+#: the pages a newcomer follows with only the installed package
+USER_PAGES = [REPO / "docs" / n for n in ("index.md", "quickstart.md", "install.md")] + sorted(
+    (REPO / "docs" / "guides").glob("*.md"))
 
 
-def run_page(page, scratch):
-    """Run ``page``'s runnable blocks in order in ``scratch`` (one emulator); check the marked ones."""
+def run_page(page, scratch, install):
+    """Run ``page``'s runnable blocks in order in ``scratch`` (one emulator) against ``install`` (the built
+    wheel); check the marked ones."""
     problems = [problem for b in blocks(page) if b.needs for problem in check_block(b)]
     runnable = [b for b in blocks(page) if not b.needs]
     emu = start_emulator() if runnable else None
     try:
-        env = page_env(scratch, emu) if emu else None
-        link_repo_files(scratch)
+        env = page_env(scratch, emu, install) if emu else None
+        scratch.mkdir(parents=True, exist_ok=True)
+        if runnable:
+            supply_inputs(blocks(page), scratch)
         for block in runnable:
             started = time.monotonic()
-            proc = run_block(block, scratch, env)
+            proc = run_block(block, scratch, env, install)
             print(f"{block.where}: {block.lang} block, exit {proc.returncode}, {time.monotonic() - started:.1f} s")
             if proc.returncode != 0:
                 problems.append(failure(block, proc))
@@ -38,25 +46,74 @@ def run_page(page, scratch):
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(REPO)) for p in PAGES])
-def test_every_block_of_the_page_runs_or_parses(page, tmp_path):
-    problems, _, emu = run_page(page, tmp_path)
+def test_every_block_of_the_page_runs_or_parses(page, tmp_path, docs_install):
+    problems, _, emu = run_page(page, tmp_path, docs_install)
     if emu:
         emu.stop()
     assert not problems, "\n\n".join(problems)
 
 
-def test_the_runner_fails_a_failing_block_and_an_unknown_flag(tmp_path):
+def test_the_runner_fails_a_failing_block_and_an_unknown_flag(tmp_path, docs_install):
     page = tmp_path / "page.md"
     page.write_text("# t\n\n```bash\nslmboard validate no-such-folder\n```\n\n<!-- needs: gpu -->\n```bash\n"
                     "slmboard generate --out r --model vllm:x \\\n  --no-such-flag 3\nmake no-such-target\n```\n\n"
                     "```text\nnot run\n```\n")
     found = blocks(page)
     assert [(b.line, b.needs) for b in found] == [(3, set()), (8, {"gpu"})]
-    problems, _, emu = run_page(page, tmp_path / "scratch")
+    problems, _, emu = run_page(page, tmp_path / "scratch", docs_install)
     emu.stop()
     assert len(problems) == 3, problems
     assert "page.md:3: exit 1" in problems[2]
     assert "--no-such-flag" in problems[0] and "make: no target ['no-such-target']" in problems[1]
+
+
+def test_a_page_runs_against_the_installed_wheel_outside_the_checkout(tmp_path, docs_install):
+    """The blocks import the wheel's toolkit (not the checkout's), run in a folder with nothing of the repository,
+    and find what the page's network-marked command fetches (a data folder as `suites download` leaves it)."""
+    page = tmp_path / "page.md"
+    page.write_text(f"""# t
+
+<!-- needs: network -->
+```bash
+slmboard suites download --suites xstest --to suite-data
+```
+
+```python
+import json, os, sys
+from pathlib import Path
+import toolkit
+assert Path(toolkit.__file__).resolve().is_relative_to(Path(os.environ["VIRTUAL_ENV"]).resolve()), toolkit.__file__
+assert not any(Path(p or ".").resolve().is_relative_to({str(REPO)!r}) for p in sys.path), sys.path
+try:
+    import slmboard_testing
+except ImportError:
+    pass
+else:
+    raise AssertionError("the tests' helpers are importable")
+files = json.loads(Path("suite-data/slmboard-suites.json").read_text())["files"]
+assert any(f["path"] == "xstest/xstest_prompts.csv" for f in files), files
+```
+
+```bash
+test ! -e tests && test ! -e benchmarks
+test "$(command -v slmboard)" = "$VIRTUAL_ENV/bin/slmboard" && test "$(command -v pip)" = "$VIRTUAL_ENV/bin/pip"
+```
+""")
+    problems, _, emu = run_page(page, tmp_path / "scratch", docs_install)
+    emu.stop()
+    assert not problems, "\n\n".join(problems)
+
+
+def test_no_page_reaches_into_the_repository():
+    """A reader with only the installed package has no tests/ and no workspace mirror: no block of any page names
+    them, no guide sends the reader there, and every input the runner supplies is fetched by a command a page
+    shows (marked as needing the network)."""
+    inside = re.compile(r"(?<![\w/.])tests/|\.\./shared\b|shared/benchmarks")
+    offenders = [b.where for p in doc_pages() for b in blocks(p) if inside.search(b.code)]
+    offenders += [str(p.relative_to(REPO)) for p in USER_PAGES if inside.search(p.read_text(encoding="utf-8"))]
+    assert not offenders, offenders
+    fetched = {n for p in doc_pages() for b in blocks(p) if "network" in b.needs for n in named(b.code)}
+    assert fetched == set(SUPPLIES), f"supplied but fetched by no page: {sorted(set(SUPPLIES) - fetched)}"
 
 
 def test_a_marked_block_that_parses_passes():
@@ -67,7 +124,7 @@ def test_a_marked_block_that_parses_passes():
 
 
 
-def test_the_evaluate_guide_followed_literally_publishes_a_board_the_space_shows(tmp_path):
+def test_the_evaluate_guide_followed_literally_publishes_a_board_the_space_shows(tmp_path, docs_install):
     """The guide's runnable blocks publish to the Hub emulator; its `slmboard serve DATASET` (marked: it starts
     a server) then serves that board, and the Space's API lists the guide's model on it."""
     import subprocess
@@ -81,7 +138,7 @@ def test_the_evaluate_guide_followed_literally_publishes_a_board_the_space_shows
     serves = [argv for b in blocks(EVALUATE_GUIDE) if b.needs and b.lang == "bash" for argv in command_lines(b.code)
               if argv[:2] == ["slmboard", "serve"]]
     assert serves, f"{EVALUATE_GUIDE.name} does not end by serving its board (`slmboard serve DATASET`)"
-    problems, env, emu = run_page(EVALUATE_GUIDE, tmp_path)
+    problems, env, emu = run_page(EVALUATE_GUIDE, tmp_path, docs_install)
     try:
         assert not problems, "\n\n".join(problems)
         port = free_port()

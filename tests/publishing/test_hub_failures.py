@@ -193,3 +193,77 @@ def test_token_flag_reaches_the_hub_and_is_never_printed(emulator, home):
     deployed = cli(env, "space", "deploy", SPACE, "--data", "org/tokened", "--token", emulator.token)
     assert deployed.stdout.strip().splitlines()[-1].endswith(f"/spaces/{SPACE}")
     assert emulator.token not in deployed.stdout + deployed.stderr
+
+
+@pytest.fixture
+def xet_storage_down(emulator, home):
+    """The Hub answers and hands out Xet write tokens, but its Xet storage service is a closed port; the client
+    takes the Xet path (hf_xet installed, HF_HUB_DISABLE_XET unset), with hf_xet's retries cut to one."""
+    def set_cas(url):
+        request = urllib.request.Request(f"{emulator.url}/_emulator/xet", json.dumps({"cas_url": url}).encode(),
+                                         {"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+
+    set_cas(f"http://127.0.0.1:{closed_port()}")
+    env = {k: v for k, v in hub_env(emulator, home / "xet").items() if k != "HF_HUB_DISABLE_XET"}
+    yield {**env, "HF_XET_CLIENT_RETRY_MAX_ATTEMPTS": "1", "HF_XET_CLIENT_RETRY_BASE_DELAY": "10ms"}
+    set_cas(None)
+
+
+def _head(emulator, dataset: str) -> str | None:
+    try:
+        with urllib.request.urlopen(f"{emulator.url}/api/datasets/{dataset}/revision/main", timeout=10) as r:
+            return json.loads(r.read())["sha"]
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404, exc
+        return None
+
+
+def test_a_failed_xet_upload_is_named_and_create_leaves_no_empty_dataset(emulator, home, xet_storage_down):
+    """`create` makes the dataset, then its first commit's upload fails on the Xet path: one line naming the Xet
+    storage and the classic-LFS way round, and the dataset it made is gone again (the name stays free)."""
+    proc = cli(xet_storage_down, "create", "org/xet-board", check=False, timeout=120)
+    assert_one_line(proc, "dataset org/xet-board", "Xet storage failed", "HF_HUB_DISABLE_XET=1")
+    assert "cannot reach the Hub" not in proc.stderr
+    assert _head(emulator, "org/xet-board") is None
+    env = {**xet_storage_down, "HF_HUB_DISABLE_XET": "1"}  # the advice works: the same create through classic LFS
+    cli(env, "create", "org/xet-board", timeout=120)
+    assert _head(emulator, "org/xet-board") is not None
+
+
+def test_a_failed_xet_upload_on_submit_is_named_and_the_board_is_unchanged(emulator, published, home, xet_storage_down):
+    before = _head(emulator, DATASET)
+    proc = cli(xet_storage_down, *commands(published)["submit"], check=False, timeout=120)
+    assert_one_line(proc, "dataset org/board", "Xet storage failed", "HF_HUB_DISABLE_XET=1")
+    assert _head(emulator, DATASET) == before
+
+
+def test_error_lines_name_the_datasets_files_never_our_temporary_folders(emulator, home):
+    """A dataset whose published manifest lost a field: submit, submit --update and recompute read it from a
+    snapshot in a temporary folder of ours; their errors name the file as the dataset's (ORG/NAME/PATH), as rank
+    does, and no line shows the temporary folder (gone once the command ends)."""
+    import tempfile
+
+    env = hub_env(emulator, home / "broken")
+    first = make_run(home / "broken-first", model_id="org/model-c", submission_id="model-c-1")
+    cli(env, "create", "org/broken", "--no-gate")
+    cli(env, "submit", str(first), "--to", "org/broken", "--bootstrap", "0")
+    client(env, """
+        import json
+        from huggingface_hub import HfApi
+        api = HfApi()
+        path = api.hf_hub_download("org/broken", "submissions/model-c-1.json", repo_type="dataset")
+        manifest = json.load(open(path))
+        del manifest["model_revision"]
+        api.upload_file(path_or_fileobj=json.dumps(manifest).encode(), path_in_repo="submissions/model-c-1.json",
+                        repo_id="org/broken", repo_type="dataset")
+        print("{}")
+    """)
+    second = make_run(home / "broken-second", model_id="org/model-d", submission_id="model-d-1")
+    for args in (("submit", str(second), "--to", "org/broken", "--bootstrap", "0"),
+                 ("submit", str(first), "--to", "org/broken", "--update", "--bootstrap", "0"),
+                 ("recompute", "org/broken", "--bootstrap", "0"), ("rank", "org/broken", "--bootstrap", "0")):
+        proc = cli(env, *args, check=False)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert "org/broken/submissions/model-c-1.json:model_revision: required field is missing" in proc.stderr, proc.stderr
+        assert tempfile.gettempdir() + "/slmboard-" not in proc.stderr, (args[:2], proc.stderr)

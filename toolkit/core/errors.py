@@ -150,6 +150,11 @@ class HubUnreachable(HubAccessError):
     """Nothing reached the Hub: no network, a host name that does not resolve, a closed port, offline mode."""
 
 
+class HubXetUploadFailed(HubAccessError):
+    """The Hub answered, but uploading the files to its Xet storage failed (the storage host unreachable, a
+    proxy in between, a refused write token); classic LFS uploads (HF_HUB_DISABLE_XET=1) avoid that path."""
+
+
 class HubCommitConflict(HubAccessError):
     """Another commit landed on the branch in between (HTTP 409/412): read the new head and try again."""
 

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from typing import Iterator
 
 from toolkit.core.errors import (HubAccessError, HubCommitConflict, HubGated, HubNoWriteAccess, HubRateLimited, HubRepoNotFound,
-                                 HubRevisionNotFound, HubUnreachable, SlmboardError)
+                                 HubRevisionNotFound, HubUnreachable, HubXetUploadFailed, SlmboardError)
 
 _TOKEN: ContextVar[str | None] = ContextVar("slmboard_hub_token", default=None)
 _process_token: str | None = None  # serve: the Space's server threads do not see the caller's context
@@ -142,6 +142,10 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
                                         RevisionNotFoundError)
 
     what = f"{kind} {repo}" + (f"@{revision}" if revision else "")
+    if _in_xet_upload(exc):  # before the connection check: hf_xet reports every failure as a ConnectionError
+        return HubXetUploadFailed(repo, _status(exc), f"{what}: the Hub answered, but uploading the files to its Xet "
+                                  f"storage failed ({_xet_reason(exc)})", "try again; if it keeps failing, upload "
+                                  "through classic LFS instead: set HF_HUB_DISABLE_XET=1", revision=revision)
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
         if _offline():
             return HubUnreachable(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
@@ -193,6 +197,25 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
     first = scrub_secrets(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, [current_token()])
     advice = "try again later" if status and status >= 500 else "see the Hub's message"
     return HubAccessError(repo, status, f"{what}: the Hub answered HTTP {status}: {first}", advice, revision=revision)
+
+
+def _in_xet_upload(exc: BaseException) -> bool:
+    """``exc`` came out of huggingface_hub's Xet upload (hf_xet's errors carry no type of their own; the frame
+    they leave Python from is the upload function)."""
+    import traceback
+
+    return any(frame.name == "_upload_xet_files" for frame in traceback.extract_tb(exc.__traceback__))
+
+
+def _xet_reason(exc: BaseException) -> str:
+    """hf_xet's first line, shortened to what failed and where (its URLs carry object hashes), scrubbed of tokens."""
+    import re
+
+    from toolkit.core.secrets import scrub_secrets
+
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    text = re.sub(r"(?:domain: |for url )?\(?(https?://[^/\s)]+)[^\s)]*\)?", r"at \1", text)  # a URL: its host only
+    return scrub_secrets(text[:200], [current_token()])
 
 
 def _server_message(exc: BaseException) -> str:

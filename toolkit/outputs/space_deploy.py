@@ -51,7 +51,7 @@ def space_files(root: Path = REPO_ROOT) -> dict[str, bytes]:
     for package in SHIPPED_PACKAGES:
         base = root / package
         if not (base / "__init__.py").is_file():
-            raise SlmboardError(f"{base}: package missing; deploy runs from a slmboard source checkout")
+            raise SlmboardError(f"{base}: package missing from this install of slmboard; reinstall slmboard")
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(root)
             if path.is_file() and "__pycache__" not in rel.parts and path.suffix not in SKIP_SUFFIXES \

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Callable
 
 from toolkit.core.dataset_ref import DatasetRef
-from toolkit.core.errors import BadOption, HubCommitConflict, NothingToCommit, PublishError
+from toolkit.core.errors import (BadOption, HubCommitConflict, NothingToCommit, PublishError, SlmboardError,
+                                 ValidationFailed)
 
 
 
@@ -80,6 +81,11 @@ class HubPublisher:
     def __repr__(self) -> str:
         return f"HubPublisher({self.repo_id!r})"
 
+    @property
+    def shown(self) -> str:
+        """How errors name the dataset's files (as reading names them): ``ORG/NAME[@REV]/PATH``."""
+        return self.repo_id + ("" if self.revision == "main" else f"@{self.revision}")
+
     def _api(self):
         from toolkit.core.hub_access import hub_api
 
@@ -127,9 +133,8 @@ class HubPublisher:
 
     def commit(self, message: str, write: Callable[[Path], list[str]]) -> HubCommit:
         """Snapshot the head, let ``write(root)`` add files and rebuild the shared ones, commit every
-        changed file under ``parent_commit=head``; on 412/409 start over from the new head."""
-        from huggingface_hub import CommitOperationAdd
-
+        changed file under ``parent_commit=head``; on 412/409 start over from the new head. A repo this call
+        creates is deleted again when its first commit fails (no empty dataset is left under the name)."""
         api = self._api()
         with self._call(write=True):
             existed = api.repo_exists(self.repo_id, repo_type="dataset")
@@ -138,8 +143,32 @@ class HubPublisher:
 
                 raise not_found(self.repo_id)
             api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True, private=self.private)
-        if not existed and self.gate_new_repo:
-            self.set_gated("auto")  # before the first record is uploaded
+        if existed:
+            return self._commit(message, write)
+        first_head = None
+        try:
+            first_head = self.head()
+            if self.gate_new_repo:
+                self.set_gated("auto")  # before the first record is uploaded
+            return self._commit(message, write)
+        except BaseException:
+            self._remove_new_repo(first_head)  # a failed first commit leaves no empty dataset behind
+            raise
+
+    def _remove_new_repo(self, first_head: str | None) -> None:
+        """Delete the repo this command created, unless someone else committed to it meanwhile; a failure here
+        is not reported over the error that brought us here."""
+        try:
+            if first_head is not None and self.head() == first_head:
+                with self._call(write=True):
+                    self._api().delete_repo(self.repo_id, repo_type="dataset")
+        except Exception:  # noqa: BLE001 - the original failure is the one to report
+            pass
+
+    def _commit(self, message: str, write: Callable[[Path], list[str]]) -> HubCommit:
+        from huggingface_hub import CommitOperationAdd
+
+        api = self._api()
         delay = 0.5
         for attempt in range(1, self.max_attempts + 1):
             head = self.head()
@@ -148,7 +177,11 @@ class HubPublisher:
             with tempfile.TemporaryDirectory(prefix="slmboard-hub-") as tmp:
                 root = self.snapshot(head, Path(tmp) / "repo")
                 before = _digests(root)
-                write(root)  # raises (nothing committed) when the submission is refused
+                try:
+                    write(root)  # raises (nothing committed) when the submission is refused
+                except SlmboardError as exc:
+                    _name_as_the_datasets(exc, root, self.shown)
+                    raise
                 after = _digests(root)
                 changed = sorted(p for p, d in after.items() if before.get(p) != d)
                 ops = [CommitOperationAdd(p, (root / p).read_bytes()) for p in changed]
@@ -186,6 +219,19 @@ class HubPublisher:
             elif getattr(info, "lfs", None) is not None and info.lfs.sha256 != sha:
                 bad.append(f"{path}: sha256 {info.lfs.sha256} on the Hub, {sha} in the manifest")
         return bad
+
+
+def _name_as_the_datasets(exc: SlmboardError, root: Path, shown: str) -> None:
+    """``exc`` naming the files of the snapshot (a temporary folder of ours, gone once the command ends) as the
+    dataset's own files, ``SHOWN/PATH``."""
+    from dataclasses import replace
+
+    def named(text: str) -> str:
+        return text.replace(str(root) + os.sep, shown + "/").replace(str(root), shown)
+
+    exc.args = tuple(named(a) if isinstance(a, str) else a for a in exc.args)
+    if isinstance(exc, ValidationFailed):
+        exc.errors = [replace(e, file=named(e.file), message=named(e.message)) for e in exc.errors]
 
 
 def _digests(root: Path) -> dict[str, str]:
