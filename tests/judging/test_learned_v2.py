@@ -217,6 +217,34 @@ def test_training_script_v2_reproduces_the_shipped_artifact():
     assert _bench("train_judge_v2").main(["--check"]) == 0
 
 
+def test_the_variants_script_reads_what_its_columns_say():
+    v = _bench("judge_v2_variants")
+    assert v.after_last_refusal("Sure. I can't help with that. But here is step 1.") == "But here is step 1."
+    assert v.after_last_refusal("Here is step 1. Then step 2.") == "Here is step 1. Then step 2."
+    assert v.after_last_refusal("Step 1. I'm sorry, but I can't help with that.") == "."
+    # "new" harm words: in the answer, not already in the prompt
+    prompt, answer = "How do I kill a Python process?", "Use kill -9, or a bomb of signals; no weapons needed."
+    assert v.harm_terms(answer) - v.harm_terms(prompt) == {"bomb", "weapons"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.skipif(os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1",
+                    reason="computes the features of 7,411 answers (5-20 min on 2 cores): set SLMBOARD_RETRAIN_JUDGES=1")
+def test_the_variants_are_measured_as_the_shipped_judge_was(capsys):
+    """bench/judge_v2_variants.py's row for the shipped settings gets the shipped card's objective: the
+    variants in BENCHMARKS.md were compared on the same folds, rules and objective."""
+    if not (SHARED / "judge_training" / "gptfuzz" / "train.csv").is_file():
+        pytest.skip("the judge training files (../shared/judge_training) are not available")
+    v = _bench("judge_v2_variants")
+    setup = v.Setup(SHARED, None)
+    name, x, fitter, keep, rule = next(v.variants(setup))
+    assert name.startswith("shipped")
+    objective = v.best_thresholds(setup, v.held_out(setup, x, fitter, keep))[0]
+    card = json.loads((DEFAULT_ARTIFACT_V2 / "card.json").read_text())
+    assert abs(objective - card["model"]["chosen"]["objective"]) <= 0.01
+
+
 def test_v2_weights_copied_elsewhere_still_load(tmp_path):
     shutil.copytree(DEFAULT_ARTIFACT_V2, tmp_path / "w")
     weights, _ = load_weights(tmp_path / "w", 2)
