@@ -106,25 +106,8 @@ def install(app, state, err, authorised) -> SpaceState:
         return JSONResponse({**pr, "events": events, "filesWithConflicts": [],
                              "changes": {"base": "refs/heads/main", "headOid": head_oid}, "diff": ""})
 
-    async def comment(request: Request):
-        denied = need_auth(request)
-        if denied:
-            return denied
-        repo = repo_of(request)
-        if not hasattr(repo, "commits"):
-            return repo
-        num = int(request.path_params["num"])
-        if _pr(repo, num) is None:
-            return err(404, "EntryNotFound", f"Discussion {num} not found")
-        text = (await request.json())["comment"]
-        events = extra.comments.setdefault((repo.type, repo.id, num), [])
-        event = {"id": f"m{len(events) + 1}", "type": "comment", "createdAt": _now(), "author": {"name": "emulator"},
-                 "data": {"edited": False, "hidden": False, "latest": {"raw": text, "html": text}}}
-        events.append(event)
-        return JSONResponse({"newMessage": event})
-
-    async def status(request: Request):
-        """Close or reopen a pull request (change_discussion_status), its comment kept with the others."""
+    def pull_request_of(request):
+        """(repo, num, the main emulator's PR record), or the error response of an unauthorised or unknown one."""
         denied = need_auth(request)
         if denied:
             return denied
@@ -133,17 +116,34 @@ def install(app, state, err, authorised) -> SpaceState:
             return repo
         num = int(request.path_params["num"])
         found = next((d for d in getattr(repo, "discussions", []) if d["num"] == num), None)
-        if found is None:
-            return err(404, "EntryNotFound", f"Discussion {num} not found")
-        body = await request.json()
-        found["status"] = body["status"]
+        return (repo, num, found) if found is not None else err(404, "EntryNotFound", f"Discussion {num} not found")
+
+    def add_comment(repo, num: int, text: str) -> dict:
         events = extra.comments.setdefault((repo.type, repo.id, num), [])
+        event = {"id": f"m{len(events) + 1}", "type": "comment", "createdAt": _now(), "author": {"name": "emulator"},
+                 "data": {"edited": False, "hidden": False, "latest": {"raw": text, "html": text}}}
+        events.append(event)
+        return event
+
+    async def comment(request: Request):
+        found = pull_request_of(request)
+        if not isinstance(found, tuple):
+            return found
+        repo, num, _ = found
+        return JSONResponse({"newMessage": add_comment(repo, num, (await request.json())["comment"])})
+
+    async def status(request: Request):
+        """Close or reopen a pull request (change_discussion_status), its comment kept with the others."""
+        found = pull_request_of(request)
+        if not isinstance(found, tuple):
+            return found
+        repo, num, pr = found
+        body = await request.json()
+        pr["status"] = body["status"]
         if body.get("comment"):
-            events.append({"id": f"m{len(events) + 1}", "type": "comment", "createdAt": _now(), "author": {"name": "emulator"},
-                           "data": {"edited": False, "hidden": False, "latest": {"raw": body["comment"], "html": body["comment"]}}})
-        event = {"id": f"s{len(events) + 1}", "type": "status-change", "createdAt": _now(), "author": {"name": "emulator"},
-                 "data": {"status": body["status"]}}
-        return JSONResponse({"newStatus": event})
+            add_comment(repo, num, body["comment"])
+        return JSONResponse({"newStatus": {"id": f"s{num}", "type": "status-change", "createdAt": _now(),
+                                           "author": {"name": "emulator"}, "data": {"status": body["status"]}}})
 
     async def inspect(request: Request):  # tests only: variables, secret names (values as sha256), comments
         return JSONResponse({"variables": extra.variables, "secrets": {k: sorted(v) for k, v in extra.secrets.items()},
