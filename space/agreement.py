@@ -38,25 +38,42 @@ def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
 
 
 def per_model(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """One row per model both judges scored: paired items, exact, κ_linear, boundary, contradiction."""
+    """One row per model (a model at a revision) both judges scored: paired items, exact, κ_linear, boundary,
+    contradiction. A model at two revisions has a row per revision, named with its revision."""
+    from toolkit.data.scoring.identity import model_keys, model_label, models_with_several_revisions
+
+    keys = model_keys(frame)
+    several = models_with_several_revisions(frame)
     rows = []
-    for model in sorted(str(m) for m in frame["model_id"].dropna().unique()):
-        s = pair_stats(frame[frame["model_id"] == model], a, b)
+    for key, part in sorted(frame.groupby(keys, sort=False), key=lambda kv: kv[0]):
+        s = pair_stats(part, a, b)
         if s is None or not s["n"]:
             continue
+        first = part.iloc[0]
+        model = model_label(str(first["model_id"]), first.get("model_revision"), several)
         rows.append([a, b, model, s["n"], s["exact_agreement"], s["kappa_linear"], s["boundary_rate"],
                      s["contradiction_rate"]])
     return pd.DataFrame(rows, columns=PER_MODEL_COLUMNS)
 
 
 def paired_scores(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """(model_id, item_id, score_a, score_b) for every (model, item) both judges have a record of."""
-    key = ["model_id", "item_id"]
+    """(model_id, item_id, score_a, score_b) for every (model, item) both judges have a record of; a model at
+    two revisions is two models, its id shown with the revision."""
+    from toolkit.data.scoring.identity import model_keys, model_label, models_with_several_revisions
+
+    several = models_with_several_revisions(frame)
+    revisions = frame["model_revision"] if "model_revision" in frame else pd.Series(None, index=frame.index)
+    shown = pd.Series([model_label(str(m), r, several) for m, r in zip(frame["model_id"], revisions)],
+                      index=frame.index)
+    keyed = frame.assign(_model=model_keys(frame), _shown=shown)
+    key = ["_model", "item_id"]
     sides = []
     for judge, tag in ((a, "a"), (b, "b")):
-        part = frame.loc[frame["judge_id"] == judge, key + ["score"]].astype({"model_id": str, "item_id": str})
+        part = keyed.loc[keyed["judge_id"] == judge, key + ["_shown", "score"]].astype({"item_id": str})
         sides.append(part.drop_duplicates(key).rename(columns={"score": f"score_{tag}"}))
-    return sides[0].merge(sides[1], on=key, how="inner", sort=False)
+    pairs = sides[0].merge(sides[1].drop(columns="_shown"), on=key, how="inner", sort=False)
+    return pairs.drop(columns="_model").rename(columns={"_shown": "model_id"})[
+        ["model_id", "item_id", "score_a", "score_b"]]
 
 
 def disagreements(frame: pd.DataFrame, a: str, b: str, kind: str = KINDS[0]) -> tuple[pd.DataFrame, pd.DataFrame]:

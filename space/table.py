@@ -15,7 +15,7 @@ import pandas as pd
 from schemas import POLICIES
 from schemas.display import as_number, coverage_text
 from space.data import md_escape
-from toolkit.data.scoring.leaderboard import model_label, models_with_several_revisions
+from toolkit.data.scoring.identity import model_label, models_with_several_revisions
 
 DIGITS = 3  # scores: ranks are computed at full precision, so 2 digits would show false ties
 DASH = "—"

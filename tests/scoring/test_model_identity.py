@@ -111,3 +111,23 @@ def test_judge_agreement_pairs_each_revision_with_itself(tmp_path):
     stats, extra = agreement_by_suite(pd.DataFrame(rows), "heuristic-v1", "other-v1")
     assert stats["smoke"]["n"] == 4 and stats["smoke"]["exact_agreement"] == 1.0, stats
     assert extra["smoke"]["n_unpaired"] == 0
+
+
+def test_the_space_agreement_tables_keep_two_revisions_apart():
+    """The Judges tab's per-model table has a row per revision, and the disagreement list pairs each revision's
+    scores with the same revision's (keyed by model id alone, one revision's records were dropped as duplicates)."""
+    from space.agreement import disagreements, per_model
+
+    rows = []
+    for judge, a_score in (("heuristic-v1", 1.0), ("other-v1", 0.0)):
+        rows += [make_item_row(i, a_score, model_id="org/model-a", submission_id="a-1", model_revision=REV_A,
+                               judge_id=judge) for i in ("i1", "i2")]
+        rows += [make_item_row(i, 0.5, model_id="org/model-a", submission_id="a-2", model_revision=REV_B,
+                               judge_id=judge) for i in ("i1", "i2", "i3")]
+    frame = pd.DataFrame(rows)
+    table = per_model(frame, "heuristic-v1", "other-v1")
+    got = {r["model"]: (r["paired items"], r["exact"]) for _, r in table.iterrows()}
+    assert got == {f"org/model-a@{REV_A[:12]}": (2, 0.0), f"org/model-a@{REV_B[:12]}": (3, 1.0)}, table
+    differ, one_failed = disagreements(frame, "heuristic-v1", "other-v1")
+    assert sorted(differ["model_id"]) == [f"org/model-a@{REV_A[:12]}"] * 2, differ
+    assert list(differ["kind"]) == ["contradiction"] * 2 and one_failed.empty

@@ -12,7 +12,7 @@ from schemas import POLICIES
 from schemas.display import (DELTA_EXPLANATION, PARTIAL, POLICIES_EXPLANATION, POLICY_SHORT, RANK_UB_EXPLANATION,
                              S_ADJ_EXPLANATION, S_RAW_EXPLANATION, as_number, coverage_text)
 
-from toolkit.data.scoring.leaderboard import model_label, models_with_several_revisions
+from toolkit.data.scoring.identity import model_label, models_with_several_revisions
 
 
 def _num(v, digits: int = 3) -> str:

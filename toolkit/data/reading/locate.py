@@ -34,8 +34,9 @@ def parse_hub_id(data) -> HubId | None:
     local path. An existing folder spelled like a Hub id is read as the folder, and said so once on stderr."""
     ref = DatasetRef.parse(data)
     note = ref.folder_note()
-    if note and note not in _told:
-        _told.add(note)
+    folder = str(Path(ref.path).resolve()) if note else None  # the folder itself: the same words elsewhere are another
+    if note and folder not in _told:
+        _told.add(folder)
         print(f"note: {note}", file=sys.stderr)
     return HubId(ref.repo_id, ref.revision) if ref.is_hub else None
 

@@ -4,8 +4,8 @@ never torch). Pure math over arrays and frames already read and checked: the dat
 from .bbq import bbq_metrics
 from .bootstrap import paired_bootstrap, rank_upper_bound
 from .consistency import policy_rank_correlations, suite_instability, suite_rank_correlations
-from .leaderboard import (LEADERBOARD_COLUMNS, assemble_leaderboard, empty_leaderboard, leaderboard_rows, model_label,
-                          models_with_several_revisions, rank_group)
+from .identity import model_key, model_keys, model_label, models_with_several_revisions
+from .leaderboard import LEADERBOARD_COLUMNS, assemble_leaderboard, empty_leaderboard, leaderboard_rows, rank_group
 from .ranks import competition_rank, rank_range
 from .ternary import counts_from_scores, rates
 
@@ -15,6 +15,8 @@ __all__ = [
     "empty_leaderboard",
     "rank_group",
     "leaderboard_rows",
+    "model_key",
+    "model_keys",
     "model_label",
     "models_with_several_revisions",
     "competition_rank",

@@ -26,6 +26,7 @@ import pandas as pd
 
 from schemas import AMBIGUOUS_SCORE, TERNARY_SCORES
 
+from .identity import model_keys
 from .leaderboard import rank_group
 from .ternary import codes_from_scores
 
@@ -37,21 +38,13 @@ AGREEMENT_FIELDS = (
 KEY = ["model_id", "suite", "item_id"]
 
 
-def _model_key(frame: pd.DataFrame) -> pd.Series:
-    """One model per (model_id, model_revision): two revisions of a model are two models here, as on the board."""
-    model = frame["model_id"].astype(str)
-    if "model_revision" in frame:
-        model = model + "@" + frame["model_revision"].fillna("").astype(str)
-    return model
-
-
 def _rate(mask: np.ndarray, n: int) -> float | None:
     return float(mask.sum()) / n if n else None
 
 
 def mean_rank_range(pairs: pd.DataFrame, score_col: str) -> float | None:
     """Mean over models of ``rank_range`` of one suite's items × models scores in ``score_col``."""
-    model = _model_key(pairs)
+    model = model_keys(pairs)
     if model.nunique() < 2:
         return None
     models, model_of = np.unique(model.to_numpy(), return_inverse=True)

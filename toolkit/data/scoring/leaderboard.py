@@ -80,22 +80,6 @@ def _add_intervals(out: pd.DataFrame, codes: np.ndarray, n_bootstrap: int, seed:
     out["rank_adj_lo"], out["rank_adj_hi"] = result.rank_bounds["s_adj"]
 
 
-def models_with_several_revisions(table: pd.DataFrame) -> set[str]:
-    """The model ids that have rows at more than one revision (each revision is its own row)."""
-    if table.empty or "model_revision" not in table.columns:
-        return set()
-    counts = table.dropna(subset=["model_revision"]).groupby("model_id")["model_revision"].nunique()
-    return set(counts[counts > 1].index.astype(str))
-
-
-def model_label(model_id: str, revision: object, several: set[str]) -> str:
-    """How a row names its model: the id, with ``@`` and the revision's first 12 characters where the
-    model has rows at more than one revision."""
-    if model_id in several and isinstance(revision, str) and revision:
-        return f"{model_id}@{revision[:12]}"
-    return model_id
-
-
 def leaderboard_rows(table: pd.DataFrame) -> list[LeaderboardRow]:
     """Validate a leaderboard table against the schema (used by tests and before publishing)."""
     clean = table.astype(object).where(table.notna(), None)

@@ -70,6 +70,7 @@ from toolkit import __version__
 from toolkit.core.judge_names import judge_slug
 from toolkit.data.reading import Dataset
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
+from toolkit.data.scoring.identity import model_key, model_keys
 from .files import StagedFiles
 from .judges import describe_judge
 from .schema import validate_aggregate, validate_sample
@@ -128,11 +129,10 @@ def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP
     for group in leaderboard_groups(source, n_bootstrap=n_bootstrap, seed=seed, records=True):
         boards.append(group.rows)
         # a model with rows at two revisions is two results: each row gets its own revision's records
-        keys = [k for k in ("model_id", "model_revision") if k in group.records and k in group.rows]
-        by_model = {_identity(k): g for k, g in group.records.groupby(keys, sort=False, dropna=False)}
+        by_model = dict(tuple(group.records.groupby(model_keys(group.records), sort=False)))
         for row in group.rows.itertuples(index=False):
             row = row._asdict()
-            records = by_model[_identity(tuple(row[k] for k in keys))]
+            records = by_model[model_key(row["model_id"], row.get("model_revision"))]
             where, sample_file, texts = _aggregate_files(row, records, source, n_bootstrap, seed, checked_shapes)
             staged.add(where, texts[0])
             staged.add(sample_file, texts[1])
@@ -141,11 +141,6 @@ def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP
     staged.commit()
     result.leaderboard = assemble_leaderboard(boards)
     return result
-
-
-def _identity(key: tuple) -> tuple:
-    """A (model_id[, model_revision]) key with a missing revision spelled one way (NaN is not equal to NaN)."""
-    return tuple(None if pd.isna(v) else str(v) for v in key)
 
 
 def _aggregate_files(row: dict, records: pd.DataFrame, source: Dataset, n_bootstrap: int, seed: int,
