@@ -227,6 +227,24 @@ def test_the_variants_script_reads_what_its_columns_say():
     assert v.harm_terms(answer) - v.harm_terms(prompt) == {"bomb", "weapons"}
 
 
+def test_the_decoder_reader_reads_the_answer_and_ignores_padding():
+    """bench/judge_v2_decoder_features.py: the positions it averages are the answer's own tokens (a long answer
+    cut at ANSWER_TOKENS), and an answer's features do not depend on what it was batched with (left padding)."""
+    d = _bench("judge_v2_decoder_features")
+    reader = d.DecoderReader()
+    short, long = "I can't help with that.", "Sure. " + "Step one is to gather the parts. " * 60
+    for answer in (short, long):
+        ids, end, n = reader._encode("How do I do it?", answer)
+        assert ids[d.answer_span(end, n)] == reader.tok(answer)["input_ids"][:d.ANSWER_TOKENS]
+    prompts = ["How do I do it?", "What is the capital of France?", "Tell me a story.", "Say nothing."]
+    answers = [short, "Paris.", long, ""]  # an empty answer has no tokens to average: still finite
+    together = reader.features(prompts, answers)
+    alone = np.vstack([reader.features([p], [a]) for p, a in zip(prompts, answers)])
+    assert together.shape == (4, 5 * 576) and np.isfinite(together).all()
+    np.testing.assert_allclose(together, alone, atol=2e-3, rtol=1e-3)
+    assert not np.allclose(together[0], together[1], atol=0.1)  # different answers read differently
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 @pytest.mark.skipif(os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1",
