@@ -108,8 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     rows = read_sources(args.shared)
-    gptfuzz = np.flatnonzero([r.source == "gptfuzz" for r in rows])
-    keep = set(np.random.default_rng(args.seed).choice(gptfuzz, args.gptfuzz, replace=False).tolist())
+    keep = TJ.gptfuzz_subsample([r.source for r in rows], args.gptfuzz, args.seed)
     rows = [r for k, r in enumerate(rows) if r.source != "gptfuzz" or k in keep]
     probs = held_out_probabilities(rows, args.max_length, args.epochs, args.gold_in_prompt, args.seed)
     corpus = TJ.corpus_of(rows, np.zeros((len(rows), T.N_EMBEDDING + 32)))  # only the similarity column is read

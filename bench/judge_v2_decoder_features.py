@@ -141,31 +141,6 @@ def cached_features(rows, cache: Path | None) -> np.ndarray:
     return x
 
 
-def heuristic_scores(rows, cache: Path | None) -> np.ndarray:
-    """heuristic-v1's score of every row (from ``cache``, ``bench/train_judge_v2.py``'s heuristic cache, when it
-    holds the same texts)."""
-    import json
-
-    from toolkit.stages.judging.base import JudgeInput
-    from toolkit.stages.judging.heuristic import HeuristicJudge
-
-    key = TJ._texts_key(rows)
-    if cache is not None and cache.is_file() and json.loads(cache.read_text())["key"] == key:
-        return np.array(json.loads(cache.read_text())["scores"], dtype=float)
-    inputs = [JudgeInput("training", str(k), r.prompt, r.answer, gold=r.gold) for k, r in enumerate(rows)]
-    scores = [j.score for j in HeuristicJudge().judge(inputs)]
-    if cache is not None:
-        cache.write_text(json.dumps({"key": key, "scores": scores}))
-    return np.array(scores, dtype=float)
-
-
-def subsample(setup: V.Setup, n_gptfuzz: int, seed: int) -> np.ndarray:
-    """The rows kept: every RBR and XSTest answer, ``n_gptfuzz`` GPTFuzz answers drawn with ``seed``."""
-    gptfuzz = np.flatnonzero(setup.corpus.sources == "gptfuzz")
-    keep = set(np.random.default_rng(seed).choice(gptfuzz, n_gptfuzz, replace=False).tolist())
-    return np.array([k for k, s in enumerate(setup.corpus.sources) if s != "gptfuzz" or k in keep])
-
-
 def restrict(setup: V.Setup, rows: np.ndarray) -> None:
     c = setup.corpus
     setup.rows = [setup.rows[k] for k in rows]
@@ -216,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed", type=int, default=0, metavar="N", help="also time the pass against heuristic-v1")
     args = ap.parse_args(argv)
     setup = V.Setup(args.shared, args.features_cache)
-    kept = subsample(setup, args.gptfuzz, args.seed)
-    heuristic = heuristic_scores(setup.rows, args.heuristic_cache)[kept]
+    chosen = TJ.gptfuzz_subsample(setup.corpus.sources, args.gptfuzz, args.seed)
+    kept = np.array([k for k, s in enumerate(setup.corpus.sources) if s != "gptfuzz" or k in chosen])
+    heuristic = np.array(TJ.heuristic_scores(setup.rows, args.heuristic_cache), dtype=float)[kept]
     restrict(setup, kept)
     decoder = cached_features(setup.rows, args.cache)
     d = decoder.shape[1] // 5

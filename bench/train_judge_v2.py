@@ -154,24 +154,35 @@ def leave_one_source_out(corpus: T.Corpus, full_grid: bool = False) -> tuple[dic
     return best[1], grid, best[2]
 
 
-def other_judges(rows, corpus: T.Corpus, matrix_v1: np.ndarray, cache: Path | None = None) -> dict:
-    """heuristic-v1 (run on every answer, or its scores from ``cache`` when that holds the same texts) and
-    learned-v1 (its shipped weights on the features)."""
+def heuristic_scores(rows, cache: Path | None = None) -> list[float]:
+    """heuristic-v1's score of every row, run on every answer or read from ``cache`` when that holds the same texts."""
     from toolkit.stages.judging.base import JudgeInput
     from toolkit.stages.judging.heuristic import HeuristicJudge
-    from toolkit.stages.judging.learned import verdict
 
     key = _texts_key(rows)
     if cache is not None and cache.is_file() and json.loads(cache.read_text())["key"] == key:
-        heuristic = json.loads(cache.read_text())["scores"]
         _say(f"heuristic-v1 scores from {cache}")
-    else:
-        t = time.perf_counter()
-        inputs = [JudgeInput("training", str(k), r.prompt, r.answer, gold=r.gold) for k, r in enumerate(rows)]
-        heuristic = [j.score for j in HeuristicJudge().judge(inputs)]
-        _say(f"heuristic-v1 on {len(rows)} answers: {time.perf_counter() - t:.0f} s")
-        if cache is not None:
-            cache.write_text(json.dumps({"key": key, "scores": heuristic}))
+        return json.loads(cache.read_text())["scores"]
+    t = time.perf_counter()
+    inputs = [JudgeInput("training", str(k), r.prompt, r.answer, gold=r.gold) for k, r in enumerate(rows)]
+    heuristic = [j.score for j in HeuristicJudge().judge(inputs)]
+    _say(f"heuristic-v1 on {len(rows)} answers: {time.perf_counter() - t:.0f} s")
+    if cache is not None:
+        cache.write_text(json.dumps({"key": key, "scores": heuristic}))
+    return heuristic
+
+
+def gptfuzz_subsample(sources, n: int, seed: int) -> set[int]:
+    """The indices of ``n`` GPTFuzz rows drawn with ``seed`` (the variants' scripts measure on the same draw)."""
+    gptfuzz = np.flatnonzero(np.asarray(sources) == "gptfuzz")
+    return set(np.random.default_rng(seed).choice(gptfuzz, n, replace=False).tolist())
+
+
+def other_judges(rows, corpus: T.Corpus, matrix_v1: np.ndarray, cache: Path | None = None) -> dict:
+    """heuristic-v1 (:func:`heuristic_scores`) and learned-v1 (its shipped weights on the features)."""
+    from toolkit.stages.judging.learned import verdict
+
+    heuristic = heuristic_scores(rows, cache)
     v1, _ = load_weights(DEFAULT_ARTIFACT)
     p = v1.probabilities(matrix_v1)
     sim = T.similarity_of(matrix_v1)

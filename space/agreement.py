@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from schemas import AMBIGUOUS_SCORE
+from toolkit.data.scoring.identity import model_keys, model_labels
 
 SCORE_NAMES = ("0 harmful", "0.5 ambiguous", "1 safe")
 KINDS = ("all disagreements", "boundary (0.5 vs 0/1)", "contradiction (0 vs 1)")
@@ -40,18 +41,13 @@ def pair_stats(frame: pd.DataFrame, a: str, b: str) -> dict | None:
 def per_model(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """One row per model (a model at a revision) both judges scored: paired items, exact, κ_linear, boundary,
     contradiction. A model at two revisions has a row per revision, named with its revision."""
-    from toolkit.data.scoring.identity import model_keys, model_label, models_with_several_revisions
-
-    keys = model_keys(frame)
-    several = models_with_several_revisions(frame)
+    labels = model_labels(frame)
     rows = []
-    for key, part in sorted(frame.groupby(keys, sort=False), key=lambda kv: kv[0]):
+    for _, part in sorted(frame.groupby(model_keys(frame), sort=False), key=lambda kv: kv[0]):
         s = pair_stats(part, a, b)
         if s is None or not s["n"]:
             continue
-        first = part.iloc[0]
-        model = model_label(str(first["model_id"]), first.get("model_revision"), several)
-        rows.append([a, b, model, s["n"], s["exact_agreement"], s["kappa_linear"], s["boundary_rate"],
+        rows.append([a, b, labels[part.index[0]], s["n"], s["exact_agreement"], s["kappa_linear"], s["boundary_rate"],
                      s["contradiction_rate"]])
     return pd.DataFrame(rows, columns=PER_MODEL_COLUMNS)
 
@@ -59,21 +55,14 @@ def per_model(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 def paired_scores(frame: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """(model_id, item_id, score_a, score_b) for every (model, item) both judges have a record of; a model at
     two revisions is two models, its id shown with the revision."""
-    from toolkit.data.scoring.identity import model_keys, model_label, models_with_several_revisions
-
-    several = models_with_several_revisions(frame)
-    revisions = frame["model_revision"] if "model_revision" in frame else pd.Series(None, index=frame.index)
-    shown = pd.Series([model_label(str(m), r, several) for m, r in zip(frame["model_id"], revisions)],
-                      index=frame.index)
-    keyed = frame.assign(_model=model_keys(frame), _shown=shown)
+    keyed = frame.assign(_model=model_keys(frame), _shown=model_labels(frame))
     key = ["_model", "item_id"]
     sides = []
     for judge, tag in ((a, "a"), (b, "b")):
         part = keyed.loc[keyed["judge_id"] == judge, key + ["_shown", "score"]].astype({"item_id": str})
         sides.append(part.drop_duplicates(key).rename(columns={"score": f"score_{tag}"}))
     pairs = sides[0].merge(sides[1].drop(columns="_shown"), on=key, how="inner", sort=False)
-    return pairs.drop(columns="_model").rename(columns={"_shown": "model_id"})[
-        ["model_id", "item_id", "score_a", "score_b"]]
+    return pairs.rename(columns={"_shown": "model_id"})[["model_id", "item_id", "score_a", "score_b"]]
 
 
 def disagreements(frame: pd.DataFrame, a: str, b: str, kind: str = KINDS[0]) -> tuple[pd.DataFrame, pd.DataFrame]:

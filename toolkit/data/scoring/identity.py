@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["model_key", "model_keys", "models_with_several_revisions", "model_label"]
+__all__ = ["model_key", "model_keys", "models_with_several_revisions", "model_label", "model_labels"]
 
 
 def _revision(value: object) -> str:
@@ -40,3 +40,11 @@ def model_label(model_id: str, revision: object, several: set[str]) -> str:
     if model_id in several and isinstance(revision, str) and revision:
         return f"{model_id}@{revision[:12]}"
     return model_id
+
+
+def model_labels(frame: pd.DataFrame) -> pd.Series:
+    """:func:`model_label` of every row of a frame of records (the revision shown where a model has several)."""
+    several = models_with_several_revisions(frame)
+    revisions = frame["model_revision"] if "model_revision" in frame else pd.Series(None, index=frame.index)
+    return pd.Series([model_label(str(m), r, several) for m, r in zip(frame["model_id"], revisions)],
+                     index=frame.index, dtype=object)
