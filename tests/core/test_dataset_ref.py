@@ -66,3 +66,14 @@ def test_a_malformed_hub_url_is_refused_by_readers_and_writers(spelling):
 def test_explicit_parse_keeps_what_was_written():
     ref = DatasetRef.parse("hf://datasets/org/name@v1")
     assert ref.written == "hf://datasets/org/name@v1" and ref.url == "hf://datasets/org/name@v1" and str(ref) == "org/name@v1"
+
+
+def test_the_folder_note_is_said_once_per_folder_not_per_spelling(tmp_path, monkeypatch, capsys):
+    """Two different folders both spelled org/name (another working directory) each get the note; the same
+    folder read again does not (serve re-reads its data)."""
+    for place in ("first", "second"):
+        (tmp_path / place / "org" / "name").mkdir(parents=True)
+        monkeypatch.chdir(tmp_path / place)
+        assert parse_hub_id("org/name") is None
+        assert parse_hub_id("org/name") is None
+        assert capsys.readouterr().err.count("read the local folder org/name") == 1, place
