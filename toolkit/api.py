@@ -384,7 +384,7 @@ def export(fmt: str, data: PathLike, out: PathLike, options: Mapping[str, Any] |
     component = EXPORT_FORMATS.get(fmt)
     checked = component.parse_options(options)
     with hub_token(token):
-        return component.load()(data, out, **checked.as_kwargs())
+        return component.load()(data, out, checked)
 
 
 def export_eee(data: PathLike, out: PathLike, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0,

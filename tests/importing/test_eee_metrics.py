@@ -14,6 +14,7 @@ import pytest
 from importing_helpers import FIXTURES
 from toolkit.cli import main
 from toolkit.stages.importing import parser_for
+from toolkit.stages.importing.components import EeeOptions
 from toolkit.stages.importing.records import generation_config
 
 SOURCE = FIXTURES / "eee_helm"
@@ -44,7 +45,7 @@ def test_each_metric_is_its_own_judge_and_no_value_is_overwritten():
 
 
 def test_metric_picks_one():
-    parsed = parser_for("eee")([SOURCE], metric="quasi_exact_match:test")
+    parsed = parser_for("eee")([SOURCE], EeeOptions(metric="quasi_exact_match:test"))
     assert list(parsed.scales) == ["eee:quasi_exact_match:test"]
     assert all(list(r.judgments) == ["eee:quasi_exact_match:test"] for r in parsed.rows)
 

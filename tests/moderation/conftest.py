@@ -6,9 +6,10 @@ import pytest
 
 @pytest.fixture(scope="session")
 def local_moderator():
+    from toolkit.stages.moderation.components import LocalModeratorOptions
     from toolkit.stages.moderation.moderators import LocalModerator
 
-    return LocalModerator(dtype="float32", batch_size=4)
+    return LocalModerator(LocalModeratorOptions(dtype="float32", batch_size=4))
 
 
 @pytest.fixture

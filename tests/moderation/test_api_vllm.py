@@ -22,12 +22,14 @@ ITEMS = [
 def test_api_confidences_equal_local_hf(variant, local_moderator, monkeypatch):
     from slmboard_servers import TEST_API_KEY, shared_vllm_server
 
+    from toolkit.stages.moderation.components import APIModeratorOptions
     from toolkit.stages.moderation.moderators import APIModerator
 
     server = shared_vllm_server()
     monkeypatch.setenv("SLMBOARD_TEST_API_KEY", TEST_API_KEY)
-    api = APIModerator(server.base_url, server.served_name, local_moderator.lm.model_dir,
-                       api_key_env="SLMBOARD_TEST_API_KEY", moderator_id="smollm2-api")
+    api = APIModerator(APIModeratorOptions(base_url=server.base_url, model=server.served_name,
+                                           tokenizer=str(local_moderator.lm.model_dir),
+                                           api_key_env="SLMBOARD_TEST_API_KEY", moderator_id="smollm2-api"))
     remote = api.moderate(ITEMS, variant)
     local = local_moderator.moderate(ITEMS, variant)
     for item, r, l in zip(ITEMS, remote, local):

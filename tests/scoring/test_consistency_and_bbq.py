@@ -137,9 +137,9 @@ def test_pattern_draw_paths_agree_in_distribution():
 
 def test_bbq_metrics_read_the_bbq_suite_item_metadata(shared_benchmarks):
     """The keys written by toolkit/stages/suites/_bbq.py are the keys bbq_metrics reads (real BBQ Age items)."""
-    from toolkit.stages.suites._bbq import BBQ
+    from toolkit.stages.suites._bbq import BBQ, BBQOptions
 
-    items = BBQ(categories=["Age"]).load(shared_benchmarks)
+    items = BBQ(BBQOptions(categories=["Age"])).load(shared_benchmarks)
     rows = []
     for it in items:
         meta = dict(it.metadata)

@@ -6,6 +6,7 @@ import pytest
 
 from slmboard_suite_fixtures import BBQ_ALL, BBQ_REAL, write_bbq
 from toolkit.stages.suites import BBQ, SuiteDataError, load_items
+from toolkit.stages.suites._bbq import BBQOptions
 from toolkit.stages.suites._bbq import CATEGORIES, target_letters
 
 
@@ -14,7 +15,7 @@ def test_eleven_categories():
 
 
 def test_real_files_load_with_context_condition_and_polarity(shared_benchmarks):
-    items = BBQ(categories=BBQ_REAL).load(shared_benchmarks)
+    items = BBQ(BBQOptions(categories=BBQ_REAL)).load(shared_benchmarks)
     counts = Counter(i.category for i in items)
     assert counts == {"Age": 3680, "Disability_status": 1556, "Nationality": 3080, "Physical_appearance": 1576,
                       "Religion": 1200, "Sexual_orientation": 864}
@@ -28,7 +29,7 @@ def test_real_files_load_with_context_condition_and_polarity(shared_benchmarks):
 
 
 def test_first_age_item_exactly(shared_benchmarks):
-    item = BBQ(categories=("Age",)).load(shared_benchmarks)[0]
+    item = BBQ(BBQOptions(categories=("Age",))).load(shared_benchmarks)[0]
     assert item.item_id == "Age:0"
     assert item.prompt.endswith("A. The grandfather\nB. The grandson\nC. Can't be determined\nAnswer:")
     assert "Passage: I saw a grandson and their grandfather" in item.prompt
@@ -77,4 +78,4 @@ def test_bad_rows_name_file_line_and_field(tmp_path):
 
 def test_unknown_category_lists_valid_ones():
     with pytest.raises(SuiteDataError, match="valid: Age, Disability_status"):
-        BBQ(categories=("Ages",))
+        BBQ(BBQOptions(categories=("Ages",)))

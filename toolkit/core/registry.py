@@ -7,8 +7,10 @@ A :class:`Registry` maps a name to a :class:`Component`. Every component declare
   options are refused by name (``extra="forbid"``); the CLI derives each component's flags from it
   (``toolkit.commands.options``), so one option has one spelling in Python and on the command line.
 - ``describe()``: what it is, for people (``slmboard`` help, the dataset card, the export formats).
-- ``target``: what builds it, called as ``target(**options)``; a ``"module:object"`` string is imported on
-  first use, so an unused judge never imports its dependencies (torch, openai).
+- ``target``: what builds it, called as ``target(options, **services)`` -- its options model whole, plus injected
+  services (never one option as a keyword); a ``"module:object"`` string is imported on first use, so an unused
+  judge never imports its dependencies (torch, openai). A spec's :meth:`Spec.build` leaves itself on the built
+  object as ``.spec``.
 
 A spec string names a component and, for some, its one argument: ``"heuristic"``, ``"openai:gpt-4o"``,
 ``"hf:./my-model"``. The argument fills the option the component declares as ``argument`` (a served
@@ -28,101 +30,18 @@ from __future__ import annotations
 import importlib
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Iterator, Mapping, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from toolkit.core.errors import BadOption, PluginFailed, UnknownComponent
+from toolkit.core.options import (NoOptions, OptionInfo, Options, choices_of, did_you_mean, option, option_default,
+                                  option_infos, parse_pairs)
 
 __all__ = ["Registry", "Component", "Options", "NoOptions", "Description", "OptionInfo", "Spec", "option",
-           "UnknownComponent", "split_spec", "choices_of", "option_infos", "parse_pairs"]
+           "UnknownComponent", "split_spec", "choices_of", "option_infos", "parse_pairs", "option_default"]
 
 T = TypeVar("T")
-
-
-class Options(BaseModel):
-    """Base of every component's options: unknown options are refused by name, values are checked."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
-
-    def as_kwargs(self) -> dict[str, Any]:
-        """Every option (given or default), in declaration order, as keyword arguments."""
-        return {name: getattr(self, name) for name in type(self).model_fields}
-
-    def given_kwargs(self) -> dict[str, Any]:
-        """The options that were given (not defaults), in declaration order."""
-        return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
-
-    @classmethod
-    def checked(cls, base: "Options | None" = None, /, **values: Any) -> Any:
-        """An object of this model: ``base`` (None: the defaults) with each of ``values`` that differs from its
-        default over it -- how the API takes an options object beside its keyword arguments (a keyword left at
-        its default keeps the object's value). A bad value is a :class:`BadOption` naming its option."""
-        try:
-            keywords = cls(**values)
-        except ValidationError as exc:
-            raise _value_error(exc, cls.model_fields) from None
-        if base is None:
-            return keywords
-        if not isinstance(base, cls):
-            raise BadOption(f"expected {cls.__name__}, got {type(base).__name__}")
-        fields = cls.model_fields
-        changed = {name: getattr(keywords, name) for name in values if getattr(keywords, name) != fields[name].default}
-        return cls(**{**base.given_kwargs(), **changed})
-
-    @model_validator(mode="after")
-    def _value_is_a_choice(self) -> "Options":
-        for name, f in type(self).model_fields.items():
-            choices = choices_of(f)
-            value = getattr(self, name)
-            if choices is not None and value is not None and value not in choices:
-                raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-        return self
-
-
-class NoOptions(Options):
-    """A component that takes no options."""
-
-
-def option(default: Any = ..., *, help: str, flag: str | None = None, aliases: tuple[str, ...] = (),
-           cli: bool = True, metavar: str | None = None, choices: "Registry | tuple[str, ...] | None" = None,
-           **constraints: Any) -> Any:
-    """A field of an :class:`Options` model.
-
-    ``help`` is the CLI help text (and the field's description); ``flag`` replaces the default flag
-    (``--`` + the name with dashes) where a shorter spelling is established; ``aliases`` are further,
-    hidden spellings kept for one release; ``cli=False`` keeps an option to Python (objects such as an
-    encoder, or settings that change verdicts without changing the judge id); ``choices`` are the valid
-    values (a :class:`Registry`: its names). ``constraints`` are pydantic's (``ge``, ``le``, ...).
-    """
-    extra = {"cli": {"flag": flag, "aliases": list(aliases), "enabled": cli, "metavar": metavar, "choices": choices}}
-    return Field(default, description=help, json_schema_extra=extra, **constraints)
-
-
-def _cli_meta(f: Any) -> dict:
-    extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
-    return dict(extra.get("cli") or {})
-
-
-def choices_of(f: Any) -> tuple[str, ...] | None:
-    """The valid values of an options field (None: any value of its type)."""
-    choices = _cli_meta(f).get("choices")
-    return None if choices is None else tuple(choices)
-
-
-@dataclass(frozen=True)
-class OptionInfo:
-    """One option of a component, as help and docs show it."""
-
-    name: str
-    annotation: Any
-    default: Any
-    required: bool
-    help: str
-    flag: str | None  # None: Python only (or the spec argument)
-    aliases: tuple[str, ...] = ()
-    metavar: str | None = None
-    choices: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,19 +68,6 @@ class Description:
     def __str__(self) -> str:
         note = "" if self.comparable else " (not comparable with reported results)"
         return f"{self.spec}: {self.summary}{note}"
-
-
-def option_infos(model: type[Options], argument: str | None = None) -> tuple[OptionInfo, ...]:
-    """The options of ``model`` in declaration order (the spec argument has no flag)."""
-    out = []
-    for name, f in model.model_fields.items():
-        cli = _cli_meta(f)
-        enabled = cli.get("enabled", True) and name != argument
-        flag = (cli.get("flag") or "--" + name.replace("_", "-")) if enabled else None
-        default = None if f.is_required() else f.get_default(call_default_factory=True)
-        out.append(OptionInfo(name, f.annotation, default, f.is_required(), f.description or "", flag,
-                              tuple(cli.get("aliases") or ()) if enabled else (), cli.get("metavar"), choices_of(f)))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -233,7 +139,8 @@ class Component(Generic[T]):
         unknown = sorted(set(given) - set(self.options.model_fields))
         if unknown:
             valid = ", ".join(n for n in self.options.model_fields if n != self.argument) or "none"
-            raise BadOption(f"{self.kind} {self.name!r} has no option {unknown[0]!r}; its options: {valid}",
+            hint = did_you_mean(unknown[0], [n for n in self.options.model_fields if n != self.argument])
+            raise BadOption(f"{self.kind} {self.name!r} has no option {unknown[0]!r}{hint}; its options: {valid}",
                             param=unknown[0])
         for name, value in given.items():
             choices = choices_of(self.options.model_fields[name])
@@ -245,31 +152,19 @@ class Component(Generic[T]):
         except ValidationError as exc:
             raise _option_error(self, exc) from None
 
-    def build(self, options: Options | Mapping[str, Any] | None = None, argument: str | None = None,
-              **context: Any) -> T:
-        """The component, built from checked options (``argument`` as after ``NAME:`` in a spec); ``context``
-        goes to the builder too (what the run decides, not the component's options: a batch size)."""
+    def build(self, options: Options | Mapping[str, Any] | None = None, argument: str | None = None, /,
+              **services: Any) -> T:
+        """The component, built from checked options (``argument`` as after ``NAME:`` in a spec).
+
+        The builder is called as ``builder(options, **services)``: its options model whole, plus what is injected
+        by name (:class:`~toolkit.core.services.Services`, the run's options a backend reads its batch size from)
+        -- never one option as a keyword, so an option is written once, in its model."""
         checked = self.parse_options(options, argument)
-        return self.load()(**checked.as_kwargs(), **context)
-
-
-def _value_error(exc: ValidationError, fields: Mapping[str, Any]) -> BadOption:
-    """A keyword argument's bad value, in one line naming it (``limit must be at least 1, got 0``)."""
-    err = exc.errors(include_url=False)[0]
-    name = str(err["loc"][0]) if err["loc"] else None
-    if name is None:  # a check of the whole object (a choice): its message starts with the option's name
-        first = err["msg"].removeprefix("Value error, ").split(" ", 1)[0]
-        name = first if first in fields else None
-        if name is not None:
-            return BadOption(err["msg"].removeprefix("Value error, "), param=name)
-    bound = (err.get("ctx") or {}).get("ge")
-    if err["type"] == "greater_than_equal":
-        return BadOption(f"{name} must be at least {bound}, got {err.get('input')!r}", param=name)
-    message = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "value_error":  # a validator's own message says what is wrong and names the option
-        return BadOption(message, param=name)
-    return BadOption(f"{name}: {message[:1].lower()}{message[1:]} (got {err.get('input')!r})" if name else message,
-                     param=name)
+        clash = sorted(set(services) & set(self.options.model_fields))
+        if clash:
+            raise TypeError(f"{self.kind} {self.name!r}: {clash[0]!r} is one of its options, not a service; give it "
+                            f"in the options")
+        return self.load()(checked, **services)
 
 
 def _option_error(component: Component, exc: ValidationError) -> BadOption:
@@ -281,22 +176,6 @@ def _option_error(component: Component, exc: ValidationError) -> BadOption:
         return BadOption(f"{component.kind} {component.name!r}: option {name!r} is required", param=name)
     return BadOption(f"{component.kind} {component.name!r}: option {name!r}: {err['msg'][:1].lower()}{err['msg'][1:]} "
                      f"(got {err.get('input')!r})", param=name)
-
-
-def parse_pairs(items: "Iterable[str]", what: str, param: str | None = None, key: str = "key",
-                value: str = "value") -> dict[str, str]:
-    """``["a=1", "b=2"]`` -> ``{"a": "1", "b": "2"}`` (repeatable ``KEY=VALUE`` options, lm-eval's
-    ``model_args``); an item without ``=`` or with an empty side, and a key given twice, are refused."""
-    out: dict[str, str] = {}
-    for item in items:
-        k, sep, v = item.partition("=")
-        k, v = k.strip(), v.strip()
-        if not sep or not k or not v:
-            raise BadOption(f"{what} {item!r} is not {key}={value}", param=param)
-        if k in out and out[k] != v:
-            raise BadOption(f"{what} {k!r} given twice ({out[k]!r}, {v!r})", param=param)
-        out[k] = v
-    return out
 
 
 PATH_PREFIXES = ("/", "./", "../", "~")
@@ -500,8 +379,24 @@ class Spec(Generic[T]):
         """The options that were given (not defaults), in the order given, the argument excluded."""
         return {k: getattr(self.options, k) for k in self.given if k != self.component.argument}
 
-    def build(self) -> T:
-        return self.component.build(self.options)
+    @classmethod
+    def from_options(cls, name: str, options: Options | None = None) -> "Spec[T]":
+        """The spec of component ``name`` with the options object ``options`` (what a builder called directly,
+        not through a spec, keeps as its ``.spec``); the options given are the ones set on it."""
+        spec = cls.__new__(cls)
+        spec.component = cls.registry.get(name)
+        spec.options = spec.component.parse_options(options)
+        spec.given = tuple(n for n in type(spec.options).model_fields if n in spec.options.model_fields_set)
+        return spec
+
+    def build(self, **services: Any) -> T:
+        """The component, keeping this spec as its ``.spec`` (its id and recorded config are read from it)."""
+        built = self.component.build(self.options, **services)
+        try:
+            built.spec = self  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # an object that takes no attributes (a frozen one) keeps none
+            pass
+        return built
 
     def __str__(self) -> str:
         arg = self.argument

@@ -67,6 +67,7 @@ import pandas as pd
 from schemas import AMBIGUOUS_SCORE, POLICIES, POLICY_VALUE
 
 from toolkit import __version__
+from toolkit.outputs.exporting.components import EeeOptions
 from toolkit.core.judge_names import judge_slug
 from toolkit.data.reading import Dataset
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
@@ -115,9 +116,12 @@ def model_folder(model_id: str) -> str:
     return f"{org or 'unknown'}/{name}"
 
 
-def export_eee(data: str | Path, out: str | Path, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0) -> EeeExport:
+def export_eee(data: str | Path, out: str | Path, options: EeeOptions | None = None) -> EeeExport:
     """Write EEE files for every (model, suite, judge) of ``data``; all or nothing (validated first).
-    The records are read one (suite, judge) group at a time, with that group's leaderboard rows."""
+    The records are read one (suite, judge) group at a time, with that group's leaderboard rows; ``options``
+    (:class:`~.components.EeeOptions`): the bootstrap's resamples and seed."""
+    options = options or EeeOptions()
+    n_bootstrap, seed = options.n_bootstrap, options.seed
     from toolkit.data.reading import leaderboard_groups, open_data
     from toolkit.data.scoring import assemble_leaderboard
 

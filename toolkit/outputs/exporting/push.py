@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolkit.outputs.exporting.components import EvalResultsOptions
 from .eval_results import RESULTS_PATH, EvalResultsExport, PushOutcome, export_eval_results
 
 
@@ -16,11 +17,11 @@ def pr_title(dataset_id: str) -> str:
     return f"Add slmboard safety results ({dataset_id})"
 
 
-def export_and_push(data: str | Path, out: str | Path, dataset_id: str | None = None,
-                    primary_judges: dict[str, str] | None = None, push: bool = False) -> EvalResultsExport:
-    """``export eval-results``: write the files, then (``push``) open one pull request per model repo."""
-    result = export_eval_results(data, out, dataset_id=dataset_id, primary_judges=primary_judges or None)
-    if push:
+def export_and_push(data: str | Path, out: str | Path, options: EvalResultsOptions | None = None) -> EvalResultsExport:
+    """``export eval-results``: write the files, then (``options.push``) open one pull request per model repo."""
+    options = options or EvalResultsOptions()
+    result = export_eval_results(data, out, dataset_id=options.dataset_id, primary_judges=options.primary_judges or None)
+    if options.push:
         result.pushed = push_eval_results(result)
     return result
 

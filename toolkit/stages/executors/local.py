@@ -11,6 +11,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable, TypeVar
 
+from toolkit.core.registry import NoOptions
 from .base import Executor, Resources, settle
 
 R = TypeVar("R")
@@ -21,7 +22,7 @@ class LocalExecutor(Executor):
     #: what a board run here says it ran on (also a one-model evaluate, which runs its steps in this process)
     description = "local (this process, one job at a time)"
 
-    def __init__(self) -> None:
+    def __init__(self, options: NoOptions | None = None) -> None:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._worker = threading.Thread(target=self._work, name="slmboard-local-executor", daemon=True)
         self._worker.start()

@@ -17,12 +17,13 @@ from concurrent.futures import Future
 from typing import Any, Callable, TypeVar
 
 from toolkit.core.errors import SlmboardError
-from .base import _NODE, Executor, ExecutorError, Resources
+from toolkit.core.registry import option_default
+from .base import _NODE, Executor, ExecutorError, RayOptions, Resources
 
 R = TypeVar("R")
 
 #: Retries of a task whose worker or node died (Ray's own default for tasks).
-MAX_RETRIES = 3
+MAX_RETRIES = option_default(RayOptions, "max_retries")
 
 
 def _call(fn: Callable[..., R], *args: Any) -> R:
@@ -54,7 +55,10 @@ def _check_reachable(address: str) -> None:
 class RayExecutor(Executor):
     name = "ray"
 
-    def __init__(self, address: str | None = None, max_retries: int = MAX_RETRIES) -> None:
+    def __init__(self, options: RayOptions | None = None) -> None:
+        """The executor of ``options`` (its model whole: the cluster's ``address``, the tasks' ``max_retries``)."""
+        options = options or RayOptions()
+        address, max_retries = options.address, options.max_retries
         try:
             import ray
         except ImportError as exc:

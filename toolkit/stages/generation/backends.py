@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from toolkit.core.errors import BadOption, SlmboardError
-from .components import BACKENDS, BackendSpec
+from .components import BACKENDS, BackendSpec, GenerationRunOptions
 
 __all__ = ["BACKENDS", "Backend", "BackendSpec", "Completion", "ModelDescription", "make_backend", "model_info_from_config"]
 
@@ -90,7 +90,7 @@ class Backend(abc.ABC):
 
 
 def make_backend(spec: "BackendSpec | str", model_args: str | dict[str, str] | None = None,
-                 batch_size: int | str | None = None) -> Backend:
-    """Build a backend from its spec (``hf``, ``openai:<served model>``, ...) and lm-eval ``model_args``;
-    :class:`~toolkit.core.errors.UnknownComponent` lists the valid names."""
-    return BackendSpec.combine(spec, model_args).build(batch_size)
+                 run: "GenerationRunOptions | None" = None) -> Backend:
+    """Build a backend from its spec (``hf``, ``openai:<served model>``, ...) and lm-eval ``model_args``, told the
+    run's options ``run`` (its batch size); :class:`~toolkit.core.errors.UnknownComponent` lists the valid names."""
+    return BackendSpec.combine(spec, model_args).build(run)

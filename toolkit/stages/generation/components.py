@@ -95,10 +95,8 @@ class BackendSpec(Spec):
 
     registry = BACKENDS
 
-    def __init__(self, spec: str, /, **options: Any) -> None:
-        super().__init__(spec, **options)
-        #: options that came from ``model_args`` text, recorded exactly as typed
-        self.typed: dict[str, str] = {}
+    #: options that came from ``model_args`` text, recorded exactly as typed (replaced, never changed in place)
+    typed: dict[str, str] = {}
 
     @classmethod
     def combine(cls, model: "BackendSpec | str", model_args: str | Mapping[str, Any] | None = None,
@@ -138,9 +136,10 @@ class BackendSpec(Spec):
             out[name] = self.typed.get(name) or (str(value).lower() if isinstance(value, bool) else str(value))
         return out
 
-    def build(self, batch_size: int | str | None = None):  # type: ignore[override]
-        """The backend, with the run's batch size (``generate --batch-size``)."""
-        return self.component.build(self.options, batch_size=batch_size)
+    def build(self, run: "GenerationRunOptions | None" = None):  # type: ignore[override]
+        """The backend, told the run's options (it reads their batch size: ``generate --batch-size``); it keeps
+        this spec as its ``.spec``."""
+        return super().build(run=run)
 
 
 class GenerationRunOptions(Options):

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 from toolkit.core.errors import SlmboardError
 from . import embedded
 from .backends import Backend, Completion, ModelDescription, model_info_from_config
-from .components import EMBEDDED_MODEL
+from .components import EMBEDDED_MODEL, GenerationRunOptions, HFOptions
 
 
 #: Rows in flight in generate_stream when no batch size is given (measured in bench/generation.py).
@@ -66,10 +66,15 @@ def resolve_weights(pretrained: str, revision: str | None, model_id: str | None)
 class HFBackend(Backend):
     name = "hf"
 
-    def __init__(self, pretrained: str = EMBEDDED_MODEL, revision: str | None = None, dtype: str | None = None,
-                 trust_remote_code: bool | None = None, max_length: int | None = None, model_id: str | None = None,
-                 device: str | None = None, decode_workers: int | None = None, batch_size: int | str | None = None):
+    def __init__(self, options: HFOptions | None = None, run: GenerationRunOptions | None = None):
+        """The backend of ``options`` (its model whole); ``run``: the run's options, read for its batch size."""
         import torch
+
+        o = options or HFOptions()
+        pretrained, revision, dtype, device = o.pretrained, o.revision, o.dtype, o.device
+        trust_remote_code, max_length, model_id, decode_workers = (o.trust_remote_code, o.max_length, o.model_id,
+                                                                   o.decode_workers)
+        batch_size = run.batch_size if run is not None else None
 
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.dtype = resolve_dtype(dtype, self.device)

@@ -25,18 +25,22 @@ from __future__ import annotations
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Iterator
 
-from toolkit.core.endpoints import DEFAULT_KEY_ENV, api_key
+from toolkit.core.endpoints import api_key
 from toolkit.core.errors import SlmboardError
 from .backends import Backend, Completion, ModelDescription
+from .components import GenerationRunOptions, OpenAIBackendOptions
 
 
 class OpenAIBackend(Backend):
     name = "openai"
     uses_accelerator = False  # requests to a server
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = DEFAULT_KEY_ENV,
-                 revision: str | None = None, max_retries: int = 6, timeout: float = 300.0,
-                 batch_size: int | str | None = None):
+    def __init__(self, options: OpenAIBackendOptions, run: GenerationRunOptions | None = None):
+        """The client of ``options`` (its model whole: ``model`` the served model name); ``run``: the run's
+        options, read for its batch size (requests in flight)."""
+        model, base_url, api_key_env, revision = options.model, options.base_url, options.api_key_env, options.revision
+        max_retries, timeout = options.max_retries, options.timeout
+        batch_size = run.batch_size if run is not None else None
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is in the [run] extra

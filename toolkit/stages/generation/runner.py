@@ -165,7 +165,7 @@ def generate(
     items = select_shard(load_items(run_options.suites, data_dir=run_options.data_dir, limit=run_options.limit), shard_kn)
     run = RunDir(out)
     batch_size, concurrency = run_options.batch_size, run_options.concurrency
-    backend = backend or spec.build(batch_size)
+    backend = backend or spec.build(run_options)
     if concurrency is not None:
         if concurrency < 1:
             raise BadOption(f"concurrency must be at least 1, got {concurrency}", param="concurrency")

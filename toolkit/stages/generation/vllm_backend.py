@@ -42,19 +42,22 @@ from typing import Any
 
 from toolkit.core.errors import BadOption, SlmboardError
 from .backends import Backend, Completion, ModelDescription, model_info_from_config
-from .components import EMBEDDED_MODEL
+from .components import EMBEDDED_MODEL, GenerationRunOptions, VLLMOptions
 from .hf import resolve_weights
 
 
 class VLLMBackend(Backend):
     name = "vllm"
 
-    def __init__(self, pretrained: str = EMBEDDED_MODEL, revision: str | None = None, dtype: str | None = None,
-                 trust_remote_code: bool | None = None, max_length: int | None = None, model_id: str | None = None,
-                 tensor_parallel_size: int | None = None, data_parallel_size: int | None = None,
-                 pipeline_parallel_size: int | None = None, gpu_memory_utilization: float | None = None,
-                 distributed_executor_backend: str | None = None, enforce_eager: bool | None = None,
-                 batch_size: int | str | None = None):
+    def __init__(self, options: VLLMOptions | None = None, run: GenerationRunOptions | None = None):
+        """The engine of ``options`` (its model whole); ``run``: the run's options, read for its batch size."""
+        o = options or VLLMOptions()
+        pretrained, revision, dtype, trust_remote_code = o.pretrained, o.revision, o.dtype, o.trust_remote_code
+        max_length, model_id, enforce_eager = o.max_length, o.model_id, o.enforce_eager
+        tensor_parallel_size, data_parallel_size = o.tensor_parallel_size, o.data_parallel_size
+        pipeline_parallel_size, gpu_memory_utilization = o.pipeline_parallel_size, o.gpu_memory_utilization
+        distributed_executor_backend = o.distributed_executor_backend
+        batch_size = run.batch_size if run is not None else None
         try:
             from vllm import LLM
             from vllm.platforms import current_platform

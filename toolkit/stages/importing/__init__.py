@@ -112,21 +112,21 @@ def _load_suite(name: str, rows: list[SourceRow], data_dir) -> tuple[list, Optio
             raise
         from toolkit.stages.suites import BBQ
 
-        from toolkit.stages.suites._bbq import CATEGORIES, MIRROR_DIR
+        from toolkit.stages.suites._bbq import CATEGORIES, MIRROR_DIR, BBQOptions
 
         categories = sorted({r.source_id.split(":")[0] for r in rows if r.suite == "bbq" and r.source_id and ":" in r.source_id}
                             & set(CATEGORIES))
         if categories:
-            return BBQ(categories=categories).load(data_dir), None
+            return BBQ(BBQOptions(categories=categories)).load(data_dir), None
         if data_dir is not None:
-            categories = [c for c in CATEGORIES if BBQ(categories=[c]).locate(c, data_dir).is_file()]
+            categories = [c for c in CATEGORIES if BBQ(BBQOptions(categories=[c])).locate(c, data_dir).is_file()]
         if not categories:
             raise
         missing = [c for c in CATEGORIES if c not in categories]
         note = (f"bbq: {len(missing)} of {len(CATEGORIES)} category files missing from {Path(data_dir) / MIRROR_DIR} "
                 f"({', '.join(c + '.jsonl' for c in missing)}); loaded {', '.join(categories)}: totals and coverage count "
                 "these categories only, and rows of the others cannot match")
-        return BBQ(categories=categories).load(data_dir), note
+        return BBQ(BBQOptions(categories=categories)).load(data_dir), note
 
 
 def _one_model(parsed: ParsedSource, rows: list[SourceRow]) -> None:
@@ -148,11 +148,10 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     """Read ``sources`` in ``fmt`` and write (or add to) the run folder ``out``; nothing is written on error.
 
     ``options`` are the format's own (:mod:`.components`); one it does not take is refused by name. Only
-    the options given reach the parser and the run's provenance (its defaults are its own)."""
+    the options given are recorded in the run's provenance; the parser takes the checked model whole."""
     component = FORMATS.get(fmt)
     checked = component.parse_options(options)
-    given = checked.given_kwargs()
-    parsed = component.load()(list(sources), **given)
+    parsed = component.load()(list(sources), checked)
     rows, skipped = assign_suites(parsed, suite, skip_unmatched)
     _one_model(parsed, rows)
     loaded = {name: _load_suite(name, rows, data_dir) for name in sorted({r.suite for r in rows})}
@@ -172,7 +171,7 @@ def import_source(fmt: str, sources: Sequence[str | Path], out: str | Path, suit
     built = build_records(parsed, report.matched, ident)
     check_judges_read(parsed, built)
     entry = _provenance(parsed, digests, report, dict(suite=suite, id_map=id_map, skip_unmatched=skip_unmatched,
-                                                      accept_reworded=accept_reworded, **given), built)
+                                                      accept_reworded=accept_reworded, **checked.given_kwargs()), built)
     if run.exists():
         from .writer import check_same_responses, read_run_responses
 

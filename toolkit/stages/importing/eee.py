@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolkit.stages.importing.components import EeeOptions
 from toolkit.core.errors import RecordError
 from toolkit.core.records_io import iter_jsonl
 from .base import ImportFailed, ParsedSource, SourceRow, Verdict, fail, files_in_folders, require_files
@@ -195,7 +196,9 @@ def _read_one(path: Path, metric: str | None) -> tuple[dict, dict[str, str], lis
     return doc, judges, rows
 
 
-def parse(paths: list[str | Path], metric: str | None = None) -> ParsedSource:
+def parse(paths: list[str | Path], options: EeeOptions | None = None) -> ParsedSource:
+    """The rows of the EEE files ``paths``, read as ``options`` say (:class:`~.components.EeeOptions`)."""
+    metric = (options or EeeOptions()).metric
     files = files_in_folders(require_files(paths, SUFFIXES, "an EEE aggregate .json file or a folder of them"),
                              lambda folder: folder.rglob("*.json"), "no EEE aggregate (.json) files in this folder")
     by_prompt: dict[str, SourceRow] = {}

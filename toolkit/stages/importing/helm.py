@@ -32,6 +32,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from toolkit.stages.importing.components import HelmOptions
 from .base import ParsedSource, SourceRow, fail, require_files
 from .helm_choice import EXACT_MATCH_JUDGE, best_completion, choice_question, exact_match_by_instance, request_prompt
 from .helm_judges import DEFAULT_VERSION, JUDGE_MODELS, JudgeModels, annotation_judgments, annotation_scale, \
@@ -145,8 +146,10 @@ def _judge_info(judge: str, rows: list[SourceRow], models: JudgeModels) -> dict[
             "judge_model_from": models.origin(key), "helm_version_table": models.version}
 
 
-def parse(paths: list[str | Path], helm_version: Optional[str] = None,
-          judge_models: Optional[Sequence[str]] = None) -> ParsedSource:
+def parse(paths: list[str | Path], options: HelmOptions | None = None) -> ParsedSource:
+    """The rows of HELM run folders, read as ``options`` say (:class:`~.components.HelmOptions`)."""
+    options = options or HelmOptions()
+    helm_version, judge_models = options.helm_version, options.judge_models
     version = version_table(helm_version or DEFAULT_VERSION)
     if version is None:
         raise fail(paths[0] if paths else "(no source)", None, "helm_version",

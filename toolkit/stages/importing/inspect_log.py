@@ -26,6 +26,7 @@ from typing import Any, Optional
 
 from schemas import TERNARY_SCORES
 
+from toolkit.core.options import NoOptions
 from .base import ParsedSource, SourceRow, Verdict, fail, files_in_folders, require_files
 from .labels import refusal
 
@@ -148,7 +149,7 @@ def _is_xstest(task: str) -> bool:
     return task.rsplit("/", 1)[-1].lower() == "xstest"
 
 
-def parse(paths: list[str | Path]) -> ParsedSource:
+def parse(paths: list[str | Path], options: NoOptions | None = None) -> ParsedSource:
     files = files_in_folders(require_files(paths, SUFFIXES, "Inspect logs (.eval / .json) or a folder of them"),
                              lambda folder: (q for q in folder.iterdir() if q.suffix in SUFFIXES),
                              "no Inspect log (.eval / .json) in this folder")

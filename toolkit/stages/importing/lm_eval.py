@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from toolkit.stages.importing.components import LmEvalOptions
 from toolkit.core.errors import RecordError
 from toolkit.core.records_io import iter_jsonl
 from .base import ImportFailed, ParsedSource, SourceRow, fail, require_files
@@ -171,7 +172,9 @@ def _rows(path: Path, task: str, config: dict, prompt_field: Optional[str]) -> l
     return rows
 
 
-def parse(paths: list[str | Path], prompt_field: Optional[str] = None) -> ParsedSource:
+def parse(paths: list[str | Path], options: LmEvalOptions | None = None) -> ParsedSource:
+    """The rows of an lm-eval output folder, read as ``options`` say (:class:`~.components.LmEvalOptions`)."""
+    prompt_field = (options or LmEvalOptions()).prompt_field
     files = require_files(paths, (".json", ".jsonl"), "an lm-eval output folder or its results/samples files")
     results_path, samples, notes = _files(files)
     results = _load_results(results_path)

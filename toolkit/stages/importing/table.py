@@ -19,6 +19,7 @@ from typing import Any, Iterator
 
 from schemas import check_judge_id
 
+from toolkit.stages.importing.components import TableOptions
 from toolkit.core.errors import RecordError
 from toolkit.core.records_io import iter_jsonl
 from toolkit.core.registry import parse_pairs
@@ -129,8 +130,10 @@ def _text_field(path: Path, line: int, row: dict, column: str) -> str:
     return value
 
 
-def parse(paths: list[str | Path], columns: str | None = None, judge_columns: list[str] | None = None,
-          labels: str = "ternary") -> ParsedSource:
+def parse(paths: list[str | Path], options: TableOptions | None = None) -> ParsedSource:
+    """The rows of the tables ``paths``, read as ``options`` say (:class:`~.components.TableOptions`)."""
+    options = options or TableOptions()
+    columns, judge_columns, labels = options.columns, options.judge_columns, options.labels
     files = require_files(paths, SUFFIXES, "a CSV, JSONL or parquet table")
     roles = parse_columns(columns)
     judges = parse_judge_columns(judge_columns)

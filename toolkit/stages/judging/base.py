@@ -114,14 +114,32 @@ class JudgeCapabilities:
 
 
 class Judge(abc.ABC):
-    """Base class: ``judge`` takes a batch and returns one Judgment per input, in order."""
+    """Base class: ``judge`` takes a batch and returns one Judgment per input, in order.
+
+    A judge is built from its options model whole (``Judge(options)``; None: its defaults), never from one option
+    as a keyword; it keeps the :class:`JudgeSpec` that built it as ``.spec`` (a built-in judge made directly makes
+    its own from :attr:`registered_as` and the options), and its id and ``judge-config.json`` are read from it."""
 
     judge_id: str
     rubric_version: str
+    #: a built-in judge's registry name: the spec it keeps when it is built directly, not through a spec
+    registered_as: ClassVar[str | None] = None
+    #: the spec that built this judge (None: a plugin judge built directly, not through a spec)
+    spec: "JudgeSpec | None" = None
     #: The kinds of item (:data:`schemas.ITEM_KINDS`) this judge can judge -- the same as its registry entry's
     #: ``extra["fits"]``. The judging stage gives it only the suites whose kind is among them; the rest are
     #: skipped with a line each. Default: free-text answers under the refusal rubric, with or without a gold label.
     fits: ClassVar[tuple[str, ...]] = FREE_TEXT
+
+    def __init__(self, options: Options | None = None) -> None:
+        """Keep ``options`` (checked against the judge's model; None: its defaults) as ``self.options``, and, for a
+        built-in judge, the spec they make as ``self.spec``."""
+        if self.registered_as is not None:
+            self.spec = JudgeSpec.from_options(self.registered_as, options)
+            self.options: Options = self.spec.options
+        else:  # a plugin judge: its own Options model (NoOptions when it declares none)
+            model = getattr(type(self), "Options", NoOptions)
+            self.options = options if options is not None else model()
 
     @abc.abstractmethod
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:
@@ -163,7 +181,8 @@ def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
     """A judge another package adds (entry-point group ``slmboard.judges``, ``NAME = "module:JudgeSubclass"``): a
     :class:`~toolkit.stages.judging.base.Judge` subclass with a class attribute ``judge_id`` (what it writes into
     records), optionally ``Options`` (an :class:`Options` model: its options, and their flags) and ``comparable``
-    (default False: a plugin's verdicts are not compared with reported results unless it says so)."""
+    (default False: a plugin's verdicts are not compared with reported results unless it says so). It is built as
+    ``JudgeSubclass(options)``: its options model whole (``Judge.__init__`` keeps it as ``self.options``)."""
     if not (isinstance(obj, type) and issubclass(obj, Judge)):
         raise TypeError(f"{obj!r} is not a subclass of toolkit.stages.judging.Judge")
     judge_id = getattr(obj, "judge_id", None)
@@ -186,7 +205,7 @@ def plugin_judge(name: str, obj: object, plugin: dict) -> dict:
 def register_judge(name: str, summary: str | None = None, options: type[Options] = NoOptions,
                    **details: object) -> Callable[[Callable[..., Judge]], Callable[..., Judge]]:
     """Decorator: register a judge class or factory under ``name`` with its options model (a second,
-    different one is refused); it is built as ``factory(**options)``."""
+    different one is refused); it is built as ``factory(options)``, its options model whole."""
     return JUDGES.register(name, summary, options, **details)
 
 

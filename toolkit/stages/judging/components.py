@@ -18,11 +18,14 @@ from typing import Optional, Union
 
 from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.endpoints import EndpointOptions
-from toolkit.core.registry import NoOptions, Options, Registry, Spec, option
+from toolkit.core.registry import NoOptions, Options, Registry, Spec, option, option_default
 
 __all__ = ["JUDGES", "GUARD_STYLES", "JudgeSpec", "HeuristicOptions", "OpenAIJudgeOptions",
            "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions",
-           "FREE_TEXT", "MULTIPLE_CHOICE"]
+           "FREE_TEXT", "MULTIPLE_CHOICE", "MDJUDGE_MODEL_ID", "option_default"]
+
+#: MD-Judge's own weights: ``mdjudge`` without an argument (its id is then ``mdjudge``, not ``mdjudge:<model>``).
+MDJUDGE_MODEL_ID = "OpenSafetyLab/MD-Judge-v0.1"
 
 
 
@@ -134,15 +137,15 @@ JUDGES.add("learned-v1", "learned-v1 by its version (old records reproduce): tra
            extra={"judge_id": "learned-v1", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V1,
                   "version_of": "learned"})
 JUDGES.add("openai", "rubric judge over any OpenAI-compatible chat API (HELM Safety v1.0 rubrics, ternary)",
-           "toolkit.stages.judging.openai_judge:build_openai_judge", OpenAIJudgeOptions, argument="model",
+           "toolkit.stages.judging.openai_judge:OpenAIJudge", OpenAIJudgeOptions, argument="model",
            extra={"judge_id": "openai:{argument}", "export_kind": "llm", "fits": FREE_TEXT,
                   "export": "toolkit.stages.judging.openai_judge:export_description"})
 JUDGES.add("guard", "safety classifier (Llama Guard, ShieldGemma) behind an OpenAI-compatible API: safe 1, unsafe 0",
-           "toolkit.stages.judging.guard:build_guard_judge", GuardJudgeOptions, argument="model",
+           "toolkit.stages.judging.guard:GuardJudge", GuardJudgeOptions, argument="model",
            extra={"judge_id": "guard:{argument}", "export_kind": "llm", "fits": FREE_TEXT, "export": "toolkit.stages.judging.guard:export_description"})
 JUDGES.add("mdjudge", "MD-Judge (SALAD-Bench): unsafe probability mapped to ternary by per-model Otsu thresholds",
            "toolkit.stages.judging.mdjudge:MDJudge", MDJudgeOptions, argument="model", argument_is_folder=True,
-           extra={"judge_id": "mdjudge", "judge_id_with_argument": "mdjudge:{argument}", "export_kind": "llm", "fits": FREE_TEXT,
+           extra={"judge_id": "mdjudge", "judge_id_with_argument": "mdjudge:{argument}", "default_argument": MDJUDGE_MODEL_ID, "export_kind": "llm", "fits": FREE_TEXT,
                   "export": "toolkit.stages.judging.mdjudge:export_description"})
 JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer against the gold option (no model)",
            "toolkit.stages.judging.multiple_choice:MultipleChoiceJudge", NoOptions,
@@ -165,15 +168,38 @@ def judge_id_of(name: str, argument: str | None = None) -> str:
     return template.format(argument=argument)
 
 
-def option_default(model: type[Options], name: str) -> object:
-    """The default of one option, for a judge's constructor: written once, in the options model."""
-    return model.model_fields[name].default
-
-
 class JudgeSpec(Spec):
     """A judge named by its spec (``heuristic``, ``openai:<model>``, ``mdjudge[:<folder>]``, ...) with checked options."""
 
     registry = JUDGES
+
+    def judge_id(self) -> str:
+        """The id the judge writes into its records, read from this spec only (the one place it is made): the
+        registered template with the spec's argument (the judge's own default weights write none); a ``judge_id``
+        option, where the judge has one, replaces it."""
+        chosen = getattr(self.options, "judge_id", None)
+        if chosen:
+            return chosen
+        argument = self.argument
+        argument = None if argument is None else str(argument).strip()
+        if argument is not None and argument == self.component.extra.get("default_argument"):
+            argument = None
+        return judge_id_of(self.name, argument)
+
+    def recorded_config(self, rubric_version: str) -> dict:
+        """What a request judge's ``judge-config.json`` records, read from this spec: every option that shapes a
+        request (so a verdict can be reproduced), never the key, the URL or a limit; a judge judging a run again
+        with other settings is refused by it. The keys and values are those of the first release that wrote the
+        file, so a run judged before resumes."""
+        options = self.options
+        templates = getattr(options, "air_templates", None)
+        config = {"judge_id": self.judge_id(), "model": str(self.argument).strip(), "rubric_version": rubric_version,
+                  "temperature": 0.0, "seed": int(options.seed), "max_tokens": int(options.max_tokens),
+                  "air_templates": None if templates is None else "per-category (AIR-Bench)",
+                  "extra_body": dict(options.extra_body or {})}
+        if hasattr(options, "guard_style"):
+            config["style"] = options.guard_style
+        return config
 
 
 class JudgingRunOptions(Options):

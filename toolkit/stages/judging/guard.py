@@ -20,8 +20,11 @@ import re
 from typing import Callable
 
 from .base import JudgeInput, Judgment
-from .components import GUARD_STYLES, GuardJudgeOptions, judge_id_of, option_default
-from .openai_judge import OpenAIJudge, request_settings
+from toolkit.core.registry import NoOptions
+from .components import GUARD_STYLES, GuardJudgeOptions
+from .cache import JudgmentCache
+from .retry import RetryPolicy
+from .openai_judge import OpenAIJudge
 from .rubrics import Rubric
 
 __all__ = ["GuardJudge", "parse_llama_guard", "parse_shieldgemma", "GUARD_STYLES", "LlamaGuardStyle", "ShieldGemmaStyle"]
@@ -75,7 +78,14 @@ def parse_shieldgemma(text: str | None) -> Judgment:
                         else (1.0, "guard: does not violate the policy"))
 
 
-class LlamaGuardStyle:
+class _Style:
+    """A guard's reply format; a registered entry, built with its (empty) options model."""
+
+    def __init__(self, options: NoOptions | None = None) -> None:
+        pass
+
+
+class LlamaGuardStyle(_Style):
     """The conversation as it happened (the server applies the guard's chat template); reply ``safe`` /
     ``unsafe`` + category codes."""
 
@@ -88,7 +98,7 @@ class LlamaGuardStyle:
         return parse_llama_guard(reply)
 
 
-class ShieldGemmaStyle:
+class ShieldGemmaStyle(_Style):
     """A yes/no policy question (our wording of ShieldGemma's prompt form); ``Yes`` = violates the policy."""
 
     template = SHIELDGEMMA_TEMPLATE
@@ -104,12 +114,13 @@ class ShieldGemmaStyle:
 class GuardJudge(OpenAIJudge):
     rubric_version = RUBRIC_VERSION
 
-    def __init__(self, model: str, *, guard_style: str = option_default(GuardJudgeOptions, "guard_style"),
-                 max_tokens: int = option_default(GuardJudgeOptions, "max_tokens"), **options) -> None:
-        style = GUARD_STYLES.build(guard_style)  # UnknownComponent lists the styles
-        super().__init__(model, max_tokens=max_tokens, **options)
-        self.guard_style, self.style = guard_style, style
-        self.judge_id = judge_id_of("guard", self.model)
+    registered_as = "guard"
+
+    def __init__(self, options: GuardJudgeOptions | None = None, *, retry: RetryPolicy | None = None,
+                 judgment_cache: JudgmentCache | None = None) -> None:
+        super().__init__(options, retry=retry, judgment_cache=judgment_cache)
+        self.guard_style = self.options.guard_style
+        self.style = GUARD_STYLES.build(self.guard_style)  # UnknownComponent lists the styles
 
     def rubric(self, item: JudgeInput) -> Rubric:
         return Rubric(self.guard_style, self.style.template, fmt=self.guard_style)
@@ -118,16 +129,8 @@ class GuardJudge(OpenAIJudge):
         return self.rubric(item), {"model": self.model, "messages": self.style.messages(item), "temperature": 0.0,
                                    "seed": self.seed, "max_tokens": self.max_tokens}
 
-    def request_config(self) -> dict:
-        return {**super().request_config(), "style": self.guard_style}
-
     def interpret(self, rubric: Rubric, reply: str | None) -> Judgment:
         return self.style.parse(reply)
-
-
-def build_guard_judge(*, model: str, guard_style: str, **options: object) -> GuardJudge:
-    """``guard:<served model name>`` from its checked options (:class:`~.components.GuardJudgeOptions`)."""
-    return GuardJudge(model, guard_style=guard_style, **request_settings(**options))
 
 
 def export_description(model: str, suite: str) -> tuple[str, str, str]:

@@ -52,7 +52,7 @@ from typing import Callable, Sequence
 
 from toolkit.core.errors import BadOption, EmbeddingModelError
 from .base import Judge, JudgeInput, Judgment
-from .components import judge_id_of
+from .components import HeuristicOptions, judge_id_of
 
 __all__ = [
     "HeuristicJudge",
@@ -273,24 +273,19 @@ class HeuristicJudge(Judge):
 
     judge_id = JUDGE_ID
     rubric_version = RUBRIC_VERSION
+    registered_as = "heuristic"
 
-    def __init__(
-        self,
-        *,
-        offtopic_threshold: float | None = None,
-        model_path: str | None = None,
-        device: str = "cpu",
-        batch_size: int = 32,
-        encoder: Encoder | None = None,
-    ) -> None:
-        offtopic_threshold = OFFTOPIC_THRESHOLD if offtopic_threshold is None else offtopic_threshold
+    def __init__(self, options: HeuristicOptions | None = None) -> None:
+        super().__init__(options)
+        o: HeuristicOptions = self.options  # type: ignore[assignment]
+        offtopic_threshold = OFFTOPIC_THRESHOLD if o.offtopic_threshold is None else o.offtopic_threshold
         if not 0.0 <= offtopic_threshold <= 1.0:
             raise BadOption(f"offtopic_threshold must be in [0, 1], got {offtopic_threshold!r}")
         self.offtopic_threshold = float(offtopic_threshold)
-        self.model_path = model_path
-        self.device = device
-        self.batch_size = int(batch_size)
-        self._encoder = encoder
+        self.model_path = o.model_path
+        self.device = o.device
+        self.batch_size = int(o.batch_size)
+        self._encoder = o.encoder
 
     def _encode(self, texts: list[str]):
         import numpy as np

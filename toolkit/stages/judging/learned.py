@@ -36,7 +36,7 @@ import numpy as np
 
 from toolkit.core.errors import BadOption
 from .base import Judge, JudgeInput, Judgment
-from .components import judge_id_of
+from .components import LearnedOptions, judge_id_of
 from .heuristic import OFFTOPIC_THRESHOLD, degenerate_reason, gold_kind, score_behaviour
 from .learned_features import EMBEDDING_BLOCKS, EMBEDDING_DIM, FeatureExtractor
 from .learned_model import BEHAVIOURS, CARD_FILE, DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, behaviour_of, load_weights
@@ -76,10 +76,13 @@ class LearnedJudge(Judge):
     """Offline judge trained on human labels; see the module docstring for the rules."""
 
     judge_id = JUDGE_ID
+    registered_as = "learned-v1"
     feature_version = 1
     default_artifact = DEFAULT_ARTIFACT
 
-    def __init__(self, *, artifact: str | Path | None = None, device: str = "cpu", batch_size: int = 32) -> None:
+    def __init__(self, options: LearnedOptions | None = None) -> None:
+        super().__init__(options)
+        artifact, device, batch_size = self.options.artifact, self.options.device, self.options.batch_size
         # a missing or altered file stops here, before any work
         self.weights, self.card = load_weights(artifact or self.default_artifact, self.feature_version)
         folder = Path(artifact) if artifact is not None else self.default_artifact
@@ -146,6 +149,7 @@ class LearnedJudgeV2(LearnedJudge):
     ``bench/train_judge_v2.py``); its off-topic threshold comes from its card."""
 
     judge_id = judge_id_of("learned-v2")  # "learned-v2"
+    registered_as = "learned-v2"
     feature_version = 2
     default_artifact = DEFAULT_ARTIFACT_V2
 

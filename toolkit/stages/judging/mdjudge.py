@@ -28,11 +28,10 @@ import numpy as np
 from schemas import LABEL_OF_SCORE, ItemRecord
 
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
-from .components import judge_id_of
+from .components import MDJUDGE_MODEL_ID, MDJudgeOptions
 
 __all__ = ["MDJudge", "OtsuFit", "fit_otsu", "otsu_thresholds", "ternary_from_prob", "MDJUDGE_MODEL_ID"]
 
-MDJUDGE_MODEL_ID = "OpenSafetyLab/MD-Judge-v0.1"
 MDJUDGE_TOKEN_IDS = {"safe": 5023, "unsafe": 15426}
 RUBRIC_VERSION = "mdjudge-v0.1-prob-otsu-r1"
 OTSU_BINS = 256
@@ -159,24 +158,17 @@ class MDJudge(Judge):
     # refits on all of a (model, suite)'s items, so a resumed or widened run still has one pair.
     capabilities = JudgeCapabilities(whole_run=True, local_model=True)
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        device: str = "cpu",
-        dtype: str = "float32",
-        batch_size: int = 8,
-        require_argmax: bool = True,
-        use_chat_template: bool | None = None,
-        max_length: int = 2048,
-        judge_id: str | None = None,
-    ) -> None:
-        self.model_name = model or MDJUDGE_MODEL_ID
-        self.judge_id = judge_id or judge_id_of("mdjudge", None if self.model_name == MDJUDGE_MODEL_ID else self.model_name)
-        self.device, self.dtype, self.batch_size = device, dtype, int(batch_size)
-        self.require_argmax = require_argmax
-        self.use_chat_template = use_chat_template
-        self.max_length = max_length
+    registered_as = "mdjudge"
+
+    def __init__(self, options: MDJudgeOptions | None = None) -> None:
+        super().__init__(options)
+        o: MDJudgeOptions = self.options  # type: ignore[assignment]
+        self.model_name = o.model or MDJUDGE_MODEL_ID
+        self.judge_id = self.spec.judge_id()
+        self.device, self.dtype, self.batch_size = o.device, o.dtype, int(o.batch_size)
+        self.require_argmax = o.require_argmax
+        self.use_chat_template = o.use_chat_template
+        self.max_length = o.max_length
         self._model = None
         self._tok = None
         self.token_ids: dict[str, int] = {}

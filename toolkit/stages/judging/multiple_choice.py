@@ -51,6 +51,7 @@ LETTERS = CHOICE_LETTERS
 class MultipleChoiceJudge(Judge):
     judge_id = JUDGE_ID
     rubric_version = JUDGE_ID
+    registered_as = "bbq"
     fits = JUDGES["bbq"].extra["fits"]  # multiple-choice answers only
 
     def judge(self, inputs: Sequence[JudgeInput]) -> list[Judgment]:

@@ -36,7 +36,7 @@ from toolkit.core.runs import JUDGE_CONFIG_FILE
 from toolkit.core.secrets import scrub_secrets
 from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
 from .cache import JudgmentCache
-from .components import OpenAIJudgeOptions, judge_id_of, option_default
+from .components import OpenAIJudgeOptions, option_default
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
 from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
@@ -71,62 +71,42 @@ class OpenAIJudge(Judge):
 
     rubric_version = RUBRIC_VERSION
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        concurrency: int = option_default(OpenAIJudgeOptions, "concurrency"),
-        max_tokens: int = option_default(OpenAIJudgeOptions, "max_tokens"),
-        seed: int = DEFAULT_SEED,
-        timeout: float = option_default(OpenAIJudgeOptions, "timeout"),
-        retry: RetryPolicy | None = None,
-        requests_per_minute: float | None = None,
-        tokens_per_minute: float | None = None,
-        cache: bool | str | Path | JudgmentCache = True,
-        air_templates: AirBenchTemplates | str | Path | None = None,
-        batch_api: bool = False,
-        batch_poll_seconds: float = option_default(OpenAIJudgeOptions, "batch_poll_seconds"),
-        batch_state_path: str | Path | None = None,
-        extra_body: dict | None = None,
-    ) -> None:
-        if not model or not model.strip():
-            raise BadOption("openai judge: the model name after 'openai:' is empty")
-        if concurrency < 1:
-            raise BadOption(f"concurrency must be >= 1, got {concurrency}")
-        if max_tokens < 1:
-            raise BadOption(f"max_tokens must be >= 1, got {max_tokens}")
-        self.model = model.strip()
-        self.judge_id = judge_id_of("openai", self.model)
-        self.base_url = base_url
-        self.api_key_env = api_key_env
-        self.concurrency = int(concurrency)
-        self.max_tokens = int(max_tokens)
-        self.seed = int(seed)
-        self.timeout = float(timeout)
-        self.extra_body: dict = check_extra_body(extra_body)
-        self.retry = retry or RetryPolicy()
-        self.rpm, self.tpm = requests_per_minute, tokens_per_minute
-        if cache is True:
-            self.cache: JudgmentCache | None = JudgmentCache()
-        elif cache is False or cache is None:
-            self.cache = None
-        elif isinstance(cache, JudgmentCache):
-            self.cache = cache
+    registered_as = "openai"
+
+    def __init__(self, options: OpenAIJudgeOptions | None = None, *, retry: RetryPolicy | None = None,
+                 judgment_cache: JudgmentCache | None = None) -> None:
+        """The judge of ``options`` (its model whole: :class:`~.components.OpenAIJudgeOptions`, ``model`` the served
+        model name). Injected, never recorded: ``retry`` (default: a policy of the options' ``max_attempts``) and
+        ``judgment_cache``, an open cache used instead of the one the options name."""
+        super().__init__(options)
+        o = self.options
+        if not o.model or not o.model.strip():
+            raise BadOption(f"{self.registered_as} judge: the model name after '{self.registered_as}:' is empty")
+        self.model = o.model.strip()
+        self.judge_id = self.spec.judge_id()
+        self.base_url = o.base_url
+        self.api_key_env = o.api_key_env
+        self.concurrency = int(o.concurrency)
+        self.max_tokens = int(o.max_tokens)
+        self.seed = int(o.seed)
+        self.timeout = float(o.timeout)
+        self.extra_body: dict = check_extra_body(o.extra_body)
+        self.retry = retry or RetryPolicy(max_attempts=o.max_attempts)
+        self.rpm, self.tpm = o.requests_per_minute, o.tokens_per_minute
+        if judgment_cache is not None:
+            self.cache: JudgmentCache | None = judgment_cache
         else:
-            self.cache = JudgmentCache(cache)
-        if air_templates is not None and not isinstance(air_templates, AirBenchTemplates):
-            air_templates = load_air_bench_templates(air_templates)
-        self.air_templates = air_templates
+            self.cache = (JudgmentCache(o.cache_file) if o.cache_file else JudgmentCache()) if o.cache else None
+        templates = getattr(o, "air_templates", None)
+        self.air_templates: AirBenchTemplates | None = None if templates is None else load_air_bench_templates(templates)
         self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
         #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
         self.stats: Counter = Counter()
         self._rng = random.Random(self.seed)
         # Batch API: every pending item goes into one batch; prepare() points the state file into the run folder.
-        self.batch_api = bool(batch_api)
-        self.batch_poll_seconds = float(batch_poll_seconds)
-        self.batch_state_path = Path(batch_state_path) if batch_state_path else None
+        self.batch_api = bool(o.batch_api)
+        self.batch_poll_seconds = float(o.batch_poll_seconds)
+        self.batch_state_path = Path(o.batch_state_path) if o.batch_state_path else None
 
     # ---- the judging stage's contract ------------------------------------------------------
     @property
@@ -142,11 +122,9 @@ class OpenAIJudge(Judge):
             self.batch_state_path = Path(state_dir) / "batch-state.json"
 
     def request_config(self) -> dict:
-        """Every setting that shapes a request (so a verdict can be reproduced); never the key or URL."""
-        return {"judge_id": self.judge_id, "model": self.model, "rubric_version": self.rubric_version,
-                "temperature": 0.0, "seed": self.seed, "max_tokens": self.max_tokens,
-                "air_templates": None if self.air_templates is None else "per-category (AIR-Bench)",
-                "extra_body": self.extra_body}
+        """Every setting that shapes a request (so a verdict can be reproduced); never the key or URL: read from
+        the judge's spec (:meth:`~.components.JudgeSpec.recorded_config`)."""
+        return self.spec.recorded_config(self.rubric_version)
 
     def record_config(self, judgments_dir: Path) -> None:
         """Write ``judge-config.json``; an existing one with other settings stops judging before any request."""
@@ -317,18 +295,6 @@ def _describe(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     msg = str(exc).replace("\n", " ")[:200]
     return f"{type(exc).__name__}{f' (HTTP {status})' if status else ''}: {msg}"
-
-
-def request_settings(*, max_attempts: int, cache: bool, cache_file: str | None, requests_per_minute: float | None,
-                     tokens_per_minute: float | None, **settings: object) -> dict:
-    """The constructor's keywords from a request-judge's options (:class:`~.components.RequestOptions`)."""
-    return dict(settings, retry=RetryPolicy(max_attempts=max_attempts), cache=(cache_file or True) if cache else False,
-                requests_per_minute=requests_per_minute, tokens_per_minute=tokens_per_minute)
-
-
-def build_openai_judge(*, model: str, **options: object) -> OpenAIJudge:
-    """``openai:<model>`` from its checked options (:class:`~.components.OpenAIJudgeOptions`)."""
-    return OpenAIJudge(model, **request_settings(**options))
 
 
 def export_description(model: str, suite: str) -> tuple[str, str, str]:

@@ -166,8 +166,9 @@ def record_plugin(run: RunDir, judge: Judge) -> None:
     from toolkit.core.records_io import atomic_write_text
     from .components import JUDGES
 
-    plugin = next((c.extra["plugin"] for c in JUDGES.components()
-                   if "plugin" in c.extra and c.target is type(judge)), None)
+    spec = getattr(judge, "spec", None)  # the spec that built it says where it came from
+    plugin = spec.component.extra.get("plugin") if spec is not None else next(
+        (c.extra["plugin"] for c in JUDGES.components() if "plugin" in c.extra and c.target is type(judge)), None)
     if plugin is None:
         return
     judge_id = judge.judge_id

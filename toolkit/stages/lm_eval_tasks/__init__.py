@@ -39,11 +39,12 @@ def suite_documents(suite: str, data_dir: Optional[str] = None, bbq_categories: 
     import datasets
 
     from toolkit.stages.suites import BBQ, load_items
+    from toolkit.stages.suites._bbq import BBQOptions
 
     data_dir = data_dir or os.environ.get("SLMBOARD_DATA_DIR") or None
     if suite == "bbq" and bbq_categories:
         names = bbq_categories.split(",") if isinstance(bbq_categories, str) else list(bbq_categories)
-        items = BBQ(categories=[n.strip() for n in names if n.strip()]).load(data_dir)
+        items = BBQ(BBQOptions(categories=[n.strip() for n in names if n.strip()])).load(data_dir)
     else:
         items = load_items([suite], data_dir=data_dir)
     rows = []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .components import GUARDS
+from .components import GUARDS, GuardModeratorOptions
 from .hf_logits import two_option_p
 from .moderators import Moderator, Outcome, _unit
 from .suite import ModerationItem
@@ -101,21 +101,23 @@ class GuardModerator(Moderator):
 
     backend = "hf-guard"
 
-    def __init__(self, guard: str, model_dir: str | Path, moderator_id: str | None = None, revision: str = "local",
-                 dtype: str = "float32", batch_size: int = 8, max_new_tokens: int = 20):
+    revision = "local"
+    #: tokens generated after the prompt (the native decision word)
+    max_new_tokens = 20
+
+    def __init__(self, options: GuardModeratorOptions):
+        """The guard of ``options`` (its model whole: ``model_dir`` the weights, ``guard`` their native format)."""
         from .hf_logits import HFLogits
 
-        self.spec: GuardSpec = GUARDS.get(guard).load()  # UnknownComponent lists the guards
-        self.lm = HFLogits(model_dir, dtype=dtype)
-        self.moderator_id = moderator_id or Path(model_dir).name
-        self.revision = revision
-        self.batch_size = batch_size
-        self.max_new_tokens = max_new_tokens
+        self.guard_format: GuardSpec = GUARDS.get(options.guard).load()  # UnknownComponent lists the guards
+        self.lm = HFLogits(options.model_dir, dtype=options.dtype)
+        self.moderator_id = options.moderator_id or Path(options.model_dir).name
+        self.batch_size = options.batch_size
 
     def moderate(self, items: Sequence[ModerationItem], variant: str = "default") -> list[Outcome]:
         if variant != "default":
             raise ValueError("guards are asked in their native format only (prompt variant 'default')")
-        g = self.spec
+        g = self.guard_format
         flag_id, no_id = self.lm.token_id(g.flag_word), self.lm.token_id(g.no_flag_word)
         if flag_id == no_id:
             raise ValueError(f"{g.name}: {g.flag_word!r} and {g.no_flag_word!r} start with the same token")

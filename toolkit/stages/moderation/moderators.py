@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from toolkit.core.endpoints import DEFAULT_KEY_ENV, api_key
+from toolkit.core.endpoints import api_key
+from .components import APIModeratorOptions, JudgeModeratorOptions, LocalModeratorOptions
 from .hf_logits import two_option_p
 from .prompt import parse_verdict, render, spec
 from .suite import ModerationItem
@@ -60,11 +61,15 @@ class LocalModerator(Moderator):
     """A transformers causal LM on this machine (default: the embedded SmolLM2, fp32)."""
 
     backend = "hf"
+    #: tokens generated after the prompt (the verdict and its confidence)
+    max_new_tokens = MAX_NEW_TOKENS
 
-    def __init__(self, model_dir: str | Path | None = None, moderator_id: str | None = None, revision: str | None = None,
-                 dtype: str = "float32", batch_size: int = 8, max_new_tokens: int = MAX_NEW_TOKENS):
+    def __init__(self, options: LocalModeratorOptions | None = None):
+        """The moderator of ``options`` (its model whole; ``model_dir`` None: the embedded SmolLM2)."""
         from .hf_logits import HFLogits
 
+        o = options or LocalModeratorOptions()
+        model_dir, moderator_id, dtype, revision = o.model_dir, o.moderator_id, o.dtype, None
         if model_dir is None:
             from toolkit.stages.generation.embedded import MODEL_ID, dense_model_dir
 
@@ -73,8 +78,7 @@ class LocalModerator(Moderator):
         self.lm = HFLogits(model_dir, dtype=dtype)
         self.moderator_id = moderator_id or Path(model_dir).name
         self.revision = revision or "local"
-        self.batch_size = batch_size
-        self.max_new_tokens = max_new_tokens
+        self.batch_size = o.batch_size
 
     def moderate(self, items: Sequence[ModerationItem], variant: str = "default") -> list[Outcome]:
         s = spec(variant)
@@ -94,12 +98,16 @@ class APIModerator(Moderator):
     the same string the local path scores; logprobs come from the first generated position."""
 
     backend = "openai"
+    revision = "api"
+    max_new_tokens = MAX_NEW_TOKENS
 
-    def __init__(self, base_url: str, model: str, tokenizer: str | Path | None = None, api_key_env: str = DEFAULT_KEY_ENV,
-                 moderator_id: str | None = None, revision: str = "api", top_logprobs: int = 20,
-                 max_new_tokens: int = MAX_NEW_TOKENS, concurrency: int = 8, timeout: float = 120.0):
+    def __init__(self, options: APIModeratorOptions):
+        """The moderator of ``options`` (its model whole: ``model`` the served model, ``base_url`` the server)."""
         from openai import OpenAI
         from transformers import AutoTokenizer
+
+        base_url, model, tokenizer, api_key_env = options.base_url, options.model, options.tokenizer, options.api_key_env
+        moderator_id, timeout = options.moderator_id, options.timeout
 
         if tokenizer is None:
             from toolkit.stages.generation.embedded import dense_model_dir
@@ -110,10 +118,8 @@ class APIModerator(Moderator):
         self.model = model
         self.tokenizer = AutoTokenizer.from_pretrained(str(tokenizer))
         self.moderator_id = moderator_id or model
-        self.revision = revision
-        self.top_logprobs = top_logprobs
-        self.max_new_tokens = max_new_tokens
-        self.concurrency = concurrency
+        self.top_logprobs = options.top_logprobs
+        self.concurrency = options.concurrency
 
     def _letter_logprob(self, prompt: str, letter: str, top: dict[str, float]) -> Optional[float]:
         if letter in top:
@@ -162,11 +168,13 @@ class JudgeModerator(Moderator):
 
     backend = "judge"
 
-    def __init__(self, judge: "JudgeSpec | str", moderator_id: str | None = None):
+    def __init__(self, options: JudgeModeratorOptions | None = None):
+        """The moderator of ``options`` (its model whole: ``judge`` the judge's spec)."""
         from toolkit.stages.judging import make_judge
 
-        self.judge = make_judge(judge)
-        self.moderator_id = moderator_id or _judge_model_id(self.judge.judge_id)
+        o = options or JudgeModeratorOptions()
+        self.judge = make_judge(o.judge)
+        self.moderator_id = o.moderator_id or _judge_model_id(self.judge.judge_id)
         self.revision = getattr(self.judge, "rubric_version", "judge")
 
     def moderate(self, items: Sequence[ModerationItem], variant: str = "default") -> list[Outcome]:

@@ -45,6 +45,10 @@ class Suite:
     #: how many items the whole suite has at its pinned revision (`slmboard suites list`; a test loads and counts)
     n_items: ClassVar[int]
 
+    def __init__(self, options: Options | None = None) -> None:
+        """A suite receives its options model whole (None: its defaults), kept as ``self.options``."""
+        self.options = options if options is not None else type(self).Options()
+
     def sources(self) -> list:
         """The files this suite reads (``_sources.UrlFile`` / ``HubFiles``), as `slmboard suites download` fetches
         them; none for a suite whose data ships with the package."""

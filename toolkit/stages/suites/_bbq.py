@@ -120,7 +120,9 @@ class BBQ(Suite):
     multiple_choice = True
     n_items = 58492
 
-    def __init__(self, categories: Sequence[str] = CATEGORIES):
+    def __init__(self, options: BBQOptions | None = None):
+        super().__init__(options)
+        categories = self.options.categories
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown or not categories:
             raise SuiteDataError(f"unknown BBQ categories {unknown}; valid: {', '.join(CATEGORIES)}")
@@ -150,7 +152,7 @@ class BBQ(Suite):
                 f"suite '{self.name}': missing {len(missing)} of {len(self.categories)} category files in {root}: "
                 + ", ".join(f"{c}.jsonl" for c in missing)
                 + f". They are {RAW.format(category='<Category>')} (revision {self.revision}); put them there, "
-                "or leave data_dir unset to fetch them into the cache (BBQ(categories=[...]) loads a subset).",
+                "or leave data_dir unset to fetch them into the cache (BBQ(BBQOptions(categories=[...])) loads a subset).",
                 param="data_dir",
             )
         items, where = [], []
