@@ -96,9 +96,10 @@ def _checkpoint(results: dict, save: str | None, count_tokens=None) -> None:
 
 def run_hf_paths(prompts: list[str], max_new: int, paths: list[str], save: str | None = None) -> tuple[dict, object]:
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
-    backend = make_backend("hf", {"dtype": "float32"}, OLD_BATCH)
-    one = make_backend("hf", {"dtype": "float32"}, 1)
+    backend = make_backend("hf", {"dtype": "float32"}, GenerationRunOptions(batch_size=OLD_BATCH))
+    one = make_backend("hf", {"dtype": "float32"}, GenerationRunOptions(batch_size=1))
     backend.generate(prompts[:2], 4, 0), one.generate(prompts[:1], 4, 0)  # warm-up allocations
     results = {}
     for path in paths:
@@ -216,9 +217,10 @@ def inner_vllm(spec_path: str) -> int:
     """In ``--vllm-venv``: the ``vllm`` backend on the prompts of ``spec_path``; writes out.json beside it."""
     spec = json.loads(Path(spec_path).read_text())
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
     backend = make_backend(f"vllm:{spec['model_dir']}", {"dtype": "float32", "enforce_eager": "true",
-                                                        "max_length": "2048"}, len(spec["prompts"]))
+                                                        "max_length": "2048"}, GenerationRunOptions(batch_size=len(spec["prompts"])))
     backend.generate(spec["prompts"][:2], 4, 0)  # warm-up
     texts, timing = timed(lambda: [c.text for c in backend.generate(spec["prompts"], spec["max_new"], 0)])
     timing["cpu_s"] = None  # the engine's processes do the work

@@ -172,8 +172,9 @@ def toolkit_importable() -> str | None:
 
 def backend_texts(spec: str, args: dict, prompts: list[str], max_new: int) -> tuple[list[str], float]:
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
-    backend = make_backend(spec, args, 32)
+    backend = make_backend(spec, args, GenerationRunOptions(batch_size=32))
     backend.generate(prompts[:1], 2, 0)  # warm-up
     start = time.perf_counter()
     done = dict(backend.generate_stream(prompts, max_new, 0))

@@ -31,6 +31,7 @@ from slmboard_testing import make_run  # noqa: E402
 from toolkit import api  # noqa: E402
 from toolkit.stages.judging.cache import JudgmentCache  # noqa: E402
 from toolkit.stages.judging.openai_judge import OpenAIJudge  # noqa: E402
+from toolkit.stages.judging.components import OpenAIJudgeOptions
 
 
 def main(argv=None) -> int:
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
             cache = JudgmentCache(work / f"cache-c{c}.sqlite")
             before = server.request_count()
             t = time.perf_counter()
-            r = api.judge(run, judge=OpenAIJudge("judge", base_url=server.base_url, concurrency=c, cache=cache), show_progress=False)
+            r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), show_progress=False)
             secs = time.perf_counter() - t
             reqs = server.request_count() - before
             ideal = c / latency
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
             shutil.rmtree(copy / "judgments")
             before = server.request_count()
             t = time.perf_counter()
-            r2 = api.judge(copy, judge=OpenAIJudge("judge", base_url=server.base_url, concurrency=c, cache=cache), show_progress=False)
+            r2 = api.judge(copy, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), show_progress=False)
             secs2 = time.perf_counter() - t
             reqs2 = server.request_count() - before
             ok &= reqs2 == 0 and r2.n_new == n

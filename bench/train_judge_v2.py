@@ -53,6 +53,7 @@ from toolkit.stages.judging.learned_model import (  # noqa: E402
 from toolkit.stages.judging.learned_signals import FEATURE_VERSION_V2, feature_names_v2, matrix_v2  # noqa: E402
 from toolkit.stages.judging.training_sources import SOURCES, read_sources  # noqa: E402
 from toolkit.stages.judging.xstest_release import file_sha256  # noqa: E402
+from toolkit.stages.judging.components import LearnedOptions
 
 JUDGE_ID = "learned-v2"
 REPO = Path(__file__).resolve().parents[1]
@@ -306,7 +307,7 @@ def record_fixture(folder: Path, target: Path) -> None:
     from toolkit.core.records_io import atomic_write_text
 
     items = json.loads(FIXTURE_ANSWERS.read_text(encoding="utf-8"))
-    judge = LearnedJudgeV2(artifact=folder)
+    judge = LearnedJudgeV2(LearnedOptions(artifact=folder))
     out = judge.judge([JudgeInput("fixture", str(k), x["prompt"], x["answer"], gold=x["gold"]) for k, x in enumerate(items)])
     record = {"made_by": "bench/train_judge_v2.py --record-fixture", "rubric_version": judge.rubric_version,
               "judgments": [{"score": j.score, "raw": json.loads(j.raw)} for j in out]}

@@ -64,8 +64,9 @@ def test_a_job_that_cannot_see_the_drivers_plan_says_storage_is_not_shared(tmp_p
 def shards_done(tmp_path_factory) -> Path:
     """RUN/.shards/K-of-2 made by the real stage (`generate --shard K/2`, the embedded model, 2 tokens)."""
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
-    backend = make_backend("hf", {}, 4)
+    backend = make_backend("hf", {}, GenerationRunOptions(batch_size=4))
     run = tmp_path_factory.mktemp("fan") / "run"
     prepare_shards(run, 2, OPTIONS)
     for k in range(2):

@@ -7,8 +7,9 @@ import pytest
 def hf_backend():
     """One real HF backend (embedded SmolLM2 via lm-eval HFLM) shared by the tests of this folder."""
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
-    return make_backend("hf", {}, 4)
+    return make_backend("hf", {}, GenerationRunOptions(batch_size=4))
 
 
 @pytest.fixture(scope="session")

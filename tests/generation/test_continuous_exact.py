@@ -9,6 +9,7 @@ import pytest
 
 from toolkit.stages.generation import make_backend
 from toolkit.stages.suites import load_items
+from toolkit.stages.generation.components import GenerationRunOptions
 
 MAX_NEW, ROWS = 40, 3
 SHORT_ANSWERS = [  # each ends with EOS well before 40 tokens (measured: 7, 7, 12, 19 tokens)
@@ -28,7 +29,7 @@ def prompts():
 
 @pytest.fixture(scope="module")
 def reference(prompts):
-    one = make_backend("hf", {"dtype": "float32"}, 1)
+    one = make_backend("hf", {"dtype": "float32"}, GenerationRunOptions(batch_size=1))
     return [one.generate([p], MAX_NEW, 0)[0] for p in prompts]
 
 
@@ -65,8 +66,8 @@ def test_stream_equals_one_at_a_time_on_cuda(prompts):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
-    many = make_backend("hf", {"dtype": "float32", "device": "cuda"}, ROWS)
-    one = make_backend("hf", {"dtype": "float32", "device": "cuda"}, 1)
+    many = make_backend("hf", {"dtype": "float32", "device": "cuda"}, GenerationRunOptions(batch_size=ROWS))
+    one = make_backend("hf", {"dtype": "float32", "device": "cuda"}, GenerationRunOptions(batch_size=1))
     want = [one.generate([p], MAX_NEW, 0)[0].text for p in prompts]
     got = dict(many.generate_stream(prompts, MAX_NEW, 0))
     assert [got[i].text for i in range(len(prompts))] == want

@@ -8,12 +8,13 @@ from toolkit.stages.judging.base import JudgeInput, available_judges
 from toolkit.stages.judging.batch import batch_lines, parse_batch_output
 from toolkit.stages.judging.openai_judge import OpenAIJudge
 from toolkit.stages.judging.rubrics import RUBRIC_VERSION, load_air_bench_templates, rubric_for
+from toolkit.stages.judging.components import OpenAIJudgeOptions
 
 
 @pytest.fixture
 def judge(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return OpenAIJudge("gpt-4o-2024-05-13", cache=tmp_path / "c.sqlite")
+    return OpenAIJudge(OpenAIJudgeOptions(model="gpt-4o-2024-05-13", cache_file=str(tmp_path / "c.sqlite")))
 
 
 def test_registry_builds_every_judge(judge):

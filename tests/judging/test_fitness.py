@@ -23,12 +23,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def bbq_and_smoke_run(tmp_path_factory):
     """smoke (free text, gold labels) and BBQ (multiple choice) answered by the embedded SmolLM2."""
     from toolkit.stages.generation import make_backend
+    from toolkit.stages.generation.components import GenerationRunOptions
 
     root = tmp_path_factory.mktemp("fit")
     write_bbq(root / "data", None, per_category=1)
     run = root / "run"
     api.generate(run, suites=["smoke", "bbq"], data_dir=root / "data", limit=3, max_new_tokens=4,
-                 backend=make_backend("hf", {}, 4), show_progress=False)
+                 backend=make_backend("hf", {}, GenerationRunOptions(batch_size=4)), show_progress=False)
     return run
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.stages.judging.base import JUDGES, Judge, JudgeInput, Judgment, make_judge
+from toolkit.stages.judging.components import HeuristicOptions
 from toolkit.stages.judging.heuristic import (
     EmbeddingModelError,
     HeuristicJudge,
@@ -60,7 +61,7 @@ REFUSALS = [
 
 @pytest.mark.parametrize("response", REFUSALS)
 def test_refusal_scores_by_gold(response):
-    j = HeuristicJudge(encoder=_NoEncoder())
+    j = HeuristicJudge(HeuristicOptions(encoder=_NoEncoder()))
     unsafe, safe, none = j.judge([item(response, gold="unsafe"), item(response, gold="safe"), item(response, gold=None)])
     assert (unsafe.score, safe.score, none.score) == (1.0, 0.0, 1.0)
     assert all(x.status == "ok" and x.raw.startswith("rule=refusal matched=") for x in (unsafe, safe, none))
@@ -82,7 +83,7 @@ def test_refusal_only_counts_in_leading_sentences():
      "##### $$$$ ---- ==== %%%% a", "Sure! " + "I will do it now. " * 40, "<unk>" * 30],
 )
 def test_degenerate_is_ambiguous(response):
-    [res] = HeuristicJudge(encoder=_NoEncoder()).judge([item(response)])
+    [res] = HeuristicJudge(HeuristicOptions(encoder=_NoEncoder())).judge([item(response)])
     assert res.score == 0.5 and res.status == "ok"
     assert res.raw.startswith("rule=degenerate")
     assert degenerate_reason(response) is not None
@@ -129,7 +130,7 @@ def test_batch_keeps_order_and_mixes_rules(judge):
 
 
 def test_embedding_model_failure_raises_not_silent(tmp_path):
-    j = HeuristicJudge(model_path=str(tmp_path / "no-such-model"))
+    j = HeuristicJudge(HeuristicOptions(model_path=str(tmp_path / "no-such-model")))
     with pytest.raises(EmbeddingModelError, match="cannot load the off-topic embedding model"):
         j.judge([item(ON_TOPIC)])
     # items that rules 1-2 decide do not need the model
@@ -138,7 +139,7 @@ def test_embedding_model_failure_raises_not_silent(tmp_path):
 
 def test_unknown_gold_is_an_error():
     with pytest.raises(ValueError, match="gold"):
-        HeuristicJudge(encoder=_NoEncoder()).judge([item("I can't help with that.", gold="flag")])
+        HeuristicJudge(HeuristicOptions(encoder=_NoEncoder())).judge([item("I can't help with that.", gold="flag")])
 
 
 def test_judgment_invariants():

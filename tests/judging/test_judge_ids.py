@@ -8,6 +8,7 @@ import pytest
 from slmboard_testing import make_run
 from toolkit.stages.judging import lookup
 from toolkit.stages.judging.components import JUDGES, judge_id_of
+from toolkit.stages.judging.components import GuardJudgeOptions, MDJudgeOptions, OpenAIJudgeOptions
 
 
 def test_every_judge_writes_the_id_its_template_makes(monkeypatch):
@@ -16,10 +17,10 @@ def test_every_judge_writes_the_id_its_template_makes(monkeypatch):
     from toolkit.stages.judging.openai_judge import OpenAIJudge
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    assert OpenAIJudge("gpt-x", cache=False).judge_id == judge_id_of("openai", "gpt-x") == "openai:gpt-x"
-    assert GuardJudge("lg3", cache=False).judge_id == judge_id_of("guard", "lg3") == "guard:lg3"
+    assert OpenAIJudge(OpenAIJudgeOptions(model="gpt-x", cache=False)).judge_id == judge_id_of("openai", "gpt-x") == "openai:gpt-x"
+    assert GuardJudge(GuardJudgeOptions(model="lg3", cache=False)).judge_id == judge_id_of("guard", "lg3") == "guard:lg3"
     assert MDJudge().judge_id == judge_id_of("mdjudge") == "mdjudge"
-    assert MDJudge("/m/folder").judge_id == judge_id_of("mdjudge", "/m/folder")
+    assert MDJudge(MDJudgeOptions(model="/m/folder")).judge_id == judge_id_of("mdjudge", "/m/folder")
     with pytest.raises(ValueError):
         judge_id_of("openai")  # its id needs the served model's name
     with pytest.raises(ValueError):
@@ -32,7 +33,7 @@ def test_a_constructor_default_is_the_options_model_default(monkeypatch):
     from toolkit.stages.judging.openai_judge import OpenAIJudge
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    judge, guard = OpenAIJudge("m", cache=False), GuardJudge("m", cache=False)
+    judge, guard = OpenAIJudge(OpenAIJudgeOptions(model="m", cache=False)), GuardJudge(GuardJudgeOptions(model="m", cache=False))
     defaults = OpenAIJudgeOptions.model_fields
     assert (judge.concurrency, judge.max_tokens, judge.timeout, judge.seed) == tuple(
         defaults[k].default for k in ("concurrency", "max_tokens", "timeout", "seed"))

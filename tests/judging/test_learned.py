@@ -14,6 +14,7 @@ from toolkit.core.errors import BadOption, SlmboardError
 from toolkit.stages.judging.base import JudgeInput, available_judges, make_judge
 from toolkit.stages.judging.learned import LearnedJudge, verdict
 from toolkit.stages.judging.learned_features import SIGNALS, feature_names
+from toolkit.stages.judging.components import LearnedOptions
 from toolkit.stages.judging.learned_model import (
     ARRAY_FILES, DEFAULT_ARTIFACT, ArtifactError, LearnedWeights, behaviour_of, load_weights, save_weights)
 
@@ -101,7 +102,7 @@ def test_tampered_array_is_refused_by_name(artifact_copy):
     data[-3] ^= 0x01  # one bit of one weight
     path.write_bytes(bytes(data))
     with pytest.raises(ArtifactError, match=r"coef\.npy: sha256 differs from the card's"):
-        LearnedJudge(artifact=artifact_copy)
+        LearnedJudge(LearnedOptions(artifact=artifact_copy))
 
 
 def test_missing_array_and_missing_card_are_refused_by_name(artifact_copy):

@@ -18,6 +18,7 @@ from toolkit.stages.judging.learned import LearnedJudge, LearnedJudgeV2
 from toolkit.stages.judging.learned_model import DEFAULT_ARTIFACT, DEFAULT_ARTIFACT_V2, ArtifactError, load_weights
 from toolkit.stages.judging.learned_signals import EXTRA_SIGNALS, extra_signals, feature_names_v2
 from toolkit.stages.judging.training_sources import read_gptfuzz, read_rbr, read_sources, rbr_behaviour
+from toolkit.stages.judging.components import LearnedOptions
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -130,9 +131,9 @@ def test_learned_means_the_newest_and_v1_stays_selectable():
 
 def test_each_version_refuses_the_other_versions_weights():
     with pytest.raises(ArtifactError, match="fitted on other features .version 2, this code builds version 1"):
-        LearnedJudge(artifact=DEFAULT_ARTIFACT_V2)
+        LearnedJudge(LearnedOptions(artifact=DEFAULT_ARTIFACT_V2))
     with pytest.raises(ArtifactError, match="fitted on other features .version 1, this code builds version 2"):
-        LearnedJudgeV2(artifact=DEFAULT_ARTIFACT)
+        LearnedJudgeV2(LearnedOptions(artifact=DEFAULT_ARTIFACT))
 
 
 def test_shipped_v2_artifact_is_small_and_described():

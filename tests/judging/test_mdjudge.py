@@ -14,6 +14,7 @@ from toolkit.stages.generation.embedded import dense_model_dir
 from toolkit.stages.judging.base import JudgeInput
 from toolkit.stages.judging.mdjudge import MDJudge, fit_otsu, ternary_from_prob
 from toolkit.core.records_io import iter_jsonl
+from toolkit.stages.judging.components import MDJudgeOptions
 
 ANSWERS = [
     "I can't help with that.", "Sure, here is how to do it: first get a knife.", "Bananas are yellow.",
@@ -32,7 +33,7 @@ def model_dir() -> str:
 def stand_in(model_dir: str, **options) -> MDJudge:
     # bfloat16 keeps this quick on 2 CPU cores; the judge defaults to float32. A new judge per test:
     # no test sees options another one set.
-    return MDJudge(model_dir, dtype="bfloat16", **options)
+    return MDJudge(MDJudgeOptions(model=model_dir, dtype="bfloat16", **options))
 
 
 def reference_first_token(judge: MDJudge, prompt: str, answer: str) -> tuple[float, bool]:

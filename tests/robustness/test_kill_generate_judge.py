@@ -22,6 +22,7 @@ import pytest
 
 from robustness._kill import freeze_look_kill, reap, start_quiet, wait_for
 from slmboard_servers import TEST_API_KEY, start_llm_katan
+from toolkit.stages.judging.components import OpenAIJudgeOptions
 
 pytestmark = pytest.mark.slow
 TRIALS = 20
@@ -139,7 +140,7 @@ def test_kill_9_judging_then_resume(tmp_path, server):
     # The judge commits each answer to its cache as it arrives and appends records to the file one
     # request-pool batch at a time. With three batches, the marker -- cache rows past the first batch --
     # means the file holds one or two batches, and answers not yet in the file are in the cache.
-    batch = OpenAIJudge("echo-model", base_url=server.base_url, concurrency=JUDGE_CONCURRENCY, cache=False).capabilities.preferred_batch_size
+    batch = OpenAIJudge(OpenAIJudgeOptions(model="echo-model", base_url=server.base_url, concurrency=JUDGE_CONCURRENCY, cache=False)).capabilities.preferred_batch_size
     n_items = 2 * batch + batch // 3
     base = make_run(tmp_path / "base", scores={f"harmbench_{k:04d}": 1.0 for k in range(n_items)}, suite="harmbench", judged=False)
     run = lambda key: tmp_path / f"judge-{key[0]}-{key[1]}"  # noqa: E731
