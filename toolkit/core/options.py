@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolkit.core.errors import BadOption
-
-if TYPE_CHECKING:
-    from toolkit.core.registry import Registry
 
 __all__ = ["Options", "NoOptions", "OptionInfo", "option", "option_default", "option_infos", "choices_of",
            "parse_pairs", "did_you_mean", "value_error"]
@@ -67,7 +64,7 @@ class NoOptions(Options):
 
 
 def option(default: Any = ..., *, help: str, flag: str | None = None, aliases: tuple[str, ...] = (),
-           cli: bool = True, metavar: str | None = None, choices: "Registry | tuple[str, ...] | None" = None,
+           cli: bool = True, metavar: str | None = None, choices: "Iterable[str] | None" = None,
            **constraints: Any) -> Any:
     """A field of an :class:`Options` model.
 
@@ -75,7 +72,7 @@ def option(default: Any = ..., *, help: str, flag: str | None = None, aliases: t
     (``--`` + the name with dashes) where a shorter spelling is established; ``aliases`` are further,
     hidden spellings kept for one release; ``cli=False`` keeps an option to Python (objects such as an
     encoder, or settings that change verdicts without changing the judge id); ``choices`` are the valid
-    values (a :class:`Registry`: its names). ``constraints`` are pydantic's (``ge``, ``le``, ...).
+    values (a :class:`~toolkit.core.registry.Registry`: its names). ``constraints`` are pydantic's (``ge``, ``le``, ...).
     """
     extra = {"cli": {"flag": flag, "aliases": list(aliases), "enabled": cli, "metavar": metavar, "choices": choices}}
     return Field(default, description=help, json_schema_extra=extra, **constraints)
