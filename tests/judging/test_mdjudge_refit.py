@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit import api
+from toolkit.stages.judging.components import MDJudgeOptions
 from toolkit.stages.judging.mdjudge import MDJudge, otsu_thresholds
 from toolkit.core.records_io import iter_jsonl
 
@@ -28,7 +29,7 @@ def test_resumed_judging_refits_one_pair_on_all_items(tmp_path, run_with_respons
     full = responses.read_text()
     lines = full.splitlines(keepends=True)
     responses.write_text("".join(lines[:3]))  # a first run over the first three items only (--limit 3)
-    judge = FixedProbabilityJudge("unused-model", judge_id="mdjudge-fixed")
+    judge = FixedProbabilityJudge(MDJudgeOptions(model="unused-model", judge_id="mdjudge-fixed"))
     api.judge(run, judge=judge, show_progress=False)
     responses.write_text(full)  # the limit raised: five more items
     result = api.judge(run, judge=judge, show_progress=False)
@@ -49,7 +50,7 @@ def test_resumed_judging_refits_one_pair_on_all_items(tmp_path, run_with_respons
 
 def test_fresh_run_file_is_not_rewritten(tmp_path, run_with_responses):
     run = run_with_responses(tmp_path / "run", list(PROBS))
-    judge = FixedProbabilityJudge("unused-model", judge_id="mdjudge-fixed")
+    judge = FixedProbabilityJudge(MDJudgeOptions(model="unused-model", judge_id="mdjudge-fixed"))
     api.judge(run, judge=judge, show_progress=False)
     path = next(run.glob("judgments/*/*.jsonl"))
     before = path.stat().st_mtime_ns, path.read_bytes()

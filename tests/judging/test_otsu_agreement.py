@@ -109,6 +109,7 @@ def test_otsu_one_bin_is_one_class_with_the_reason():
 
 def test_mdjudge_records_why_a_suite_has_fewer_than_three_classes():
     from toolkit.stages.judging.base import JudgeInput
+    from toolkit.stages.judging.components import MDJudgeOptions
     from toolkit.stages.judging.mdjudge import MDJudge
 
     class FixedProbs(MDJudge):  # the model's probabilities are given; the mapping is what is tested
@@ -116,7 +117,7 @@ def test_mdjudge_records_why_a_suite_has_fewer_than_three_classes():
             return [({"a": 0.6, "b": 0.6001, "c": 0.999}[x.item_id], "trace") for x in inputs]
 
     items = [JudgeInput("salad", k, "p", "r") for k in ("a", "b", "c")]
-    out = FixedProbs("unused").judge(items)
+    out = FixedProbs(MDJudgeOptions(model="unused")).judge(items)
     assert [j.score for j in out] == [1.0, 1.0, 0.0]
     assert all("only two Otsu bins" in j.reason and "no ambiguous class" in j.reason for j in out)
 

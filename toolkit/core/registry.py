@@ -125,6 +125,9 @@ class Component(Generic[T]):
         """
         if isinstance(values, self.options) and argument is None:
             return values
+        if values is not None and not isinstance(values, (Mapping, Options)):  # an old call: one option positional
+            raise BadOption(f"{self.kind} {self.name!r} is built from its options model ({self.options.__name__}), "
+                            f"got {type(values).__name__} {values!r}")
         given = dict(values) if isinstance(values, Mapping) else (
             values.given_kwargs() if isinstance(values, Options) else {})
         if argument is not None:
