@@ -197,3 +197,11 @@ def test_a_bench_runs_at_a_tiny_size(script, small_board, tmp_path):
     # fails here is a crash
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert proc.stdout.strip(), f"{script} printed nothing"
+
+
+def test_what_tests_and_benches_share_is_light_at_import():
+    """toolkit.testing imports no pytest, torch or gradio: a bench script (and the wheel) can use it as it is."""
+    code = ("import sys, toolkit.testing.runs, toolkit.testing.boards, toolkit.testing.servers; "
+            "print(sorted(m for m in ('pytest', 'torch', 'gradio', 'space') if m in sys.modules))")
+    proc = _run(["-c", code], 120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", (proc.stdout, proc.stderr[-1000:])
