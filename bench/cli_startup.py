@@ -33,8 +33,7 @@ def main() -> int:
     ap.add_argument("--base", required=True, help="the other checkout (its toolkit/ is imported for B)")
     ap.add_argument("--repeats", type=int, default=9)
     a = ap.parse_args()
-    sys.path.insert(0, str(ROOT / "tests"))
-    from slmboard_testing import make_run
+    from toolkit.testing.runs import make_run
 
     run = make_run(Path(tempfile.mkdtemp(prefix="slmboard-bench-cli-")) / "run")
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")

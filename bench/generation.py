@@ -52,7 +52,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
 
 OLD_BATCH = 8
 NEW_ROWS = 32
@@ -153,7 +152,7 @@ def raw_all_in_flight(base_url: str, served: str, prompts: list[str], max_new: i
 
 def run_vllm_paths(prompts: list[str], max_new: int, venv: str, paths: list[str]) -> dict:
     os.environ["SLMBOARD_VLLM_VENV"] = venv
-    import slmboard_servers
+    from toolkit.testing import servers as slmboard_servers
     from toolkit.stages.generation import BackendSpec
     from toolkit.stages.generation.embedded import dense_model_dir
 

@@ -23,15 +23,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
-
-from slmboard_servers import TEST_API_KEY, start_llm_katan  # noqa: E402
-from slmboard_testing import make_run  # noqa: E402
+sys.path.insert(0, str(REPO))
 
 from toolkit import api  # noqa: E402
 from toolkit.stages.judging.cache import JudgmentCache  # noqa: E402
 from toolkit.stages.judging.openai_judge import OpenAIJudge  # noqa: E402
-from toolkit.stages.judging.components import OpenAIJudgeOptions
+from toolkit.stages.judging.components import OpenAIJudgeOptions  # noqa: E402
+from toolkit.testing.runs import make_run  # noqa: E402
+from toolkit.testing.servers import TEST_API_KEY, start_llm_katan  # noqa: E402
 
 
 def main(argv=None) -> int:

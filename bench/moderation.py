@@ -104,13 +104,9 @@ def main() -> None:
               f"{len(items) / dt:.2f} items/s; verbalized confidence unparsed on {fails}/{len(items)}")
     if not a.vllm:
         return
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from slmboard_servers import TEST_API_KEY, start_vllm_server
-
     from toolkit.stages.moderation.components import APIModeratorOptions
     from toolkit.stages.moderation.moderators import APIModerator
+    from toolkit.testing.servers import TEST_API_KEY, start_vllm_server
 
     t = time.perf_counter()
     server = start_vllm_server(mod.lm.model_dir, "smollm2")

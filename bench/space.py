@@ -15,44 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "space"))
-
-SUITES = ["smoke", "sst", "harmbench", "xstest", "airbench", "salad"]
-
-
-def leaderboard_dataset(root: Path, n_models: int = 26) -> None:
-    from conftest import write_dataset  # the Space tests' leaderboard writer (SPEC formulas)
-
-    rng = np.random.default_rng(0)
-    counts = {s: {f"org/model-{m:02d}": tuple(int(x) for x in rng.integers(0, 40, 3)) + (int(rng.integers(0, 3)),)
-                  for m in range(n_models)} for s in SUITES}
-    write_dataset(root, counts)
-
-
-def item_dataset(root: Path, n_rows: int, n_models: int = 26) -> None:
-    rng = np.random.default_rng(1)
-    per = n_rows // n_models
-    labels = np.array(["harmful", "ambiguous", "safe"])
-    folder = root / "data" / "smoke"
-    folder.mkdir(parents=True, exist_ok=True)
-    for m in range(n_models):  # one file per submission, as `submit` writes them
-        lab = rng.integers(0, 3, per)
-        t = pa.table({
-            "suite": ["smoke"] * per, "item_id": [f"i{i:07d}" for i in range(per)], "model_id": [f"org/model-{m:02d}"] * per,
-            "judge_id": ["heuristic-v1"] * per, "category": [f"cat{i % 12}" for i in range(per)],
-            "label": labels[lab], "score": lab / 2.0, "judge_status": ["ok"] * per,
-            "prompt": [f"prompt {i} " + "x" * 200 for i in range(per)], "response": [f"response {i} " + "y" * 400 for i in range(per)],
-            "judge_raw": ["rule: refusal"] * per, "judge_reason": [None] * per,
-        })
-        pq.write_table(t, folder / f"sub{m:02d}__heuristic-v1.parquet", compression="zstd", row_group_size=64_000)
-
 
 def timed(fn, repeat: int) -> tuple[float, object]:
     times, out = [], None
@@ -78,14 +44,15 @@ def main() -> None:
     from space.tabs.leaderboard import shown_rows
     from space.items import ItemStore
     from space.state import Settings
+    from toolkit.testing.boards import item_rows, synthetic_board  # the bench board: 26 models x 6 suites x 2 judges
 
     quiet = Settings(warm=False)  # the Items index is timed on its own below
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"
-        leaderboard_dataset(root)
+        synthetic_board(root)
         t0 = time.perf_counter()
-        item_dataset(root, a.rows)
+        item_rows(root, a.rows)
         print(f"wrote {a.rows:,} per-item rows in {time.perf_counter() - t0:.1f}s")
         build_app(root, quiet)  # warm imports (gradio, matplotlib) once; a Space pays them once at boot
         first, demo = timed(lambda: build_app(root, quiet), max(1, a.repeat // 2))

@@ -40,7 +40,6 @@ Targets (issue 14): no errors; p95 <= 2 s at N = 10; still answering at N = 50 (
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -58,13 +57,6 @@ BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}  # what Chromiu
 # uvicorn closes a connection idle for 5 s; a client reusing it at that moment gets a reset, which a
 # browser retries silently and httpx reports: idle connections are dropped client-side first
 CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
-
-
-def _bench_space():
-    spec = importlib.util.spec_from_file_location("bench_space", REPO / "bench" / "space.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def call(client: httpx.Client, name: str, data: list, timeout: float) -> None:
@@ -131,11 +123,13 @@ def run_events(client: httpx.Client, chain: list[tuple[int, list]], session: str
                 raise RuntimeError(f"event {fn_index}: stream ended without a result")
 
 
-def page_assets(url: str) -> tuple[list[str], str]:
+def page_assets(url: str, browser: bool = True) -> tuple[list[str], str]:
     """The front-end files a browser fetches for the page (paths), and where the list came from."""
     import re
 
     try:
+        if not browser:
+            raise ImportError("--no-browser")
         from playwright.sync_api import sync_playwright
 
         if not Path("/usr/bin/chromium").exists():
@@ -309,13 +303,17 @@ def main() -> None:
     ap.add_argument("--during-warm-up", action="store_true",
                     help="start measuring as soon as the server answers (visitors right after a start or a data "
                          "change, while the views are being prepared), not once its start-up work is done")
+    ap.add_argument("--no-browser", action="store_true",
+                    help="read the front-end files from the HTML instead of recording them in Chromium")
     a = ap.parse_args()
-    bs = _bench_space()
+    sys.path.insert(0, str(REPO))  # this checkout's toolkit, as the servers it starts (PYTHONPATH)
+    from toolkit.testing.boards import item_rows, synthetic_board  # bench/space.py's board
+
     mixes = {k: v for k, v in MIXES.items() if a.mix == "all" or k.startswith(a.mix)}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"
-        bs.leaderboard_dataset(root)
-        bs.item_dataset(root, a.rows)
+        synthetic_board(root)
+        item_rows(root, a.rows)
         settle = not a.during_warm_up
         servers = {"this checkout": start_server(root, settle=settle)}
         if a.baseline is not None:
@@ -330,7 +328,7 @@ def main() -> None:
                           f"{time.perf_counter() - t0:.2f} s")
             url = servers["this checkout"][1]
             config = httpx.get(url + "/config", timeout=30).json()
-            assets, source = page_assets(url)
+            assets, source = page_assets(url, browser=not a.no_browser)
             html = httpx.get(url, headers=BROWSER_HEADERS, timeout=30)
             print(f"page: HTML {len(html.content) / 1e3:.0f} kB, {html.num_bytes_downloaded / 1e3:.0f} kB sent "
                   f"({html.headers.get('content-encoding', 'identity')}), "

@@ -411,7 +411,7 @@ def serve(data: PathLike, host: str = "127.0.0.1", port: int | None = None, bloc
     A missing folder or an unreachable Hub dataset is refused before any server starts."""
     from toolkit.core.hub_access import hub_token, set_process_token
     from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
-    from toolkit.outputs.space_launcher import launch_space
+    from space.launcher import launch_space
 
     hub = parse_hub_id(data)  # parsed here once; the Space gets the explicit form (hf://datasets/... or an absolute path)
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
@@ -434,10 +434,12 @@ def demo(
     """generate → judge → validate → submit on the embedded default (its smoke run), then the XSTest v2 release's
     five models imported with ``import table`` (people's labels, the release's GPT-4 labels and the offline
     judges) → rank → serve; the Space opens on XSTest judged by people."""
+    from space.launcher import launch_space
     from toolkit.workflows.demo_board import run_demo
 
     return run_demo(workdir, limit=limit, max_new_tokens=max_new_tokens, serve=serve, port=port, fresh=fresh,
-                    show_progress=show_progress, n_bootstrap=n_bootstrap)
+                    show_progress=show_progress, n_bootstrap=n_bootstrap,
+                    launch=lambda board, port: launch_space(board, port=port, block=False))
 
 
 def merge(shards: Sequence[PathLike], out: PathLike, data_dir: PathLike | None = None) -> MergeResult:

@@ -16,7 +16,8 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path, name: str) -> set[str]:
-    """Every toolkit/schemas module ``path`` imports, at any depth of the file (lazy imports count)."""
+    """Every module ``path`` imports, at any depth of the file: function-local and TYPE_CHECKING imports count, and so
+    does an import_module call on a literal name."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -31,6 +32,10 @@ def _imports(path: Path, name: str) -> set[str]:
             for alias in node.names:
                 out.add(f"{target}.{alias.name}")
             out.add(target)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
+                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            out.add(node.args[0].value)  # importlib.import_module("toolkit.api") is an import too
     return out
 
 
@@ -92,15 +97,20 @@ def test_generation_imports_no_judging_and_reading_no_publishing():
         assert not {t for t in graph[leaf] if t.startswith("toolkit.outputs.publishing")}, leaf
 #: The layers, bottom to top (docs/ARCHITECTURE.md): the folder a module lives in is its layer. The rule, checked on
 #: every run: a module imports only modules of its own layer or of a layer below; inside a layer, the units (its
-#: packages and modules) import each other without a circle.
+#: packages and modules) import each other without a circle. The Space is a layer of its own, between the workflows
+#: and the API: it never imports toolkit.api, the commands or the CLI; what starts it (space.launcher) is called from
+#: above. toolkit.testing (what tests and benches share) sits on top: nothing of the product imports it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("schemas",)),
     ("core", ("toolkit", "toolkit.core")),  # ``toolkit`` itself: its __init__, the version
     ("data", ("toolkit.data",)),
     ("stages", ("toolkit.stages",)),
-    ("outputs", ("toolkit.outputs", "space")),
+    ("outputs", ("toolkit.outputs",)),
     ("workflows", ("toolkit.workflows",)),
-    ("face", ("toolkit.api", "toolkit.cli", "toolkit.commands")),
+    ("space", ("space",)),
+    ("api", ("toolkit.api",)),
+    ("commands", ("toolkit.cli", "toolkit.commands")),
+    ("testing", ("toolkit.testing",)),
 ]
 #: One rule inside the face: every command goes through the typed API (the one door), and prints tables the one way.
 COMMANDS_MAY_IMPORT = ("toolkit", "toolkit.api", "toolkit.outputs.terminal")
@@ -116,6 +126,17 @@ def layer_of(module: str) -> int:
     if found is None:
         raise AssertionError(f"{module} lies in no layer: move it into one of {[p for _, ps in LAYERS for p in ps]}")
     return found
+
+
+def part_of(module: str) -> str:
+    """A module's top-level part, read from its folder alone: ``schemas``, ``space``, or ``toolkit/<first folder or
+    module>`` (the CLI is one part with the commands; ``toolkit`` itself, the version, is the core's). Apart from
+    LAYERS on purpose: two folders put in one layer (as the outputs and the Space once were) still are two parts
+    here, so a cycle between them cannot hide, and a new folder is a part of its own."""
+    head, *rest = module.split(".")
+    if head != "toolkit":
+        return head
+    return "toolkit/" + {"cli": "commands"}.get(rest[0], rest[0]) if rest else "toolkit/core"
 
 
 def unit_of(module: str) -> str:
@@ -157,9 +178,53 @@ def unit_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles(units)
 
 
-def test_every_module_lies_in_a_layer():
+def _shortest_cycle(graph: dict[str, set[str]], start: str, allowed: set[str]) -> list[str]:
+    """The shortest path start -> ... -> start inside ``allowed`` (breadth first); [] when there is none."""
+    paths, seen = [[start]], {start}
+    while paths:
+        path = paths.pop(0)
+        for nxt in sorted(graph.get(path[-1], ())):
+            if nxt == start:
+                return path
+            if nxt in allowed and nxt not in seen:
+                seen.add(nxt)
+                paths.append(path + [nxt])
+    return []
+
+
+def part_cycles(graph: dict[str, set[str]]) -> list[str]:
+    """One line per cycle between top-level parts, naming the module imports that form it, e.g.
+    "space -> toolkit/outputs (space.request_form imports toolkit.outputs.requests) -> space (toolkit.outputs.x
+    imports space.app)": for every part caught in a cycle, the shortest cycle through it."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, targets in graph.items():
+        for target in targets:
+            a, b = part_of(module), part_of(target)
+            if a != b:
+                edges.setdefault((a, b), []).append(f"{module} imports {target}")
+    parts: dict[str, set[str]] = {}
+    for a, b in edges:
+        parts.setdefault(a, set()).add(b)
+    out: dict[frozenset, str] = {}
+    for component in cycles(parts):
+        for start in component:
+            ring = _shortest_cycle(parts, start, set(component))
+            key = frozenset(zip(ring, ring[1:] + ring[:1]))
+            if ring and key not in out:
+                i = ring.index(min(ring))  # one spelling per cycle, whichever part it was found from
+                ring = ring[i:] + ring[:i]
+                hops = []
+                for a, b in zip(ring, ring[1:] + ring[:1]):
+                    why = sorted(edges[a, b])
+                    hops.append(f"{b} ({', '.join(why[:3])}{f' and {len(why) - 3} more' if len(why) > 3 else ''})")
+                out[key] = f"{ring[0]} -> " + " -> ".join(hops)
+    return sorted(out.values())
+
+
+def test_every_module_lies_in_a_layer_and_a_part():
     for module in full_import_graph():
         layer_of(module)
+        part_of(module)
 
 
 def test_imports_follow_the_layers():
@@ -171,14 +236,31 @@ def test_no_circle_between_the_units_of_a_layer():
     assert unit_cycles(full_import_graph()) == []
 
 
+def test_no_cycle_between_the_top_level_parts():
+    found = part_cycles(full_import_graph())
+    assert not found, "cycles between top-level folders: " + " | ".join(found)
+
+
+def test_the_space_imports_only_what_lies_below_it():
+    graph = full_import_graph()
+    found = sorted(f"{m} imports {t}" for m, ts in graph.items() if m.split(".")[0] == "space" for t in ts
+                   if t.startswith(("toolkit.api", "toolkit.commands", "toolkit.cli", "toolkit.testing")))
+    assert not found, found
+    below = {part_of(t) for m, ts in graph.items() if m.split(".")[0] == "space" for t in ts} - {"space"}
+    assert below <= {"schemas", "toolkit/core", "toolkit/data", "toolkit/stages", "toolkit/outputs", "toolkit/workflows"}
+    # and nothing below it starts it: the launcher is called from the API
+    assert not [m for m, ts in graph.items() if layer_of(m) < layer_of("space") and any(t.startswith("space") for t in ts)]
+
+
 def test_the_rule_finds_a_planted_wrong_way_import():
     graph = full_import_graph()
     graph["toolkit.stages.generation.runner"] = graph["toolkit.stages.generation.runner"] | {"toolkit.outputs.publishing.submit"}
     graph["toolkit.commands.rank"] = graph["toolkit.commands.rank"] | {"toolkit.data.scoring.leaderboard"}
     graph["toolkit.core.errors"] = graph["toolkit.core.errors"] | {"toolkit.api"}
+    graph["space.data"] = graph["space.data"] | {"toolkit.api"}
     assert layer_violations(graph) == {("toolkit.stages.generation.runner", "toolkit.outputs.publishing.submit"),
                                        ("toolkit.commands.rank", "toolkit.data.scoring.leaderboard"),
-                                       ("toolkit.core.errors", "toolkit.api")}
+                                       ("toolkit.core.errors", "toolkit.api"), ("space.data", "toolkit.api")}
 
 
 def test_the_rule_finds_a_planted_circle_inside_a_layer():
@@ -188,16 +270,30 @@ def test_the_rule_finds_a_planted_circle_inside_a_layer():
     assert any({"toolkit.stages.importing", "toolkit.stages.suites"} <= set(c) for c in unit_cycles(graph))
 
 
+def test_a_planted_cycle_between_folders_is_found_and_named():
+    """The cycle of issue 42: the outputs started the Space (space.app) while the Space's request form imported
+    toolkit.outputs.requests. Found even were both folders one layer (part_of, not LAYERS, draws this graph)."""
+    graph = full_import_graph()
+    graph["toolkit.outputs.reviewing"] = graph["toolkit.outputs.reviewing"] | {"space.app"}
+    found = part_cycles(graph)
+    assert len(found) == 1 and found[0].startswith("space -> toolkit/outputs (") \
+        and "space.request_form imports toolkit.outputs.requests" in found[0] \
+        and found[0].endswith(" -> space (toolkit.outputs.reviewing imports space.app)"), found
+
+
 def test_few_loose_modules_at_the_top():
     loose = sorted(p.name for p in (ROOT / "toolkit").glob("*.py"))
     assert len(loose) <= 5, loose
 
 
 def test_a_planted_import_in_a_file_is_found(tmp_path):
-    """The parser sees lazy imports inside functions too."""
+    """The parser sees lazy imports inside functions, TYPE_CHECKING ones and literal import_module calls too."""
     planted = tmp_path / "m.py"
-    planted.write_text("def f():\n    from ..judging import make_judge\n    return make_judge\n")
-    assert "toolkit.stages.judging" in _imports(planted, "toolkit.stages.generation.m")
+    planted.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import toolkit.api\n"
+                       "def f():\n    from ..judging import make_judge\n    import importlib\n"
+                       "    return make_judge, importlib.import_module('toolkit.cli')\n")
+    found = _imports(planted, "toolkit.stages.generation.m")
+    assert {"toolkit.stages.judging", "toolkit.api", "toolkit.cli"} <= found, found
 
 
 def test_every_api_function_is_typed_and_exported():

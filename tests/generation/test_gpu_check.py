@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from slmboard_servers import REPO
+from toolkit.testing.servers import REPO
 
 torch = pytest.importorskip("torch")
 SCRIPT = REPO / "bench" / "gpu_check.py"

@@ -1,12 +1,12 @@
 """The openai backend against a real OpenAI-compatible server on 127.0.0.1 (llm-katan serving the dense SmolLM2).
 
-The server must start: if it cannot, these tests fail (slmboard_servers raises ServerStartError).
+The server must start: if it cannot, these tests fail (toolkit.testing.servers raises ServerStartError).
 """
 import json
 
 import pytest
 
-from slmboard_servers import TEST_API_KEY, start_llm_katan
+from toolkit.testing.servers import TEST_API_KEY, start_llm_katan
 from schemas import ResponseRecord
 from toolkit import api
 from toolkit.core.errors import SlmboardError

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from slmboard_servers import TEST_API_KEY, start_llm_katan
+from toolkit.testing.servers import TEST_API_KEY, start_llm_katan
 from toolkit import api
 from toolkit.core.errors import SlmboardError
 from toolkit.stages.generation.openai_backend import OpenAIBackend

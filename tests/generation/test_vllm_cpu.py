@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from schemas import ResponseRecord
-from slmboard_servers import REPO, VLLM_VENV
+from toolkit.testing.servers import REPO, VLLM_VENV
 from slmboard_suite_fixtures import write_bbq
 from toolkit import api
 

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pytest
 
-from slmboard_servers import TEST_API_KEY, ServerHandle, shared_vllm_server, start_llm_katan
+from toolkit.testing.servers import TEST_API_KEY, ServerHandle, shared_vllm_server, start_llm_katan
 from slmboard_testing import make_run
 
 from toolkit.core.records_io import write_jsonl_atomic

@@ -87,7 +87,7 @@ def test_batch_file_round_trip_through_vllm_run_batch(tmp_path, judge):
     import os
     import subprocess
 
-    from slmboard_servers import vllm_python
+    from toolkit.testing.servers import vllm_python
     from toolkit.stages.generation.embedded import dense_model_dir
 
     judge.model, judge.max_tokens = "smollm2-judge", 24

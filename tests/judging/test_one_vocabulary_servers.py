@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from slmboard_servers import TEST_API_KEY
+from toolkit.testing.servers import TEST_API_KEY
 
 from toolkit.cli import build_parser, main
 from slmboard_testing import new_board

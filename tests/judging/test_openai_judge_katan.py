@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from slmboard_servers import TEST_API_KEY
+from toolkit.testing.servers import TEST_API_KEY
 
 from toolkit import api
 from toolkit.cli import main

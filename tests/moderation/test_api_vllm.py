@@ -20,7 +20,7 @@ ITEMS = [
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["default", "swapped"])
 def test_api_confidences_equal_local_hf(variant, local_moderator, monkeypatch):
-    from slmboard_servers import TEST_API_KEY, shared_vllm_server
+    from toolkit.testing.servers import TEST_API_KEY, shared_vllm_server
 
     from toolkit.stages.moderation.components import APIModeratorOptions
     from toolkit.stages.moderation.moderators import APIModerator

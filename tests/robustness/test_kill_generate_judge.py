@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from robustness._kill import freeze_look_kill, reap, start_quiet, wait_for
-from slmboard_servers import TEST_API_KEY, start_llm_katan
 from toolkit.stages.judging.components import OpenAIJudgeOptions
+from toolkit.testing.servers import TEST_API_KEY, start_llm_katan
 
 pytestmark = pytest.mark.slow
 TRIALS = 20

@@ -229,6 +229,11 @@ class AnalysisError(SlmboardError):
     """The analysis could not run on this data."""
 
 
+class PortInUse(SlmboardError):
+    """The port asked for is taken: said before the server starts (Gradio's own error is a traceback that
+    points at its environment variable)."""
+
+
 class NotARun(SlmboardError):
     """A folder without run.json where a run folder is expected."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from toolkit.core.defaults import DEFAULT_SUITES
 from toolkit.outputs.terminal import print_leaderboard
@@ -21,11 +21,20 @@ class DemoResult:
     url: str | None = None
 
 
+#: Starts the Space on a board folder without blocking and returns its URL: ``(board, port) -> url``. The API passes
+#: it (``space.launcher.launch_space``): the Space is a layer above the workflows, so a workflow never imports it.
+Launcher = Callable[[Path, "int | None"], str]
+
+
 def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | None, serve: bool, port: int | None,
-             fresh: bool, show_progress: bool, n_bootstrap: int) -> DemoResult:
-    """:func:`toolkit.api.demo`, whose defaults are the demo's (stated there only)."""
+             fresh: bool, show_progress: bool, n_bootstrap: int, launch: Launcher | None = None) -> DemoResult:
+    """:func:`toolkit.api.demo`, whose defaults are the demo's (stated there only). ``serve`` needs ``launch``."""
     from toolkit.outputs.terminal import _console
 
+    if serve and launch is None:
+        from toolkit.core.errors import SlmboardError
+
+        raise SlmboardError("the demo serves its board through the Space: pass launch= (toolkit.api.demo does)")
     console = _console()
     workdir = Path(workdir)
     if fresh and workdir.exists():
@@ -38,7 +47,6 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     from toolkit.stages.judging.runner import judge_run
     from toolkit.outputs.publishing.submit import submit
     from toolkit.data.reading import leaderboard, write_leaderboard
-    from toolkit.outputs.space_launcher import launch_space
     from toolkit.data.validation import validate_path
 
     run_options = GenerationRunOptions.checked(suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens)
@@ -87,7 +95,7 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     result = DemoResult(run_dir, dataset, table)
     if serve:
         console.rule("[bold]7/7 serve[/]: the leaderboard Space")
-        result.url = launch_space(dataset, port=port, block=False)
+        result.url = launch(dataset, port)
         console.print(f"Space running at [bold]{result.url}[/]  (Ctrl-C to stop)")
         _wait_forever()
     return result

@@ -1,16 +1,15 @@
-"""Start the Space (``space/app.py``) from the toolkit without importing torch."""
+"""Start the Space (``space/app.py``) for the layers above it without importing torch or, until it starts,
+gradio: ``api.serve`` and ``api.demo`` call :func:`launch_space` (the Space is a layer of its own, between
+the workflows and the API; nothing below it starts it)."""
 from __future__ import annotations
 
 import errno
 import socket
 from pathlib import Path
 
-from toolkit.core.errors import SlmboardError
+from toolkit.core.errors import PortInUse, SlmboardError
 
-
-class PortInUse(SlmboardError):
-    """The port asked for is taken: said before the server starts (Gradio's own error is a traceback that
-    points at its environment variable)."""
+__all__ = ["PortInUse", "check_port_free", "launch_space"]
 
 
 def check_port_free(host: str, port: int) -> None:
@@ -30,6 +29,8 @@ def check_port_free(host: str, port: int) -> None:
 
 def launch_space(data: str | Path, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
                  refresh: float | None = None) -> str:
+    """Serve the board ``data`` (an absolute folder or ``hf://datasets/ORG/NAME``); returns its URL. A taken
+    port is refused before gradio is imported; a missing [space] extra is said by name."""
     if port is not None:
         check_port_free(host, port)
     try:

