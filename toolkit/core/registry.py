@@ -32,10 +32,10 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolkit.core.errors import BadOption, PluginFailed, UnknownComponent
+from toolkit.core.errors import BadOption, PluginFailed, UnknownComponent, closest
 
 __all__ = ["Registry", "Component", "Options", "NoOptions", "Description", "OptionInfo", "Spec", "option",
-           "UnknownComponent", "split_spec", "choices_of", "option_infos", "parse_pairs"]
+           "UnknownComponent", "split_spec", "choices_of", "option_infos", "parse_pairs", "did_you_mean"]
 
 T = TypeVar("T")
 
@@ -45,6 +45,19 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
+    def __init__(self, /, **values: Any) -> None:
+        """Unknown options refused by name (with the nearest valid one); a bad value is a :class:`BadOption`
+        naming its option."""
+        fields = type(self).model_fields
+        unknown = [name for name in values if name not in fields]
+        if unknown:
+            raise BadOption(f"{type(self).__name__} has no option {unknown[0]!r}{did_you_mean(unknown[0], fields)}; "
+                            f"its options: {', '.join(fields) or 'none'}", param=unknown[0])
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise _value_error(exc, fields) from None
+
     def as_kwargs(self) -> dict[str, Any]:
         """Every option (given or default), in declaration order, as keyword arguments."""
         return {name: getattr(self, name) for name in type(self).model_fields}
@@ -52,23 +65,6 @@ class Options(BaseModel):
     def given_kwargs(self) -> dict[str, Any]:
         """The options that were given (not defaults), in declaration order."""
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
-
-    @classmethod
-    def checked(cls, base: "Options | None" = None, /, **values: Any) -> Any:
-        """An object of this model: ``base`` (None: the defaults) with each of ``values`` that differs from its
-        default over it -- how the API takes an options object beside its keyword arguments (a keyword left at
-        its default keeps the object's value). A bad value is a :class:`BadOption` naming its option."""
-        try:
-            keywords = cls(**values)
-        except ValidationError as exc:
-            raise _value_error(exc, cls.model_fields) from None
-        if base is None:
-            return keywords
-        if not isinstance(base, cls):
-            raise BadOption(f"expected {cls.__name__}, got {type(base).__name__}")
-        fields = cls.model_fields
-        changed = {name: getattr(keywords, name) for name in values if getattr(keywords, name) != fields[name].default}
-        return cls(**{**base.given_kwargs(), **changed})
 
     @model_validator(mode="after")
     def _value_is_a_choice(self) -> "Options":
@@ -233,7 +229,8 @@ class Component(Generic[T]):
         unknown = sorted(set(given) - set(self.options.model_fields))
         if unknown:
             valid = ", ".join(n for n in self.options.model_fields if n != self.argument) or "none"
-            raise BadOption(f"{self.kind} {self.name!r} has no option {unknown[0]!r}; its options: {valid}",
+            raise BadOption(f"{self.kind} {self.name!r} has no option {unknown[0]!r}"
+                            f"{did_you_mean(unknown[0], self.options.model_fields)}; its options: {valid}",
                             param=unknown[0])
         for name, value in given.items():
             choices = choices_of(self.options.model_fields[name])
@@ -241,7 +238,7 @@ class Component(Generic[T]):
                 raise BadOption(f"{self.kind} {self.name!r}: option {name!r} must be one of {', '.join(choices)}, "
                                 f"got {value!r}", param=name)
         try:
-            return self.options(**given)
+            return self.options.model_validate(given)
         except ValidationError as exc:
             raise _option_error(self, exc) from None
 
@@ -251,6 +248,12 @@ class Component(Generic[T]):
         goes to the builder too (what the run decides, not the component's options: a batch size)."""
         checked = self.parse_options(options, argument)
         return self.load()(**checked.as_kwargs(), **context)
+
+
+def did_you_mean(name: str, valid: Iterable[str]) -> str:
+    """`` (did you mean 'limit'?)`` for the nearest of ``valid`` to a mistyped ``name`` ("" when none is near)."""
+    near = closest(name, list(valid))
+    return f" (did you mean {near!r}?)" if near else ""
 
 
 def _value_error(exc: ValidationError, fields: Mapping[str, Any]) -> BadOption:
