@@ -21,15 +21,15 @@ the functions that need them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 from toolkit.core.defaults import (DEFAULT_BACKEND, DEFAULT_JUDGE, DEFAULT_MODERATOR, MODERATION_N_BOOTSTRAP,
                                    N_BOOTSTRAP)
 from toolkit.core.errors import BadOption, RecordError, SlmboardError, ValidationFailed
-from toolkit.core.hub_access import downloads_token  # light: the CLI sets a command's --token with it
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from toolkit.core.runs import NotARun, RunMismatch
-from toolkit.core.services import Services
+from toolkit.core.services import Services, services_or_default
 
 from .boards import analyze, create, deploy_space, read_items, rank, recompute, review, serve, submit, validate
 from .evaluation_requests import list_requests, request_evaluation, work_requests
@@ -118,3 +118,14 @@ def components(kind: str) -> list[Description]:
     if kind not in registries:
         raise BadOption(f"unknown component kind {kind!r}; valid kinds: {', '.join(registries)}", param="kind")
     return [c.describe() for c in registries[kind].components()]
+
+
+@contextmanager
+def downloads_token(services: Services | None = None) -> Iterator[None]:
+    """The token of ``services`` as HF_TOKEN while the block runs: model and benchmark downloads (transformers,
+    lm-eval, datasets) and the processes started in it resolve it as huggingface_hub does; restored after (the
+    CLI runs each command in it with the command's ``--token``)."""
+    from toolkit.core.hub_access import downloads_token as as_hf_token
+
+    with as_hf_token(services_or_default(services).token):
+        yield

@@ -185,12 +185,12 @@ def _checked_submit_options(to: PathLike, submit: SubmitOptions, data_dir: str |
     return {**{name: value for name, value in submit.as_kwargs().items() if name != "update"}, "data_dir": data_dir}
 
 
-def merge(shards: Sequence[PathLike], out: PathLike, options: MergeOptions | None = None) -> MergeResult:
-    """Combine ``generate --shard K/N`` run folders into one run folder, checked complete against the suites
+def merge(shard_runs: Sequence[PathLike], out: PathLike, options: MergeOptions | None = None) -> MergeResult:
+    """Combine the ``generate --shard K/N`` run folders ``shard_runs`` into one run folder, checked complete against the suites
     (``options``: :class:`MergeOptions`, the data folder the shards were generated from)."""
     from toolkit.stages.generation.merge import merge_runs
 
-    return merge_runs(shards, out, data_dir=options.data_dir if options is not None else None)
+    return merge_runs(shard_runs, out, data_dir=options.data_dir if options is not None else None)
 
 
 def demo(workdir: PathLike = "demo-output", options: DemoOptions | None = None,

@@ -3,24 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    summary = api.analyze(
-        a.data,
-        out=a.out,
-        submissions=a.submissions,
-        n_bootstrap=a.bootstrap,
-        seed=a.seed,
-        max_prompts=a.max_prompts,
-        metrics=not a.no_metrics,
-        unseen_k=a.unseen_k,
-        show_progress=not a.quiet,
-        token=a.token,
-    )
+    options = api.AnalyzeOptions(submissions=a.submissions, n_bootstrap=a.bootstrap, seed=a.seed,
+                                 max_prompts=a.max_prompts, metrics=not a.no_metrics, unseen_k=a.unseen_k)
+    summary = api.analyze(a.data, a.out, options, services_of(a, progress=not a.quiet))
     print(f"wrote {len(summary.files)} files to {a.out} (see {a.out}/README.md)")
     for note in summary.notes:
         print(f"  note: {note}")

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    r = api.moderation_report(a.data, a.out, n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
-                     stability_repeats=a.stability_repeats, figures=not a.no_figures, token=a.token)
+    options = api.ModerationReportOptions(n_bootstrap=a.bootstrap, n_splits=a.splits, seed=a.seed,
+                                          stability_repeats=a.stability_repeats, figures=not a.no_figures)
+    r = api.moderation_report(a.data, a.out, options, services_of(a))
     board = r.ranking()
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
     print(board[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))

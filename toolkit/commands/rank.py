@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
     from toolkit.outputs.terminal import print_leaderboard
 
-    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed, token=a.token)
+    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, a.out, api.RankOptions(n_bootstrap=a.bootstrap, seed=a.seed),
+                     services_of(a))
     if not a.quiet:
         print_leaderboard(table)
     for line in table.attrs.get("left_out", []):
