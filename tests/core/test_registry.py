@@ -59,7 +59,7 @@ def test_options_are_checked_and_an_unknown_one_is_refused_by_name():
     assert spec.explicit() == {"size": 5} and str(spec) == "box:big one"
     with pytest.raises(BadOption) as exc:
         _ShapeSpec("box", sise=5)
-    assert exc.value.param == "sise" and "shape 'box' has no option 'sise'; its options: size, colour" in str(exc.value)
+    assert exc.value.param == "sise" and "shape 'box' has no option 'sise' (did you mean 'size'?); its options: size, colour" in str(exc.value)
     with pytest.raises(BadOption) as exc:
         _ShapeSpec("box", size=0)
     assert exc.value.param == "size" and "greater than or equal to 1" in str(exc.value)

@@ -56,7 +56,9 @@ class Options(BaseModel):
         try:
             super().__init__(**values)
         except ValidationError as exc:
-            raise _value_error(exc, fields) from None
+            bad = _value_error(exc, fields)
+            bad.validation_error = exc  # a component's parse_options words it as that component's option
+            raise bad from None
 
     def as_kwargs(self) -> dict[str, Any]:
         """Every option (given or default), in declaration order, as keyword arguments."""
@@ -238,9 +240,11 @@ class Component(Generic[T]):
                 raise BadOption(f"{self.kind} {self.name!r}: option {name!r} must be one of {', '.join(choices)}, "
                                 f"got {value!r}", param=name)
         try:
-            return self.options.model_validate(given)
-        except ValidationError as exc:
-            raise _option_error(self, exc) from None
+            return self.options(**given)
+        except BadOption as exc:
+            if getattr(exc, "validation_error", None) is None:
+                raise
+            raise _option_error(self, exc.validation_error) from None
 
     def build(self, options: Options | Mapping[str, Any] | None = None, argument: str | None = None,
               **context: Any) -> T:
