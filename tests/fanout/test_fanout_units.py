@@ -101,8 +101,8 @@ def test_fanout_refusals_come_before_any_work(tmp_path):
         name = "unused"
         describe = generate = None
 
-    with pytest.raises(UnknownComponent, match="unknown executor 'slurm'; valid executors: local, ray"):
-        api.generate(tmp_path / "a", fanout=api.FanoutOptions(executor="slurm"), options=api.GenerationRunOptions(limit=1))
+    with pytest.raises(BadOption, match="^executor must be one of local, ray, got 'slurm'$"):
+        api.FanoutOptions(executor="slurm")  # refused before any call runs
     with pytest.raises(BadOption, match="a backend object cannot travel") as exc:
         api.generate(tmp_path / "b", model=Unused(), fanout=api.FanoutOptions(shards=2))
     assert exc.value.param == "backend"

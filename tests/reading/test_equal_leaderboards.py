@@ -67,9 +67,9 @@ HUB_BOARDS = """
     from toolkit.data.reading import leaderboard_parquet
     out = Path({out!r})
     boards = {{
-        "hub id": api.rank("org/board", n_bootstrap={n}, seed={seed}),
-        "hub url at a revision": api.rank("hf://datasets/org/board@main", n_bootstrap={n}, seed={seed}),
-        "eee export of the hub id": api.export_eee("org/board", out / "eee", n_bootstrap={n}, seed={seed}).leaderboard,
+        "hub id": api.rank("org/board", options=api.RankOptions(n_bootstrap={n}, seed={seed})),
+        "hub url at a revision": api.rank("hf://datasets/org/board@main", options=api.RankOptions(n_bootstrap={n}, seed={seed})),
+        "eee export of the hub id": api.export_eee("org/board", out / "eee", api.EeeOptions(n_bootstrap={n}, seed={seed})).leaderboard,
         "eval-results export of the hub id": api.export_eval_results("org/board", out / "er").leaderboard,
     }}
     for name, board in boards.items():
