@@ -26,13 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["generate", "evaluate", "evaluate_models", "merge", "demo"]
 
 
-def generate(
-    out: PathLike,
-    model: BackendSpec | Backend | str = DEFAULT_BACKEND,
-    options: GenerationRunOptions | None = None,
-    fanout: FanoutOptions | None = None,
-    services: Services | None = None,
-) -> GenerateResult:
+def generate(out: PathLike, model: BackendSpec | Backend | str = DEFAULT_BACKEND, options: GenerationRunOptions | None = None,
+             fanout: FanoutOptions | None = None, services: Services | None = None) -> GenerateResult:
     """Run a model on suites → response records in the run folder ``out`` (resumable).
 
     ``model`` is a backend spec (``hf`` = the embedded SmolLM2, ``hf:<Hub id or folder>``,
