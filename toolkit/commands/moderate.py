@@ -49,7 +49,7 @@ def run(a: argparse.Namespace, flags: OptionFlags, run_flags: OptionFlags) -> in
         for bench in options.source_data:
             api.MODERATION_BENCHMARKS.get(bench)  # UnknownComponent lists the benchmarks
         source = options.source_data.get(a.build_list, options.data_dir)
-        drawn = api.ModerationListOptions(n_per_class=a.per_class, rule=a.rule, seed=a.seed)
+        drawn = api.ModerationListOptions(n_per_class=a.n_per_class, rule=a.rule, seed=a.seed)
         path, n, sha = api.build_moderation_list(a.build_list, options.lists_dir, source, drawn)
         print(f"wrote {path}: {n} items (sha256 {sha})")
         return 0
@@ -77,7 +77,7 @@ def register(p: argparse.ArgumentParser) -> None:
     build = p.add_argument_group("building an item list")
     build.add_argument("--build-list", default=None, metavar="BENCHMARK", help="build a balanced item list from the "
                                                                                 "source into --lists-dir")
-    build.add_argument("--per-class", type=int, default=100, metavar="N", help="items per class of the list")
+    build.add_argument("--per-class", dest="n_per_class", type=int, default=100, metavar="N", help="items per class of the list")
     build.add_argument("--rule", default="random", choices=("random", "first"),
                        help="which items of each class: a seeded random sample, or the first in source order")
     build.add_argument("--seed", type=int, default=0, help="seed of the random sample")
