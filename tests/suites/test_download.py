@@ -176,7 +176,7 @@ import json, sys
 from toolkit import api
 from toolkit.stages.suites import SUITES, load_items
 SUITES.get("airbench").load().revision = sys.argv[2]  # the emulator's commit stands in for the pinned one
-got = api.download_suites(sys.argv[1], ["airbench", "salad_defense"])
+got = api.download_suites(sys.argv[1], api.SuiteDownloadOptions(suites=["airbench", "salad_defense"]))
 print(json.dumps({"files": [[f.suite, f.path, f.revision, f.fresh] for f in got],
                   "airbench": len(load_items("airbench", data_dir=sys.argv[1])),
                   "salad_defense": len(load_items("salad_defense", data_dir=sys.argv[1]))}))
