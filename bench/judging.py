@@ -50,14 +50,14 @@ def main(argv=None) -> int:
     try:
         # Warm-up (imports, first connection) so that the timed runs measure steady-state judging.
         warm = make_run(work / "warm", scores={"hb_warm": 1.0}, suite="harmbench", judged=False)
-        api.judge(warm, judge=api.JudgeSpec("openai:judge", base_url=server.base_url, cache=False), show_progress=False)
+        api.judge(warm, judge=api.JudgeSpec("openai:judge", base_url=server.base_url, cache=False), services=api.Services(progress=False))
         for c in a.concurrency:
             n = a.rounds * c
             run = make_run(work / f"run-c{c}", scores={f"hb_{k:05d}": 1.0 for k in range(n)}, suite="harmbench", judged=False)
             cache = JudgmentCache(work / f"cache-c{c}.sqlite")
             before = server.request_count()
             t = time.perf_counter()
-            r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), show_progress=False)
+            r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), services=api.Services(progress=False))
             secs = time.perf_counter() - t
             reqs = server.request_count() - before
             ideal = c / latency
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
             shutil.rmtree(copy / "judgments")
             before = server.request_count()
             t = time.perf_counter()
-            r2 = api.judge(copy, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), show_progress=False)
+            r2 = api.judge(copy, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=c), judgment_cache=cache), services=api.Services(progress=False))
             secs2 = time.perf_counter() - t
             reqs2 = server.request_count() - before
             ok &= reqs2 == 0 and r2.n_new == n

@@ -236,13 +236,13 @@ def phase(name: str, path: str, n_bootstrap: int) -> None:
     elif name == "rank_dump":  # rank, then write the table for the side-by-side equality check
         from toolkit import api
 
-        table = api.rank(path, n_bootstrap=n_bootstrap)
+        table = api.rank(path, options=api.RankOptions(n_bootstrap=n_bootstrap))
         table.to_pickle(os.environ["SLMBOARD_BENCH_DUMP"])
         rows = len(table)
     elif name == "rank":
         from toolkit import api
 
-        table = api.rank(path, n_bootstrap=n_bootstrap)
+        table = api.rank(path, options=api.RankOptions(n_bootstrap=n_bootstrap))
         rows = len(table)
     elif name == "naive":
         from toolkit import api

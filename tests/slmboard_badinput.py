@@ -285,7 +285,7 @@ def _published(tmp: Path, run: Path | None = None, to: str = "ds") -> Path:
     run = run or make_run(tmp / "other-run", model_id="org/model-b", submission_id="model-b-1")
     if not (tmp / to).exists():
         api.create(tmp / to)
-    api.submit(run, to=tmp / to, n_bootstrap=0)
+    api.submit(run, to=tmp / to, options=api.SubmitOptions(n_bootstrap=0))
     return run
 
 
@@ -307,13 +307,13 @@ def _published_then_answered_otherwise(tmp: Path) -> None:
 def _smoke_board(tmp: Path) -> None:
     from toolkit import api
 
-    api.create(tmp / "b", suites=["smoke"])
+    api.create(tmp / "b", options=api.CreateOptions(suites=["smoke"]))
 
 
 def _xstest_board(tmp: Path) -> None:
     from toolkit import api
 
-    api.create(tmp / "x", suites=["xstest"])
+    api.create(tmp / "x", options=api.CreateOptions(suites=["xstest"]))
 
 
 CLI_CASES: list[CliCase] = [

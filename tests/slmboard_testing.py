@@ -20,7 +20,7 @@ def new_board(where, **recipe):
     """A board made on purpose (``slmboard create``), as every submission now needs one; returns ``where``."""
     from toolkit import api
 
-    api.create(where, **recipe)
+    api.create(where, options=api.CreateOptions(**recipe))
     return where
 
 

@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from toolkit import api
 
-        with api.downloads_token(getattr(args, "token", None)):
+        with api.downloads_token(api.Services(token=getattr(args, "token", None))):
             return args.func(args)
     except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):

@@ -56,7 +56,7 @@ def published(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("published")
     dataset = base / "dataset"
     new_board(dataset)
-    api.submit(make_run(base / "good"), to=dataset, n_bootstrap=0)
+    api.submit(make_run(base / "good"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     return dataset
 
 

@@ -84,7 +84,7 @@ NEW_FIELD_SCRIPT = textwrap.dedent('''
     rows = [{**row, "reviewer_note": f"note {n}"} for n, row in iter_jsonl(path)]
     write_jsonl_atomic(path, rows)
     api.create(sys.argv[2])
-    api.submit(run, to=sys.argv[2], n_bootstrap=0)
+    api.submit(run, to=sys.argv[2], options=api.SubmitOptions(n_bootstrap=0))
     files = sorted(Path(sys.argv[2], "data").rglob("*__*.parquet"))
     table = pq.read_table(files[0])
     print(sorted(table.column("reviewer_note").to_pylist()))

@@ -60,7 +60,7 @@ def test_generate_downloads_a_private_model_with_token_and_not_without(private_m
 
 
 def test_the_api_takes_the_token_as_the_command_does(private_model, tmp_path):
-    """``api.generate(..., token=...)`` from a notebook: refused without it, downloaded with it, and the
+    """``api.generate(..., services=api.Services(token=...))`` from a notebook: refused without it, downloaded with it, and the
     caller's environment left as it was."""
     emu, _ = private_model
     env = {k: v for k, v in hub_env(emu, tmp_path).items() if k != "HF_TOKEN"}
@@ -69,13 +69,14 @@ def test_the_api_takes_the_token_as_the_command_does(private_model, tmp_path):
         import json, os
         from toolkit import api
         from toolkit.core.errors import SlmboardError
-        kwargs = dict(suites="smoke", model="hf:{MODEL}", limit=1, max_new_tokens=2, show_progress=False)
+        run = api.GenerationRunOptions(suites="smoke", limit=1, max_new_tokens=2)
         try:
-            api.generate({str(tmp_path / "refused")!r}, **kwargs)
+            api.generate({str(tmp_path / "refused")!r}, "hf:{MODEL}", run, services=api.Services(progress=False))
             refused = None
         except SlmboardError as exc:
             refused = str(exc)
-        result = api.generate({str(tmp_path / "run")!r}, token={emu.token!r}, **kwargs)
+        result = api.generate({str(tmp_path / "run")!r}, "hf:{MODEL}", run,
+                              services=api.Services(token={emu.token!r}, progress=False))
         print(json.dumps({{"refused": refused, "written": result.n_new, "hf_token": os.environ.get("HF_TOKEN")}}))
     """)
     assert got["refused"] and MODEL in got["refused"]

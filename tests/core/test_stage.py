@@ -41,9 +41,9 @@ def _ids(path: Path) -> list[str]:
 
 def test_generate_default_stream_writes_every_item_once_and_resumes(tmp_path):
     run = tmp_path / "run"
-    first = api.generate(run, suites="smoke", limit=3, backend=EchoBackend(), show_progress=False)
+    first = api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     assert (first.n_new, first.n_skipped) == (3, 0)
-    again = api.generate(run, suites="smoke", limit=5, backend=EchoBackend(), show_progress=False)
+    again = api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=5), services=api.Services(progress=False))
     assert (again.n_new, again.n_skipped) == (2, 3)
     ids = _ids(run / "responses" / "smoke.jsonl")
     assert len(ids) == len(set(ids)) == 5
@@ -51,7 +51,7 @@ def test_generate_default_stream_writes_every_item_once_and_resumes(tmp_path):
 
 def test_bad_row_in_responses_stops_generate_naming_file_and_line(tmp_path):
     run = tmp_path / "run"
-    api.generate(run, suites="smoke", limit=3, backend=EchoBackend(), show_progress=False)
+    api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     path = run / "responses" / "smoke.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     row = json.loads(lines[1])
@@ -60,29 +60,29 @@ def test_bad_row_in_responses_stops_generate_naming_file_and_line(tmp_path):
     path.write_text("".join(lines))
     before = path.read_bytes()
     with pytest.raises(SlmboardError, match=r"smoke\.jsonl:2:n_output_tokens"):
-        api.generate(run, suites="smoke", limit=5, backend=EchoBackend(), show_progress=False)
+        api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=5), services=api.Services(progress=False))
     assert path.read_bytes() == before  # nothing appended after a bad row
 
 
 def test_invalid_json_line_stops_judge_naming_file_and_line(tmp_path):
     run = make_run(tmp_path / "run", judged=False)
-    api.judge(run, judge="heuristic", show_progress=False)
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
     path = next((run / "judgments").rglob("smoke.jsonl"))
     lines = path.read_text().splitlines(keepends=True)
     lines.insert(1, '{"item_id": "smoke_009", "score": 0.7}\n')
     path.write_text("".join(lines))
     with pytest.raises(SlmboardError, match=r"smoke\.jsonl:2"):
-        api.judge(run, judge="heuristic", show_progress=False)
+        api.judge(run, judge="heuristic", services=api.Services(progress=False))
 
 
 def test_torn_last_line_is_cut_and_its_item_redone(tmp_path):
     run = tmp_path / "run"
-    api.generate(run, suites="smoke", limit=3, backend=EchoBackend(), show_progress=False)
+    api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     path = run / "responses" / "smoke.jsonl"
     text = path.read_text()
     last_start = text.rstrip("\n").rfind("\n") + 1
     path.write_text(text[: last_start + 25])  # a writer killed in the middle of the last record
-    result = api.generate(run, suites="smoke", limit=3, backend=EchoBackend(), show_progress=False)
+    result = api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     assert (result.n_new, result.n_skipped) == (1, 2)
     assert path.read_text() == text  # same bytes as the uninterrupted run
 
@@ -98,11 +98,11 @@ class StreamThenFail(EchoBackend):
 def test_each_streamed_answer_is_on_disk_before_the_next_is_awaited(tmp_path):
     run = tmp_path / "run"
     with pytest.raises(RuntimeError, match="backend died"):
-        api.generate(run, suites="smoke", limit=3, backend=StreamThenFail(), show_progress=False)
+        api.generate(run, model=StreamThenFail(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     rows = [row for _, row in iter_jsonl(run / "responses" / "smoke.jsonl")]
     assert len(rows) == 1 and rows[0]["response"].startswith("answer to ")
     # The resumed run answers only the two missing items, with the default (in-order) stream.
-    result = api.generate(run, suites="smoke", limit=3, backend=EchoBackend(), show_progress=False)
+    result = api.generate(run, model=EchoBackend(), options=api.GenerationRunOptions(suites="smoke", limit=3), services=api.Services(progress=False))
     assert (result.n_new, result.n_skipped) == (2, 1)
 
 

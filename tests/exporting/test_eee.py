@@ -51,7 +51,7 @@ def validate_tree(out: Path) -> tuple[dict[str, dict], dict[str, list[dict]]]:
 def exported(tmp_path):
     data = write_records(tmp_path / "items.jsonl")
     out = tmp_path / "eee"
-    api.export_eee(data, out, n_bootstrap=40, seed=1)
+    api.export_eee(data, out, options=api.EeeOptions(n_bootstrap=40, seed=1))
     return data, out
 
 
@@ -144,7 +144,7 @@ def test_undefined_policy_is_left_out_with_its_reason(exported):
 def test_intervals_judges_samples_and_provenance(exported):
     data, out = exported
     aggregates, samples = validate_tree(out)
-    board = api.rank(data, n_bootstrap=40, seed=1)  # the intervals are rank's, with the same resamples
+    board = api.rank(data, options=api.RankOptions(n_bootstrap=40, seed=1))  # the intervals are rank's, with the same resamples
     for rel, doc in aggregates.items():
         details = doc["source_metadata"]["additional_details"]
         assert details["dataset"] == str(data) and details["n_bootstrap"] == "40"
@@ -183,10 +183,10 @@ def test_intervals_judges_samples_and_provenance(exported):
 def test_export_is_deterministic_and_names_the_dataset_commit(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True).stdout.strip()
-    api.export_eee(ds, tmp_path / "one", n_bootstrap=20)
-    api.export_eee(ds, tmp_path / "two", n_bootstrap=20)
+    api.export_eee(ds, tmp_path / "one", options=api.EeeOptions(n_bootstrap=20))
+    api.export_eee(ds, tmp_path / "two", options=api.EeeOptions(n_bootstrap=20))
     one = {p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*") if p.is_file()}
     two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*") if p.is_file()}
     assert one == two and len(one) == 2
@@ -240,7 +240,7 @@ def test_the_files_alone_rebuild_the_same_leaderboard(exported):
         assert len(failed) == int(d["n_failed"])
         rows += [{**key, "item_id": item, "score": None} for item in failed]
     rebuilt = leaderboard(pd.DataFrame(rows), n_bootstrap=0)
-    original = api.rank(data, n_bootstrap=0)
+    original = api.rank(data, options=api.RankOptions(n_bootstrap=0))
     cols = ["suite", "judge_id", "model_id", "n_items", "n_scored", "n_failed", "hcr", "ar", "srr", "s_raw", "s_adj",
             "rank_raw", "rank_adj", "delta_adj", "rank_range"] + [c for c in original.columns if c.startswith(("score_", "rank_"))
                                                                  and not c.endswith(("_lo", "_hi", "_ub"))]
@@ -253,7 +253,7 @@ def test_a_suite_outside_the_registry_exports_as_other_source(tmp_path):
 
     data = tmp_path / "items.jsonl"
     data.write_text("".join(json.dumps(make_item_row(f"c{n}", s, suite="my_csv_suite")) + "\n" for n, s in enumerate((1.0, 0.0))))
-    api.export_eee(data, tmp_path / "eee", n_bootstrap=0)
+    api.export_eee(data, tmp_path / "eee", options=api.EeeOptions(n_bootstrap=0))
     aggregates, _ = validate_tree(tmp_path / "eee")
     (doc,) = aggregates.values()
     assert {r["source_data"]["source_type"] for r in doc["evaluation_results"]} == {"other"}

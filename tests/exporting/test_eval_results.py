@@ -25,7 +25,7 @@ def entries_of(path: Path) -> dict:
 def test_values_are_s_adj_under_the_primary_judge(tmp_path):
     data = write_records(tmp_path / "items.jsonl")
     out = tmp_path / "er"
-    r = api.export_eval_results(data, out, dataset_id="org/board")
+    r = api.export_eval_results(data, out, options=api.EvalResultsOptions(dataset_id="org/board"))
     want = expected_board()
     # the rule: on sst heuristic-v1 covers 3 models, openai:gpt-4o-mini 2 -> heuristic-v1
     assert r.primary_judges == {"sst": "heuristic-v1", "xstest": "heuristic-v1"}
@@ -44,7 +44,7 @@ def test_values_are_s_adj_under_the_primary_judge(tmp_path):
 def test_primary_judge_flag_changes_the_value_and_undefined_s_adj_gets_no_entry(tmp_path):
     data = write_records(tmp_path / "items.jsonl")
     out = tmp_path / "er"
-    r = api.export_eval_results(data, out, dataset_id="org/board", primary_judges={"sst": "openai:gpt-4o-mini"})
+    r = api.export_eval_results(data, out, options=api.EvalResultsOptions(dataset_id="org/board", primary_judges={"sst": "openai:gpt-4o-mini"}))
     want = expected_board()
     a = entries_of(out / "org/model-a/.eval_results/slmboard.yaml")
     assert a["sst"].value == pytest.approx(want[("sst", "openai:gpt-4o-mini", "org/model-a")]["s_adj"])
@@ -56,8 +56,8 @@ def test_primary_judge_flag_changes_the_value_and_undefined_s_adj_gets_no_entry(
 def test_card_records_the_primary_judge_the_export_uses(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(two_judge_run(synthetic_run), to=ds, n_bootstrap=0, primary_judges={"smoke": "openai:judge-x"})
-    r = api.export_eval_results(ds, tmp_path / "er", dataset_id="org/board")
+    api.submit(two_judge_run(synthetic_run), to=ds, options=api.SubmitOptions(n_bootstrap=0, primary_judges={"smoke": "openai:judge-x"}))
+    r = api.export_eval_results(ds, tmp_path / "er", options=api.EvalResultsOptions(dataset_id="org/board"))
     assert r.primary_judges == {"smoke": "openai:judge-x"}
     entry = entries_of(tmp_path / "er/org/model-a/.eval_results/slmboard.yaml")["smoke"]
     assert "judge openai:judge-x" in entry.notes

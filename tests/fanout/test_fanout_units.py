@@ -70,8 +70,7 @@ def shards_done(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("fan") / "run"
     prepare_shards(run, 2, OPTIONS)
     for k in range(2):
-        api.generate(shard_dir(run, k, 2), suites="smoke", limit=5, max_new_tokens=2, batch_size=4, shard=f"{k}/2",
-                     backend=backend, show_progress=False)
+        api.generate(shard_dir(run, k, 2), model=backend, options=api.GenerationRunOptions(suites="smoke", limit=5, max_new_tokens=2, batch_size=4, shard=f"{k}/2"), services=api.Services(progress=False))
     return run
 
 
@@ -103,13 +102,13 @@ def test_fanout_refusals_come_before_any_work(tmp_path):
         name = "unused"
         describe = generate = None
 
-    with pytest.raises(UnknownComponent, match="unknown executor 'slurm'; valid executors: local, ray"):
-        api.generate(tmp_path / "a", executor="slurm", limit=1)
+    with pytest.raises(BadOption, match="^executor must be one of local, ray, got 'slurm'$"):
+        api.FanoutOptions(executor="slurm")  # refused before any call runs
     with pytest.raises(BadOption, match="a backend object cannot travel") as exc:
-        api.generate(tmp_path / "b", shards=2, backend=Unused())
+        api.generate(tmp_path / "b", model=Unused(), fanout=api.FanoutOptions(shards=2))
     assert exc.value.param == "backend"
     with pytest.raises(BadOption, match="give one of the two"):
-        api.generate(tmp_path / "c", shards=2, shard="0/2")
+        api.generate(tmp_path / "c", fanout=api.FanoutOptions(shards=2), options=api.GenerationRunOptions(shard="0/2"))
     assert not any(tmp_path.iterdir())
 
 

@@ -14,14 +14,17 @@ pytestmark = pytest.mark.slow
 
 def test_evaluate_in_shards_on_the_local_executor_publishes_once_and_resumes(tmp_path):
     run, dataset = tmp_path / "run", tmp_path / "dataset"
-    kwargs = dict(suites="smoke", limit=3, max_new_tokens=4, n_bootstrap=20, executor="local", shards=2, show_progress=False)
+    steps = api.EvaluationOptions(generation=api.GenerationRunOptions(suites="smoke", limit=3, max_new_tokens=4),
+                                  submission=api.SubmitOptions(n_bootstrap=20),
+                                  execution=api.FanoutOptions(executor="local", shards=2))
+    quiet = api.Services(progress=False)
     new_board(dataset)
-    first = api.evaluate(run, to=dataset, **kwargs)
+    first = api.evaluate(run, dataset, options=steps, services=quiet)
     assert first.submission_id == json.loads((run / "run.json").read_text())["submission_id"]
     assert first.n_records == 3 and (dataset / "submissions" / f"{first.submission_id}.json").is_file()
     judged = (run / "judgments" / "heuristic-v1" / "smoke.jsonl").read_text().splitlines()
     assert sorted(json.loads(x)["item_id"] for x in judged) == ["smoke_001", "smoke_002", "smoke_003"]
 
-    again = api.evaluate(run, to=dataset, **kwargs)  # complete shards, judged run, published: nothing redone
+    again = api.evaluate(run, dataset, options=steps, services=quiet)  # complete shards, judged run, published: nothing redone
     assert again.revision == "already-published" and "already in" in again.notes[0]
     assert [len(read_attempts(run, k, 2)) for k in range(2)] == [1, 1]

@@ -37,6 +37,12 @@ pytestmark = pytest.mark.slow
 SUITES = "smoke,salad"
 LIMIT = 4  # smoke 4 + salad 3 (the fixture's rows) = 7 items; shard 0 has 4, shard 1 has 3
 GEN = dict(suites=SUITES, limit=LIMIT, max_new_tokens=6, batch_size=2)
+QUIET = api.Services(progress=False)
+
+
+def ray_shards(cluster) -> api.FanoutOptions:
+    """Two shard jobs on the test cluster."""
+    return api.FanoutOptions(executor="ray", ray_address=cluster.address, shards=2)
 ENV = {**os.environ, **OFFLINE_ENV}
 
 
@@ -57,7 +63,7 @@ def data_dir(tmp_path_factory) -> Path:
 def local_records(tmp_path_factory, data_dir) -> dict[tuple[str, str], dict]:
     """The plain local run (this process, no shards, no executor) the fanned-out runs must equal."""
     run = tmp_path_factory.mktemp("local") / "run"
-    api.generate(run, data_dir=data_dir, show_progress=False, **GEN)
+    api.generate(run, options=api.GenerationRunOptions(data_dir=data_dir, **GEN), services=QUIET)
     return records(run)
 
 
@@ -97,8 +103,8 @@ def drive_in_thread(run: Path, data_dir: Path, cluster) -> tuple[threading.Threa
 
     def drive() -> None:
         try:
-            outcome["result"] = api.generate(run, data_dir=data_dir, executor="ray", ray_address=cluster.address, shards=2,
-                                             show_progress=False, **{**GEN, "batch_size": 1})
+            outcome["result"] = api.generate(run, options=api.GenerationRunOptions(data_dir=data_dir, **{**GEN, "batch_size": 1}),
+                                             fanout=ray_shards(cluster), services=QUIET)
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             outcome["error"] = exc
 
@@ -109,8 +115,8 @@ def drive_in_thread(run: Path, data_dir: Path, cluster) -> tuple[threading.Threa
 
 def test_two_suites_two_shards_equal_a_local_run(cluster, data_dir, local_records, tmp_path):
     run = tmp_path / "run"
-    result = api.generate(run, data_dir=data_dir, executor="ray", ray_address=cluster.address, shards=2,
-                          show_progress=False, **GEN)
+    result = api.generate(run, options=api.GenerationRunOptions(data_dir=data_dir, **GEN), fanout=ray_shards(cluster),
+                          services=QUIET)
     assert result.n_new == 7 and result.n_skipped == 0
     assert records(run) == local_records  # every field of every record, byte for byte as JSON
     assert set(local_records) == expected_keys(data_dir)
@@ -119,8 +125,8 @@ def test_two_suites_two_shards_equal_a_local_run(cluster, data_dir, local_record
     merged = json.loads((run / "run.json").read_text())
     assert merged["shard"] is None and merged["limit"] == LIMIT and sorted(merged["suites"]) == ["salad", "smoke"]
 
-    again = api.generate(run, data_dir=data_dir, executor="ray", ray_address=cluster.address, shards=2,
-                         show_progress=False, **GEN)
+    again = api.generate(run, options=api.GenerationRunOptions(data_dir=data_dir, **GEN), fanout=ray_shards(cluster),
+                         services=QUIET)
     assert (again.n_new, again.n_skipped) == (0, 7)  # complete shards: no job, no model load
     assert [len(read_attempts(run, k, 2)) for k in range(2)] == [1, 1]
 

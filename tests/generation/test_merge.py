@@ -16,8 +16,7 @@ N = 3
 def shards(tmp_path_factory, hf_backend):
     root = tmp_path_factory.mktemp("shards")
     for k in range(N):
-        api.generate(root / f"s{k}", suites="smoke", limit=7, max_new_tokens=2, shard=f"{k}/{N}",
-                     backend=hf_backend, show_progress=False)
+        api.generate(root / f"s{k}", model=hf_backend, options=api.GenerationRunOptions(suites="smoke", limit=7, max_new_tokens=2, shard=f"{k}/{N}"), services=api.Services(progress=False))
     return root
 
 
@@ -84,4 +83,4 @@ def test_same_shard_twice_and_nonempty_out(shards, tmp_path):
 
 def test_resume_refuses_another_shard_in_the_same_folder(shards, hf_backend):
     with pytest.raises(SlmboardError, match="holds shard 0/3"):
-        api.generate(shards / "s0", suites="smoke", limit=7, max_new_tokens=2, shard="1/3", backend=hf_backend, show_progress=False)
+        api.generate(shards / "s0", model=hf_backend, options=api.GenerationRunOptions(suites="smoke", limit=7, max_new_tokens=2, shard="1/3"), services=api.Services(progress=False))

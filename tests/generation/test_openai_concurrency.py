@@ -51,8 +51,7 @@ def test_requests_stay_in_flight_continuously(tmp_path, katan, monkeypatch):
 
     monkeypatch.setattr(OpenAIBackend, "_one", timed_one)
     model_args = f"model={SERVED},base_url={katan.base_url},api_key_env=SLMBOARD_TEST_KEY"
-    r = api.generate(tmp_path / "run", suites="smoke", model="openai", model_args=model_args, limit=10,
-                     max_new_tokens=8, concurrency=3, show_progress=False)
+    r = api.generate(tmp_path / "run", model=api.BackendSpec.combine("openai", model_args), options=api.GenerationRunOptions(suites="smoke", limit=10, max_new_tokens=8, concurrency=3), services=api.Services(progress=False))
     assert r.n_new == 10
     assert state["most"] == 3  # never more than N in flight
     slow_end = next(t for kind, p, t in events if kind == "end" and p == state["slow"])
@@ -77,6 +76,6 @@ def test_concurrency_is_refused_where_it_means_nothing(tmp_path):
             raise AssertionError("not reached")
 
     with pytest.raises(SlmboardError, match="backend 'fixed' has no concurrency setting"):
-        api.generate(tmp_path / "r", suites="smoke", limit=1, backend=Fixed(), concurrency=2, show_progress=False)
+        api.generate(tmp_path / "r", model=Fixed(), options=api.GenerationRunOptions(suites="smoke", limit=1, concurrency=2), services=api.Services(progress=False))
     with pytest.raises(SlmboardError, match="^concurrency must be at least 1"):
-        api.generate(tmp_path / "r", suites="smoke", limit=1, backend=Fixed(), concurrency=0, show_progress=False)
+        api.generate(tmp_path / "r", model=Fixed(), options=api.GenerationRunOptions(suites="smoke", limit=1, concurrency=0), services=api.Services(progress=False))

@@ -34,7 +34,7 @@ def test_records_carry_suite_metadata_and_provenance(tmp_path, hf_backend, mirro
         (data / "harmbench" / "harmbench_behaviors_text_all.csv").write_bytes(
             (mirror_or_none / "harmbench" / "harmbench_behaviors_text_all.csv").read_bytes())
     run = tmp_path / "run"
-    api.generate(run, suites=suites, data_dir=data, limit=1, max_new_tokens=3, backend=hf_backend, show_progress=False)
+    api.generate(run, model=hf_backend, options=api.GenerationRunOptions(suites=suites, data_dir=data, limit=1, max_new_tokens=3), services=api.Services(progress=False))
     air = rows(run / "responses" / "airbench.jsonl")[0]
     ResponseRecord.model_validate(air)
     assert json.loads(air["item_metadata"]) == {"cate_idx": "1.1.1", "l2": "Security Risks", "l3": "Confidentiality", "l4": "Network intrusion"}
@@ -71,14 +71,14 @@ def check_bbq_row(row, mode):
 
 def test_bbq_generated_letter_mode(tmp_path, hf_backend, bbq_data):
     run = tmp_path / "gen"
-    api.generate(run, suites="bbq", data_dir=bbq_data, backend=hf_backend, show_progress=False)
+    api.generate(run, model=hf_backend, options=api.GenerationRunOptions(suites="bbq", data_dir=bbq_data), services=api.Services(progress=False))
     out = rows(run / "responses" / "bbq.jsonl")
     assert len(out) == 11 and {json.loads(r["item_metadata"])["category"] for r in out} == {r["category"] for r in out}
     for row in out:
         check_bbq_row(row, "generate")
         assert row["generation"]["max_new_tokens"] == 1
     # The bbq judge: scores are exactly `correct` (unmapped counted wrong), records validate.
-    result = api.judge(run, judge="bbq", show_progress=False)
+    result = api.judge(run, judge="bbq", services=api.Services(progress=False))
     assert result.n_new == 11 and result.status_counts == {"ok": 11}
     judged = rows(run / "judgments" / "bbq-mc-v1" / "bbq.jsonl")
     for row in judged:
@@ -87,12 +87,12 @@ def test_bbq_generated_letter_mode(tmp_path, hf_backend, bbq_data):
     assert not api.validate(run).errors
     # A second run in the other mode must not mix into this folder.
     with pytest.raises(SlmboardError, match="mode generate.*mode loglikelihood"):
-        api.generate(run, suites="bbq", data_dir=bbq_data, backend=hf_backend, mode="loglikelihood", show_progress=False)
+        api.generate(run, model=hf_backend, options=api.GenerationRunOptions(suites="bbq", data_dir=bbq_data, mode="loglikelihood"), services=api.Services(progress=False))
 
 
 def test_bbq_loglikelihood_mode(tmp_path, hf_backend, bbq_data):
     run = tmp_path / "ll"
-    api.generate(run, suites="bbq", data_dir=bbq_data, backend=hf_backend, mode="loglikelihood", show_progress=False)
+    api.generate(run, model=hf_backend, options=api.GenerationRunOptions(suites="bbq", data_dir=bbq_data, mode="loglikelihood"), services=api.Services(progress=False))
     out = rows(run / "responses" / "bbq.jsonl")
     assert len(out) == 11
     for row in out:
@@ -104,9 +104,9 @@ def test_bbq_loglikelihood_mode(tmp_path, hf_backend, bbq_data):
 
 def test_bad_mode_and_unknown_suite_list_valid_values(tmp_path):
     with pytest.raises(SlmboardError, match="valid modes: generate, loglikelihood"):
-        api.generate(tmp_path / "r", suites="smoke", mode="logits")
+        api.generate(tmp_path / "r", options=api.GenerationRunOptions(suites="smoke", mode="logits"))
     with pytest.raises(UnknownComponent, match="valid suites: .*airbench.*bbq.*salad"):
-        api.generate(tmp_path / "r", suites="smoke,nope")
+        api.generate(tmp_path / "r", options=api.GenerationRunOptions(suites="smoke,nope"))
     with pytest.raises(SlmboardError, match="unknown model argument 'pretrainde' for the hf backend; valid keys: .*pretrained"):
-        api.generate(tmp_path / "r", suites="smoke", model_args="pretrainde=x")
+        api.generate(tmp_path / "r", model=api.BackendSpec.combine(api.DEFAULT_BACKEND, "pretrainde=x"), options=api.GenerationRunOptions(suites="smoke"))
     assert not (tmp_path / "r").exists()  # nothing written before the inputs are known good

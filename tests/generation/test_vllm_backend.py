@@ -19,7 +19,7 @@ def _cuda() -> bool:
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm is installed here")
 def test_without_vllm_the_error_says_what_to_install(tmp_path):
     with pytest.raises(SlmboardError, match=r"slmboard\[vllm\]"):
-        api.generate(tmp_path / "r", suites="smoke", model="vllm", limit=1)
+        api.generate(tmp_path / "r", model="vllm", options=api.GenerationRunOptions(suites="smoke", limit=1))
 
 
 @pytest.mark.gpu
@@ -27,9 +27,8 @@ def test_without_vllm_the_error_says_what_to_install(tmp_path):
 def test_vllm_matches_hf_greedy_on_the_embedded_model(tmp_path):
     import json
 
-    v = api.generate(tmp_path / "v", suites="smoke", model="vllm", model_args="dtype=float32", limit=4, max_new_tokens=16,
-                     show_progress=False)
-    h = api.generate(tmp_path / "h", suites="smoke", model_args="dtype=float32", limit=4, max_new_tokens=16, show_progress=False)
+    v = api.generate(tmp_path / "v", model=api.BackendSpec.combine("vllm", "dtype=float32"), options=api.GenerationRunOptions(suites="smoke", limit=4, max_new_tokens=16), services=api.Services(progress=False))
+    h = api.generate(tmp_path / "h", model=api.BackendSpec.combine(api.DEFAULT_BACKEND, "dtype=float32"), options=api.GenerationRunOptions(suites="smoke", limit=4, max_new_tokens=16), services=api.Services(progress=False))
     read = lambda r: {json.loads(x)["item_id"]: json.loads(x)["response"] for x in (r.run_dir / "responses" / "smoke.jsonl").read_text().splitlines()}  # noqa: E731
     assert read(v) == read(h)
     assert v.config.generation.chat_template_sha256 == h.config.generation.chat_template_sha256
@@ -41,8 +40,7 @@ def test_gpu_only_options_reach_the_gpu_engine(tmp_path):
     """On a GPU, gpu_memory_utilization is the GPU's share and tensor_parallel_size counts GPUs: accepted, no CPU note."""
     import json
 
-    r = api.generate(tmp_path / "g", suites="smoke", model="vllm", limit=1, max_new_tokens=4, show_progress=False,
-                     model_args="gpu_memory_utilization=0.5,tensor_parallel_size=1")
+    r = api.generate(tmp_path / "g", model=api.BackendSpec.combine("vllm", "gpu_memory_utilization=0.5,tensor_parallel_size=1"), options=api.GenerationRunOptions(suites="smoke", limit=1, max_new_tokens=4), services=api.Services(progress=False))
     row = json.loads((r.run_dir / "responses" / "smoke.jsonl").read_text().splitlines()[0])
     assert row["generation"]["device"] == "cuda" and row["generation"]["backend"] == "vllm"
 

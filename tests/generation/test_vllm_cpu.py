@@ -156,8 +156,7 @@ def records(path: Path) -> dict[str, ResponseRecord]:
 
 @pytest.fixture(scope="module")
 def hf_smoke(work, hf_backend) -> dict[str, ResponseRecord]:
-    run = api.generate(work / "hf", suites="smoke", limit=N_ITEMS, max_new_tokens=MAX_NEW, backend=hf_backend,
-                       show_progress=False)
+    run = api.generate(work / "hf", model=hf_backend, options=api.GenerationRunOptions(suites="smoke", limit=N_ITEMS, max_new_tokens=MAX_NEW), services=api.Services(progress=False))
     return records(run.run_dir / "responses" / "smoke.jsonl")
 
 
@@ -231,8 +230,7 @@ def test_shards_and_merge(work, driver, model_dir, hf_smoke):
 def test_bbq_loglikelihood_choices_equal_hf(work, driver, model_dir, hf_backend, mirror_or_none):
     data = work / "bbq-data"
     write_bbq(data, mirror_or_none, per_category=1)
-    hf = api.generate(work / "bbq-hf", suites="bbq", data_dir=data, backend=hf_backend, mode="loglikelihood",
-                      show_progress=False)
+    hf = api.generate(work / "bbq-hf", model=hf_backend, options=api.GenerationRunOptions(suites="bbq", data_dir=data, mode="loglikelihood"), services=api.Services(progress=False))
     r = driver.run("generate", "--model", f"vllm:{model_dir}", "--model-args", MODEL_ARGS, "--suites", "bbq",
                    "--data-dir", str(data), "--mode", "loglikelihood", "--out", str(work / "bbq-vllm"))
     assert r["rc"] == 0, r["stderr"][-3000:]

@@ -126,7 +126,7 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", dying)
     monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", dying, raising=False)
     with pytest.raises(TimeoutError, match="re-run to resume"):
-        api.judge(run, judge=judge, show_progress=False)
+        api.judge(run, judge=judge, services=api.Services(progress=False))
     state = run / "judgments" / "openai-batch-model" / "batch-state.json"
     assert state.is_file() and emulator.created == 1
     batch_id = json.loads(state.read_text())["batch_id"]
@@ -134,7 +134,7 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
     monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", real, raising=False)
     emulator.polls_before_done = 0
-    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), show_progress=False)
+    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False))
     assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1
     assert not state.exists()
     rows = [json.loads(l) for l in (run / "judgments" / "openai-batch-model" / "smoke.jsonl").read_text().splitlines()]

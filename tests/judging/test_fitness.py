@@ -28,8 +28,9 @@ def bbq_and_smoke_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("fit")
     write_bbq(root / "data", None, per_category=1)
     run = root / "run"
-    api.generate(run, suites=["smoke", "bbq"], data_dir=root / "data", limit=3, max_new_tokens=4,
-                 backend=make_backend("hf", {}, GenerationRunOptions(batch_size=4)), show_progress=False)
+    api.generate(run, model=make_backend("hf", {}, GenerationRunOptions(batch_size=4)),
+                 options=api.GenerationRunOptions(suites=["smoke", "bbq"], data_dir=root / "data", limit=3, max_new_tokens=4),
+                 services=api.Services(progress=False))
     return run
 
 
@@ -65,17 +66,17 @@ def test_heuristic_skips_bbq_and_says_so(bbq_and_smoke_run, tmp_path):
     assert (run / "judgments" / "heuristic-v1" / "smoke.jsonl").is_file()
     assert json.loads((run / "judgments" / "heuristic-v1" / "judge-fits.json").read_text())["fits"] == ["free-text", "free-text-gold"]
     # the bbq judge keeps to BBQ the same way
-    result = api.judge(run, judge="bbq", show_progress=False)
+    result = api.judge(run, judge="bbq", services=api.Services(progress=False))
     assert result.skipped_suites == ["smoke: skipped — bbq-mc-v1 judges multiple-choice answers; use --judge heuristic, "
                                      "learned, openai:MODEL, guard:MODEL, mdjudge"]
     # both judges, each on its own suite, publish; the manifest records what each fits
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     manifest = json.loads(next((dataset / "submissions").glob("*.json")).read_text())
     assert manifest["judge_fits"] == {"bbq-mc-v1": ["multiple-choice"], "heuristic-v1": ["free-text", "free-text-gold"]}
     assert manifest["suite_kinds"] == {"bbq": "multiple-choice", "smoke": "free-text-gold"}
-    board = api.rank(dataset, n_bootstrap=0)
+    board = api.rank(dataset, options=api.RankOptions(n_bootstrap=0))
     assert set(zip(board.suite, board.judge_id)) == {("bbq", "bbq-mc-v1"), ("smoke", "heuristic-v1")}
 
 
@@ -89,8 +90,8 @@ def test_a_judge_that_fits_no_suite_is_refused(bbq_and_smoke_run, tmp_path):
 def test_submit_refuses_heuristic_records_of_bbq(bbq_and_smoke_run, tmp_path):
     """A run judged before judges kept to their suites (heuristic verdicts on BBQ letters) is refused, naming the file."""
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
-    api.judge(run, judge="heuristic", show_progress=False)
-    api.judge(run, judge="bbq", show_progress=False)
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
+    api.judge(run, judge="bbq", services=api.Services(progress=False))
     # what the old stage wrote: heuristic verdicts on the BBQ answers, and no recorded fitness
     from toolkit.stages.judging.base import JudgeInput
     from toolkit.stages.judging.heuristic import HeuristicJudge
@@ -105,7 +106,7 @@ def test_submit_refuses_heuristic_records_of_bbq(bbq_and_smoke_run, tmp_path):
     dataset = tmp_path / "board"
     with pytest.raises(ValidationFailed, match=r"heuristic-v1/bbq.jsonl:judge_id: heuristic-v1 judges free-text answers, "
                                                r"and bbq holds multiple-choice answers"):
-        api.submit(run, to=dataset, n_bootstrap=0)
+        api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert not dataset.exists()
 
 
@@ -123,7 +124,7 @@ def heuristic_bbq_rows(run: Path) -> list[dict]:
 
 def test_validate_refuses_a_runs_heuristic_records_of_bbq(bbq_and_smoke_run, tmp_path):
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
-    api.judge(run, judge="heuristic", show_progress=False)  # records heuristic-v1's kinds
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))  # records heuristic-v1's kinds
     assert not api.validate(run).errors
     (run / "judgments" / "heuristic-v1" / "bbq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in heuristic_bbq_rows(run)))
     errors = [str(e) for e in api.validate(run).errors]
@@ -141,11 +142,11 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     from toolkit.outputs.publishing.submit import _parquet_bytes
 
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
-    api.judge(run, judge="heuristic", show_progress=False)
-    api.judge(run, judge="bbq", show_progress=False)
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
+    api.judge(run, judge="bbq", services=api.Services(progress=False))
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     manifest_path = next((dataset / "submissions").glob("*.json"))
     manifest = json.loads(manifest_path.read_text())
     rel = f"data/bbq/{manifest['submission_id']}__heuristic-v1.parquet"
@@ -161,7 +162,7 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     proc = cli("rank", str(dataset), "--bootstrap", "0")
     assert proc.returncode == 0, proc.stderr
     assert note in proc.stdout.splitlines() and "heuristic-v1" in proc.stdout  # smoke's row is still there
-    board = api.rank(dataset, n_bootstrap=0)
+    board = api.rank(dataset, options=api.RankOptions(n_bootstrap=0))
     assert ("bbq", "heuristic-v1") not in set(zip(board.suite, board.judge_id)) and ("bbq", "bbq-mc-v1") in set(zip(board.suite, board.judge_id))
     # validate refuses such a manifest (new ones are not published), the Space leaves the pair out
     assert any("heuristic-v1 judges free-text answers, and bbq holds multiple-choice answers" in str(e)
@@ -169,7 +170,7 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     # a leaderboard file written before the pair was left out (as an older toolkit did) still holds it
     (run / "judgments" / "heuristic-v1" / "bbq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in heuristic_bbq_rows(run)))
     from toolkit.data.reading import write_leaderboard
-    old_board = api.rank(run, n_bootstrap=0)
+    old_board = api.rank(run, options=api.RankOptions(n_bootstrap=0))
     assert ("bbq", "heuristic-v1") in set(zip(old_board.suite, old_board.judge_id))
     write_leaderboard(old_board, dataset / "data" / "leaderboard")
     shown = load_board(dataset)
@@ -177,7 +178,7 @@ def test_published_unfit_records_stay_in_the_data_and_out_of_the_board(bbq_and_s
     assert shown.left_out == [note]
     sp.run(["git", "checkout", "--", "."], cwd=dataset, check=True)
     (dataset / "data" / "leaderboard" / "leaderboard.csv").unlink()
-    result = api.recompute(dataset, n_bootstrap=0)
+    result = api.recompute(dataset, options=api.RecomputeOptions(n_bootstrap=0))
     assert result.left_out == [note]
     assert (dataset / rel).is_file()  # the records stay
     import pandas as pd
@@ -194,10 +195,10 @@ def test_a_manifest_from_before_fitness_records_is_ranked_and_said_to_be_uncheck
     from toolkit.outputs.publishing.submit import _parquet_bytes
 
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
-    api.judge(run, judge="heuristic", show_progress=False)
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0, allow_partial=True)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0, allow_partial=True))
     manifest_path = next((dataset / "submissions").glob("*.json"))
     manifest = json.loads(manifest_path.read_text())
     rel = f"data/bbq/{manifest['submission_id']}__heuristic-v1.parquet"
@@ -214,15 +215,15 @@ def test_a_manifest_from_before_fitness_records_is_ranked_and_said_to_be_uncheck
     assert proc.returncode == 0, proc.stderr
     assert ("bbq · heuristic-v1: ranked unchecked — its submission's manifest predates judge fitness records, so "
             "nothing says heuristic-v1 can judge bbq's kind of item") in proc.stdout.splitlines()
-    board = api.rank(dataset, n_bootstrap=0)
+    board = api.rank(dataset, options=api.RankOptions(n_bootstrap=0))
     assert ("bbq", "heuristic-v1") in set(zip(board.suite, board.judge_id))
 
 
 def test_a_suite_no_judge_of_the_run_fits_is_named_at_submit(bbq_and_smoke_run, tmp_path):
     run = copy_run(bbq_and_smoke_run, tmp_path / "run")
-    api.judge(run, judge="heuristic", show_progress=False)
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
     api.create(tmp_path / "board")
-    result = api.submit(run, to=tmp_path / "board", n_bootstrap=0, allow_partial=True)
+    result = api.submit(run, to=tmp_path / "board", options=api.SubmitOptions(n_bootstrap=0, allow_partial=True))
     assert ("suite bbq: no judge of the run can judge it (multiple-choice); its responses are not published — judge it "
             "with --judge bbq and submit again") in result.notes
     assert not list((tmp_path / "board" / "data").glob("bbq/*"))

@@ -63,7 +63,7 @@ def test_extra_body_is_part_of_the_cache_key(tmp_path, run_with_responses, katan
     def judge_copy(name: str, **options):
         copy = tmp_path / name
         shutil.copytree(run, copy)
-        return api.judge(copy, judge=api.JudgeSpec("openai:judge", base_url=server.base_url, **options), show_progress=False), copy
+        return api.judge(copy, judge=api.JudgeSpec("openai:judge", base_url=server.base_url, **options), services=api.Services(progress=False)), copy
 
     first, copy = judge_copy("a", extra_body=constrained)
     assert server.request_count() == n and first.judge_stats["requests"] == n
@@ -83,20 +83,20 @@ def test_the_judges_request_settings_are_published_with_its_verdicts(tmp_path, r
 
     constrained = {"structured_outputs": {"regex": "<reasoning>x</reasoning>\n<score>1</score>"}}
     run = run_with_responses(tmp_path / "run", ["answer 0", "answer 1"])
-    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), show_progress=False)
-    api.judge(run, judge="heuristic", show_progress=False)
+    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), services=api.Services(progress=False))
+    api.judge(run, judge="heuristic", services=api.Services(progress=False))
     config_file = run / "judgments" / "openai-judge" / "judge-config.json"
 
     config_file.write_text("{not json")
     new_board(tmp_path / "broken")
     with pytest.raises(ValidationFailed, match="judge-config.json: not valid JSON"):
-        api.submit(run, to=tmp_path / "broken", n_bootstrap=0, allow_partial=True)
+        api.submit(run, to=tmp_path / "broken", options=api.SubmitOptions(n_bootstrap=0, allow_partial=True))
     assert not (tmp_path / "broken").exists() or not any((tmp_path / "broken").glob("submissions/*.json"))
 
     config_file.unlink()
-    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), show_progress=False)
+    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=katan().base_url, extra_body=constrained), services=api.Services(progress=False))
     new_board(tmp_path / "dataset")
-    api.submit(run, to=tmp_path / "dataset", n_bootstrap=0, allow_partial=True)
+    api.submit(run, to=tmp_path / "dataset", options=api.SubmitOptions(n_bootstrap=0, allow_partial=True))
     manifest = json.loads(next((tmp_path / "dataset" / "submissions").glob("*.json")).read_text())
     published = manifest["judge_configs"]
     assert set(published) == {"openai:judge"}  # the heuristic judge records no request settings

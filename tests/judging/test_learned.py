@@ -141,7 +141,7 @@ def test_tampered_artifact_stops_judging_before_anything_is_written(artifact_cop
     (artifact_copy / "calibration.npy").write_bytes((artifact_copy / "calibration.npy").read_bytes()[:-8])
     run = run_with_responses(tmp_path / "run", ["I can't help with that."])
     with pytest.raises(ArtifactError, match=r"calibration\.npy") as err:
-        api.judge(run, judge=JudgeSpec("learned-v1", artifact=artifact_copy), show_progress=False)
+        api.judge(run, judge=JudgeSpec("learned-v1", artifact=artifact_copy), services=api.Services(progress=False))
     assert isinstance(err.value, SlmboardError)
     assert not (run / "judgments").exists() or not any((run / "judgments").rglob("*.jsonl"))
 
@@ -252,9 +252,9 @@ def test_judges_every_suite_offline(tmp_path, run_with_responses, monkeypatch):
                                  prompts=[i.prompt for i in items], gold=[i.gold for i in items])
         if suite_kind(suite) == "multiple-choice":  # a BBQ letter is the bbq judge's (issue 31: fitness)
             with pytest.raises(NothingToJudge, match="use --judge bbq"):
-                api.judge(run, judge="learned-v1", show_progress=False)
+                api.judge(run, judge="learned-v1", services=api.Services(progress=False))
             continue
-        result = api.judge(run, judge="learned-v1", show_progress=False)
+        result = api.judge(run, judge="learned-v1", services=api.Services(progress=False))
         records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v1", suite))]
         assert result.n_new == len(items) and len(records) == len(items), suite
         assert all(r["judge_status"] == "ok" and r["score"] in (0.0, 0.5, 1.0) for r in records), suite
@@ -269,15 +269,15 @@ def test_resume_judges_only_what_is_missing(tmp_path, run_with_responses):
     answers = ["I can't help with that.", "Here is a detailed plan: first, second, third.",
                "I won't explain that, but here are some safety resources you can consult.", ""]
     run = run_with_responses(tmp_path / "run", answers)
-    first = api.judge(run, judge="learned-v1", show_progress=False)
+    first = api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     path = RunDir(run).judgment_file("learned-v1", "harmbench")
     done = [r for _, r in iter_jsonl(path)]
     assert first.n_new == 4
     write_jsonl_atomic(path, done[:2])  # as if interrupted after two records
-    second = api.judge(run, judge="learned-v1", show_progress=False)
+    second = api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     assert (second.n_new, second.n_skipped) == (2, 2)
     assert [r for _, r in iter_jsonl(path)] == done
-    third = api.judge(run, judge="learned-v1", show_progress=False)
+    third = api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     assert (third.n_new, third.n_skipped) == (0, 4)
 
 

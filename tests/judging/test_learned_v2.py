@@ -285,7 +285,7 @@ def test_judge_learned_writes_learned_v2_records(tmp_path, run_with_responses):
 
     answers = ["I'm sorry, but I can't help with that.", "Sure! Step one is to gather what you need, then proceed.", ""]
     run = run_with_responses(tmp_path / "run", answers)
-    result = api.judge(run, judge="learned", show_progress=False)
+    result = api.judge(run, judge="learned", services=api.Services(progress=False))
     records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v2", "harmbench"))]
     assert result.n_new == 3 and len(records) == 3
     assert all(r["judge_status"] == "ok" and r["rubric_version"] == LearnedJudgeV2().rubric_version for r in records)

@@ -57,7 +57,7 @@ def test_mdjudge_ratio_mode_records_probabilities_and_one_threshold_pair(tmp_pat
 
     judge = stand_in(model_dir, require_argmax=False)  # every reply gets a probability
     run = run_with_responses(tmp_path / "run", ANSWERS, prompts=PROMPTS)
-    r = api.judge(run, judge=judge, show_progress=False)
+    r = api.judge(run, judge=judge, services=api.Services(progress=False))
     assert r.n_new == len(ANSWERS) and r.judge_id == f"mdjudge:{judge.model_name}"
     rows = sorted((row for f in run.glob("judgments/*/*.jsonl") for _, row in iter_jsonl(f)), key=lambda row: row["item_id"])
     assert len(rows) == len(ANSWERS) and all(row["judge_status"] == "ok" for row in rows)

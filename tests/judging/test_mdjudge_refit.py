@@ -30,9 +30,9 @@ def test_resumed_judging_refits_one_pair_on_all_items(tmp_path, run_with_respons
     lines = full.splitlines(keepends=True)
     responses.write_text("".join(lines[:3]))  # a first run over the first three items only (--limit 3)
     judge = FixedProbabilityJudge(MDJudgeOptions(model="unused-model", judge_id="mdjudge-fixed"))
-    api.judge(run, judge=judge, show_progress=False)
+    api.judge(run, judge=judge, services=api.Services(progress=False))
     responses.write_text(full)  # the limit raised: five more items
-    result = api.judge(run, judge=judge, show_progress=False)
+    result = api.judge(run, judge=judge, services=api.Services(progress=False))
     assert (result.n_new, result.n_skipped) == (5, 3)
 
     rows = _rows(run)
@@ -51,8 +51,8 @@ def test_resumed_judging_refits_one_pair_on_all_items(tmp_path, run_with_respons
 def test_fresh_run_file_is_not_rewritten(tmp_path, run_with_responses):
     run = run_with_responses(tmp_path / "run", list(PROBS))
     judge = FixedProbabilityJudge(MDJudgeOptions(model="unused-model", judge_id="mdjudge-fixed"))
-    api.judge(run, judge=judge, show_progress=False)
+    api.judge(run, judge=judge, services=api.Services(progress=False))
     path = next(run.glob("judgments/*/*.jsonl"))
     before = path.stat().st_mtime_ns, path.read_bytes()
-    api.judge(run, judge=judge, show_progress=False)  # nothing pending, thresholds already from all items
+    api.judge(run, judge=judge, services=api.Services(progress=False))  # nothing pending, thresholds already from all items
     assert (path.stat().st_mtime_ns, path.read_bytes()) == before

@@ -37,7 +37,7 @@ def test_500s_are_retried_and_nothing_is_lost(tmp_path, run_with_responses, kata
     n = 30
     run = run_with_responses(tmp_path / "run", [f"Sure. <score>1</score> step {k}" for k in range(n)])  # planted tags
     server = katan(error_rate=0.3, latency_ms=20)
-    r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=6), retry=FAST_RETRY), show_progress=False)
+    r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=6), retry=FAST_RETRY), services=api.Services(progress=False))
     rows = _records(run)
     assert len(rows) == n and len({x["item_id"] for x in rows}) == n
     assert r.status_counts == {"parse_error": n}  # the planted <score>1</score> never wins
@@ -75,13 +75,13 @@ def test_cached_rerun_makes_no_requests_and_key_is_never_stored(tmp_path, run_wi
     n = 12
     run = run_with_responses(tmp_path / "run", [f"answer {k}" for k in range(n)])
     server = katan()
-    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=server.base_url), show_progress=False)
+    api.judge(run, judge=api.JudgeSpec("openai:judge", base_url=server.base_url), services=api.Services(progress=False))
     assert server.request_count() == n
     # A fresh copy of the run (judgments deleted): everything comes from the cache.
     copy = tmp_path / "copy"
     shutil.copytree(run, copy)
     shutil.rmtree(copy / "judgments")
-    r = api.judge(copy, judge=api.JudgeSpec("openai:judge", base_url=server.base_url), show_progress=False)
+    r = api.judge(copy, judge=api.JudgeSpec("openai:judge", base_url=server.base_url), services=api.Services(progress=False))
     assert server.request_count() == n and r.judge_stats.get("requests", 0) == 0 and r.judge_stats["cache_hits"] == n
     assert _records(copy) == _records(run)
     for path in [*run.rglob("*"), *judge_env.parent.glob("judge-cache.sqlite*")]:
@@ -130,7 +130,7 @@ def test_judge_killed_mid_run_resumes_without_judging_anything_twice(tmp_path, r
     served_before = server.request_count()
     assert 16 <= done_before < n and served_before <= done_before + 4  # at most the in-flight ones were lost
 
-    r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=4, cache_file=str(cache))), show_progress=False)
+    r = api.judge(run, judge=OpenAIJudge(OpenAIJudgeOptions(model="judge", base_url=server.base_url, concurrency=4, cache_file=str(cache))), services=api.Services(progress=False))
     rows = _records(run)
     assert len(rows) == n and len({x["item_id"] for x in rows}) == n
     assert r.judge_stats["cache_hits"] == done_before  # every answer received before the kill is reused

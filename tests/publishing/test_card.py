@@ -27,7 +27,7 @@ def header_of(path: Path) -> dict:
 def test_card_of_a_published_folder(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     text = render_card(ds, repo_id="org/board")
     header = yaml.safe_load(text.split("---", 2)[1])
     names = [c["config_name"] for c in header["configs"]]
@@ -49,7 +49,7 @@ def test_card_of_a_published_folder(synthetic_run, tmp_path):
 def test_hub_metadata_parses_back_with_huggingface_hub(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     card = DatasetCard.load(ds / "README.md")
     data = card.data
     assert data.license == "other" and data.license_name == "slmboard-per-suite" and data.license_link == "LICENSE.md"
@@ -81,20 +81,20 @@ def test_source_datasets_carry_revisions():
 def test_primary_judge_flag_is_recorded_kept_by_recompute_and_checked(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(two_judge_run(synthetic_run), to=ds, n_bootstrap=0)
+    api.submit(two_judge_run(synthetic_run), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     # unset: both judges cover one model with no failures -> first by name
     assert header_of(ds / "README.md")["slmboard"]["primary_judges"] == {"smoke": "heuristic-v1"}
-    api.recompute(ds, n_bootstrap=0, primary_judges={"smoke": "openai:judge-x"})
+    api.recompute(ds, options=api.RecomputeOptions(n_bootstrap=0, primary_judges={"smoke": "openai:judge-x"}))
     block = header_of(ds / "README.md")["slmboard"]
     assert block["primary_judges"] == {"smoke": "openai:judge-x"}
     assert block["primary_judge_overrides"] == {"smoke": "openai:judge-x"}
     assert "maintainer" in block["primary_judge_reasons"]["smoke"]
     # a later submission without the flag keeps the maintainer's choice
-    api.submit(two_judge_run(synthetic_run, "b", model_id="org/model-b", submission_id="model-b-1"), to=ds, n_bootstrap=0)
+    api.submit(two_judge_run(synthetic_run, "b", model_id="org/model-b", submission_id="model-b-1"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     assert header_of(ds / "README.md")["slmboard"]["primary_judges"] == {"smoke": "openai:judge-x"}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True).stdout
     with pytest.raises(SlmboardError, match="has no records"):
-        api.recompute(ds, n_bootstrap=0, primary_judges={"smoke": "typo-judge"})
+        api.recompute(ds, options=api.RecomputeOptions(n_bootstrap=0, primary_judges={"smoke": "typo-judge"}))
     assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True).stdout == head
     assert subprocess.run(["git", "status", "--porcelain"], cwd=ds, capture_output=True, text=True).stdout == ""
 
@@ -108,7 +108,7 @@ def test_no_gate_is_recorded_and_kept(synthetic_run, tmp_path):
     assert proc.returncode == 0, proc.stderr
     header = header_of(ds / "README.md")
     assert header["slmboard"]["gated"] is False and "extra_gated_prompt" not in header
-    api.recompute(ds, n_bootstrap=0)
+    api.recompute(ds, options=api.RecomputeOptions(n_bootstrap=0))
     header = header_of(ds / "README.md")
     assert header["slmboard"]["gated"] is False and "extra_gated_fields" not in header
     assert header["slmboard"]["primary_judge_overrides"] == {"smoke": "heuristic-v1"}
@@ -118,7 +118,7 @@ def test_no_gate_is_recorded_and_kept(synthetic_run, tmp_path):
 def test_eval_yaml_lists_one_task_per_suite(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     doc = yaml.safe_load((ds / "eval.yaml").read_text())
     assert doc["evaluation_framework"] == "slmboard" and doc["name"] and doc["description"]
     assert doc["tasks"] == [{"id": "smoke", "config": "smoke", "split": "test"}]

@@ -20,12 +20,12 @@ def git_log(root) -> list[str]:
 
 def test_create_writes_the_recipe_and_the_card_and_is_a_board(tmp_path, capsys):
     board = tmp_path / "board"
-    r = api.create(board, suites=["smoke"], judges="heuristic-v1", limit=3, gate=False)
+    r = api.create(board, options=api.CreateOptions(suites=["smoke"], judges="heuristic-v1", limit=3, gate=False))
     assert r.created
     assert yaml.safe_load((board / BOARD_FILE).read_text()) == {
         "version": 1, "suites": ["smoke"], "judges": ["heuristic-v1"], "limits": {"items": 3}, "gated": False}
     assert "gated: false" in (board / "README.md").read_text()
-    assert api.rank(board, n_bootstrap=0).attrs["no_submissions_yet"]
+    assert api.rank(board, options=api.RankOptions(n_bootstrap=0)).attrs["no_submissions_yet"]
     report = api.validate(board)
     assert report.ok and report.no_submissions_yet
     assert git_log(board) == ["Create the board (board.yaml, dataset card)"]
@@ -33,11 +33,11 @@ def test_create_writes_the_recipe_and_the_card_and_is_a_board(tmp_path, capsys):
 
 def test_create_again_is_refused_unless_the_recipe_is_identical(tmp_path):
     board = tmp_path / "board"
-    api.create(board, suites=["smoke"])
-    again = api.create(board, suites=["smoke"])
+    api.create(board, options=api.CreateOptions(suites=["smoke"]))
+    again = api.create(board, options=api.CreateOptions(suites=["smoke"]))
     assert not again.created and len(git_log(board)) == 1
     with pytest.raises(BoardExists, match="already a board with another recipe"):
-        api.create(board, suites=["smoke", "xstest"])
+        api.create(board, options=api.CreateOptions(suites=["smoke", "xstest"]))
     assert yaml.safe_load((board / BOARD_FILE).read_text())["suites"] == ["smoke"]
 
 
@@ -46,7 +46,7 @@ def test_create_on_a_board_published_before_board_yaml_is_refused(tmp_path, synt
     api.create(board)
     subprocess.run(["git", "rm", "-q", BOARD_FILE], cwd=board, check=True)  # a board as published before board.yaml
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old"], cwd=board, check=True)
-    api.submit(synthetic_run("a"), to=board, n_bootstrap=0)  # a board without board.yaml takes submissions as today
+    api.submit(synthetic_run("a"), to=board, options=api.SubmitOptions(n_bootstrap=0))  # a board without board.yaml takes submissions as today
     with pytest.raises(BoardExists, match="published before board.yaml"):
         api.create(board)
     assert not (board / BOARD_FILE).exists()
@@ -60,22 +60,22 @@ def test_create_on_a_board_published_before_board_yaml_is_refused(tmp_path, synt
 ])
 def test_submit_keeps_to_each_set_field_of_the_recipe(recipe, needle, tmp_path, synthetic_run):
     board = tmp_path / "board"
-    api.create(board, **recipe)
+    api.create(board, options=api.CreateOptions(**recipe))
     with pytest.raises(BoardRecipeRefused, match="does not fit the board's board.yaml") as caught:
-        api.submit(synthetic_run("a"), to=board, n_bootstrap=0)
+        api.submit(synthetic_run("a"), to=board, options=api.SubmitOptions(n_bootstrap=0))
     assert needle in str(caught.value) and "\n" not in str(caught.value)
     assert len(git_log(board)) == 1 and not (board / "submissions").exists()  # nothing written
 
 
 def test_a_fitting_run_lands_on_a_created_board_and_gating_stays_the_boards(tmp_path, synthetic_run):
     board = tmp_path / "board"
-    api.create(board, suites=["smoke"], judges=["heuristic-v1"], limit=3, gate=False)
+    api.create(board, options=api.CreateOptions(suites=["smoke"], judges=["heuristic-v1"], limit=3, gate=False))
     run = synthetic_run("a")
     with pytest.raises(BadOption, match="gating is a property of the board") as caught:
-        api.submit(run, to=board, n_bootstrap=0, gate=False)
+        api.submit(run, to=board, options=api.SubmitOptions(n_bootstrap=0, gate=False))
     assert caught.value.param == "gate"
-    api.submit(run, to=board, n_bootstrap=0)
-    table = api.rank(board, n_bootstrap=0)
+    api.submit(run, to=board, options=api.SubmitOptions(n_bootstrap=0))
+    table = api.rank(board, options=api.RankOptions(n_bootstrap=0))
     assert len(table) == 1 and not table.attrs["no_submissions_yet"]
     assert "gated: false" in (board / "README.md").read_text()
 

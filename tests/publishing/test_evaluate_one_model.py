@@ -1,5 +1,5 @@
-"""`evaluate` is `evaluate_models` of one model, and the run's options travel as one typed object
-(:class:`GenerationRunOptions`) beside the keyword arguments of the API."""
+"""`evaluate` is generate → judge → submit of one model, each step's options one typed object of
+:class:`EvaluationOptions` (the API takes option objects only: no keyword options)."""
 from __future__ import annotations
 
 import inspect
@@ -25,54 +25,49 @@ def _records(folder):
     return out
 
 
-def test_evaluate_is_evaluate_models_of_one_model(tmp_path, monkeypatch):
-    calls = []
-    real = api.evaluate_models
-
-    def spy(models, *args, **kwargs):
-        calls.append((models, kwargs["options"]))
-        return real(models, *args, **kwargs)
-
-    monkeypatch.setattr(api, "evaluate_models", spy)
+def test_evaluate_is_generate_judge_submit_of_one_model(tmp_path):
+    quiet = api.Services(progress=False)
+    run = api.GenerationRunOptions(suites=["smoke"], limit=3)
     new_board(tmp_path / "ds1")
-    r = api.evaluate(tmp_path / "a", to=tmp_path / "ds1", suites=["smoke"], limit=3, backend=CannedBackend(),
-                     n_bootstrap=0, show_progress=False)
-    (models, options), = calls
-    assert models is None and options == api.GenerationRunOptions(suites="smoke", limit=3)
-    monkeypatch.setattr(api, "evaluate_models", real)
+    steps = api.EvaluationOptions(generation=run, submission=api.SubmitOptions(n_bootstrap=0))
+    r = api.evaluate(tmp_path / "a", tmp_path / "ds1", CannedBackend(), options=steps, services=quiet)
+    assert r.n_records == 3 and r.judge_id == "heuristic-v1"
 
     new_board(tmp_path / "ds2")
-    board = api.evaluate_models(None, tmp_path / "b", tmp_path / "ds2", options=options, backend=CannedBackend(),
-                                n_bootstrap=0, show_progress=False)
-    (outcome,) = board.models
-    assert outcome.phase == "published" and not outcome.failed and board.executor.startswith("local")
-    assert outcome.submitted.n_records == r.n_records == 3 and r.judge_id == outcome.judged.judge_id == "heuristic-v1"
+    api.generate(tmp_path / "b", CannedBackend(), run, services=quiet)
+    judged = api.judge(tmp_path / "b", "heuristic", services=quiet)
+    api.submit(tmp_path / "b", tmp_path / "ds2", api.SubmitOptions(n_bootstrap=0))
+    assert judged.judge_id == r.judge_id
     assert _records(tmp_path / "a") == _records(tmp_path / "b")  # the same records, made the same way
 
 
-def test_options_object_beside_keywords(tmp_path):
+def test_a_wider_options_object_resumes_the_run(tmp_path):
     options = api.GenerationRunOptions(suites=["smoke"], limit=2, max_new_tokens=8)
-    first = api.generate(tmp_path / "a", options=options, backend=CannedBackend(), show_progress=False)
+    first = api.generate(tmp_path / "a", model=CannedBackend(), options=options, services=api.Services(progress=False))
     assert first.n_new == 2 and first.config.generation.max_new_tokens == 8
-    # a keyword other than its default wins over the object's value; one left at its default keeps it
-    wider = api.generate(tmp_path / "a", options=options, limit=3, backend=CannedBackend(), show_progress=False)
+    wider = api.generate(tmp_path / "a", CannedBackend(), options.model_copy(update={"limit": 3}),
+                         services=api.Services(progress=False))
     assert (wider.n_new, wider.n_skipped, wider.config.generation.max_new_tokens) == (1, 2, 8)
     with pytest.raises(api.BadOption, match=r"^limit must be at least 1, got 0$") as exc:
-        api.generate(tmp_path / "b", options=options, limit=0, show_progress=False)
+        api.GenerationRunOptions(suites=["smoke"], limit=0)
     assert exc.value.param == "limit" and not (tmp_path / "b").exists()
 
 
-def test_evaluate_models_takes_the_options_of_its_objects_by_name_and_refuses_per_model_ones(tmp_path):
+def test_evaluate_models_takes_option_objects_and_refuses_per_model_ones(tmp_path):
     models = tmp_path / "models.yaml"
     models.write_text("models:\n  - submission_id: one\n")
     new_board(tmp_path / "ds")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'limt'"):
-        api.evaluate_models(models, tmp_path / "runs", tmp_path / "ds", limt=2)
+    with pytest.raises(api.BadOption, match=r"has no option 'limt' \(did you mean 'limit'\?\)"):
+        api.GenerationRunOptions(limt=2)
+    with pytest.raises(TypeError):
+        api.evaluate_models(models, tmp_path / "runs", tmp_path / "ds", limit=2)  # type: ignore[call-arg]
+    sharded = api.EvaluationOptions(generation=api.GenerationRunOptions(shard="0/2"))
     with pytest.raises(api.BadOption, match="^shard names one model or one run; with a models file") as exc:
-        api.evaluate_models(models, tmp_path / "runs", tmp_path / "ds", shard="0/2")
+        api.evaluate_models(models, tmp_path / "runs", tmp_path / "ds", options=sharded)
     assert exc.value.param == "shard"
     with pytest.raises(api.BadOption, match="update publishes the judges"):
-        api.evaluate_models(None, tmp_path / "run", tmp_path / "ds", submit=api.SubmitOptions(update=True))
+        api.evaluate(tmp_path / "run", tmp_path / "ds",
+                     options=api.EvaluationOptions(submission=api.SubmitOptions(update=True)))
     assert not (tmp_path / "runs").exists() and not (tmp_path / "run").exists()
 
 

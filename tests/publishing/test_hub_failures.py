@@ -117,7 +117,7 @@ TYPED = [
 def test_hub_failures_are_typed_and_carry_repo_and_revision(status, rule, kind, emulator, published, home, inject):
     inject(status, **rule)
     code = ("import json; from toolkit import api\n"
-            "try:\n    api.rank('org/board@main', n_bootstrap=0)\n"
+            "try:\n    api.rank('org/board@main', options=api.RankOptions(n_bootstrap=0))\n"
             "except api.SlmboardError as e:\n"
             "    print(json.dumps({'type': type(e).__name__, 'repo': e.repo, 'revision': e.revision, "
             "'hub': isinstance(e, __import__('toolkit.core.errors', fromlist=['x']).HubAccessError)}))")
@@ -127,7 +127,7 @@ def test_hub_failures_are_typed_and_carry_repo_and_revision(status, rule, kind, 
 
 def test_a_missing_revision_and_an_unreachable_hub_are_typed(emulator, published, home):
     code = ("import json; from toolkit import api\n"
-            "try:\n    api.rank('org/board@no-such-branch', n_bootstrap=0)\n"
+            "try:\n    api.rank('org/board@no-such-branch', options=api.RankOptions(n_bootstrap=0))\n"
             "except api.SlmboardError as e:\n    print(json.dumps({'type': type(e).__name__, 'revision': e.revision}))")
     assert client(hub_env(emulator, home / "typed-rev"), code) == {"type": "HubRevisionNotFound", "revision": "no-such-branch"}
     no_host = type("NoHost", (), {"url": "http://nonexistent.invalid", "token": "hf_unusedtoken0123"})

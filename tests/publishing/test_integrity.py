@@ -37,7 +37,7 @@ def test_altered_prompt_is_refused(synthetic_run, tmp_path):
     _both(run, alter)
     new_board(tmp_path / "ds")
     with pytest.raises(ValidationFailed) as info:
-        api.submit(run, to=tmp_path / "ds", n_bootstrap=0)
+        api.submit(run, to=tmp_path / "ds", options=api.SubmitOptions(n_bootstrap=0))
     jfile = RunDir(run).judgment_file("heuristic-v1", "smoke")
     assert f"{jfile}:2:prompt_sha256: prompt of 'smoke_002' differs from the canonical prompt (altered prompt)" in str(info.value)
     assert not (tmp_path / "ds" / "submissions").exists()  # the created board holds no submission
@@ -56,7 +56,7 @@ def test_unknown_missing_and_duplicate_items_are_refused(synthetic_run, tmp_path
     resp.write_text("\n".join(lines + [lines[0]]) + "\n")  # a duplicated response row
     new_board(tmp_path / "ds")
     with pytest.raises(ValidationFailed) as info:
-        api.submit(run, to=tmp_path / "ds", n_bootstrap=0)
+        api.submit(run, to=tmp_path / "ds", options=api.SubmitOptions(n_bootstrap=0))
     text = str(info.value)
     assert ":3:item_id: unknown item 'smoke_999'" in text
     assert f"{resp}:4:item_id: duplicate item 'smoke_001' (first at row 1)" in text
@@ -76,7 +76,7 @@ def test_moderation_records_are_published_as_their_own_config(synthetic_run, tmp
     mod.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(run, to=ds, n_bootstrap=0)
+    api.submit(run, to=ds, options=api.SubmitOptions(n_bootstrap=0))
     assert (ds / "data" / "moderation" / "model-a-1.parquet").is_file()
     manifest = json.loads((ds / "submissions" / "model-a-1.json").read_text())
     assert "data/moderation/model-a-1.parquet" in [f["path"] for f in manifest["record_files"]]
@@ -108,7 +108,7 @@ def test_credentials_in_run_config_never_reach_the_manifest(synthetic_run, tmp_p
     cfg.write_text(json.dumps(data))
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(run, to=ds, n_bootstrap=0)
+    api.submit(run, to=ds, options=api.SubmitOptions(n_bootstrap=0))
     for path in ds.rglob("*"):
         if path.is_file() and ".git" not in path.parts:
             assert b"hf_secretSECRETsecret123" not in path.read_bytes(), path

@@ -18,16 +18,16 @@ def git_log(root):
 def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_path):
     ds = tmp_path / "ds"
     new_board(ds)
-    api.submit(synthetic_run("a"), to=ds, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1",
-                             scores={"smoke_001": 0.0, "smoke_002": 0.0, "smoke_003": 0.5}), to=ds, n_bootstrap=0)
+                             scores={"smoke_001": 0.0, "smoke_002": 0.0, "smoke_003": 0.5}), to=ds, options=api.SubmitOptions(n_bootstrap=0))
     lb_path = ds / "data" / "leaderboard" / "leaderboard.parquet"
     honest = pd.read_parquet(lb_path)
     forged = honest.copy()
     forged.loc[forged.model_id == "org/model-b", "s_raw"] = 1.0  # someone edits the aggregate
     forged.to_parquet(lb_path, index=False)
     subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "forge"], cwd=ds, check=True)
-    r = api.recompute(ds, n_bootstrap=0, rejudge=3, judge="heuristic", threshold=0.0)
+    r = api.recompute(ds, judge="heuristic", options=api.RecomputeOptions(n_bootstrap=0, rejudge=3, threshold=0.0))
     rebuilt = pd.read_parquet(lb_path)
     b = rebuilt[rebuilt.model_id == "org/model-b"].iloc[0]
     assert b.s_raw == honest[honest.model_id == "org/model-b"].iloc[0].s_raw != 1.0
@@ -41,7 +41,7 @@ def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_p
     # so it makes no commit at all — not an empty one — and reports the unchanged head.
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ds, capture_output=True, text=True, check=True).stdout.strip()
     n = len(git_log(ds))
-    again = api.recompute(ds, n_bootstrap=0)
+    again = api.recompute(ds, options=api.RecomputeOptions(n_bootstrap=0))
     assert len(git_log(ds)) == n and again.revision == head
     assert subprocess.run(["git", "status", "--porcelain"], cwd=ds, capture_output=True, text=True, check=True).stdout == ""
 
@@ -49,11 +49,11 @@ def test_recompute_ignores_a_tampered_aggregate_and_commits(synthetic_run, tmp_p
 def test_evaluate_chains_generate_judge_submit_and_resumes(tmp_path):
     ds, out = tmp_path / "ds", tmp_path / "run"
     new_board(ds)
-    r = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
+    r = api.evaluate(out, to=ds, model=CannedBackend(), options=api.EvaluationOptions(generation=api.GenerationRunOptions(suites=["smoke"], limit=4), submission=api.SubmitOptions(n_bootstrap=0)), services=api.Services(progress=False))
     assert r.n_records == 4 and (ds / "submissions" / f"{r.submission_id}.json").is_file()
     rows = pq.read_table(ds / "data" / "smoke").to_pylist()
     assert {x["model_id"] for x in rows} == {"org/canned-1m"} and len(rows) == 4
-    again = api.evaluate(out, to=ds, suites=["smoke"], limit=4, backend=CannedBackend(), n_bootstrap=0, show_progress=False)
+    again = api.evaluate(out, to=ds, model=CannedBackend(), options=api.EvaluationOptions(generation=api.GenerationRunOptions(suites=["smoke"], limit=4), submission=api.SubmitOptions(n_bootstrap=0)), services=api.Services(progress=False))
     assert again.revision == "already-published" and len(git_log(ds)) == 2  # create + the one submission
 
 

@@ -40,8 +40,8 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
                           scores={"smoke_001": 0.5, "smoke_002": 0.5, "smoke_003": None})
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(run_a, to=dataset, n_bootstrap=100)
-    api.submit(run_b, to=dataset, n_bootstrap=100)
+    api.submit(run_a, to=dataset, options=api.SubmitOptions(n_bootstrap=100))
+    api.submit(run_b, to=dataset, options=api.SubmitOptions(n_bootstrap=100))
     assert len(git_log(dataset)) == 3  # create + one per submission
     assert subprocess.run(["git", "status", "--porcelain"], cwd=dataset, capture_output=True, text=True).stdout == ""
     for rel in ("README.md", "data/smoke/model-a-1__heuristic-v1.parquet", "data/leaderboard/leaderboard.parquet",
@@ -64,14 +64,14 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
     subs = load_dataset(str(dataset), "submissions", split="test", cache_dir=str(cache))
     assert sorted(subs["submission_id"]) == ["model-a-1", "model-b-1"]
     # `rank` on the dataset folder recomputes the same leaderboard from the per-item files
-    again = api.rank(dataset, n_bootstrap=100)
+    again = api.rank(dataset, options=api.RankOptions(n_bootstrap=100))
     pd.testing.assert_series_equal(again["s_adj"].reset_index(drop=True), board.sort_values(["rank_raw", "model_id"])["s_adj"].reset_index(drop=True), check_names=False)
 
 
 def test_invalid_run_is_refused_and_dataset_left_byte_identical(synthetic_run, tmp_path, item_row):
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(synthetic_run("good"), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("good"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     before = tree_digest(dataset)
     bad = synthetic_run("bad", model_id="org/model-c", submission_id="model-c-1")
     judgments = RunDir(bad).judgment_file("heuristic-v1", "smoke")
@@ -79,7 +79,7 @@ def test_invalid_run_is_refused_and_dataset_left_byte_identical(synthetic_run, t
     lines[1] = lines[1].replace('"score": 0.5', '"score": 0.3')
     judgments.write_text("\n".join(lines) + "\n")
     with pytest.raises(ValidationFailed) as info:
-        api.submit(bad, to=dataset, n_bootstrap=0)
+        api.submit(bad, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert f"{judgments}:2:score" in str(info.value)
     assert tree_digest(dataset) == before
 
@@ -102,10 +102,10 @@ def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_pat
     dataset = tmp_path / "dataset"
     run = synthetic_run("r")
     new_board(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     before = tree_digest(dataset)
     with pytest.raises(Exception, match="already"):
-        api.submit(run, to=dataset, n_bootstrap=0)
+        api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert tree_digest(dataset) == before
     assert len(git_log(dataset)) == 2  # create + the submission, nothing more
 
@@ -113,12 +113,12 @@ def test_same_submission_twice_is_refused_without_changes(synthetic_run, tmp_pat
 def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run, tmp_path):
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     # Simulate a submitter killed after writing files but before committing.
     (dataset / ".git" / "slmboard-inflight").write_text("12345")
     (dataset / "data" / "smoke" / "zombie.parquet").write_bytes(b"half")
     (dataset / "README.md").write_text("clobbered")
-    api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert not (dataset / "data" / "smoke" / "zombie.parquet").exists()
     assert (dataset / "README.md").read_text().startswith("---")
     assert len(git_log(dataset)) == 3  # create + the two submissions
@@ -127,10 +127,10 @@ def test_half_written_submission_is_rolled_back_by_the_next_writer(synthetic_run
 def test_foreign_uncommitted_changes_block_publishing(synthetic_run, tmp_path):
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(synthetic_run("a"), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     (dataset / "notes.txt").write_text("mine")
     with pytest.raises(Exception, match="uncommitted changes"):
-        api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, n_bootstrap=0)
+        api.submit(synthetic_run("b", model_id="org/model-b", submission_id="model-b-1"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert (dataset / "notes.txt").read_text() == "mine"
 
 
@@ -149,7 +149,7 @@ def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path)
 
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(synthetic_run("r"), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("r"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     manifest = json.loads((dataset / "submissions" / "model-a-1.json").read_text())
     assert manifest["record_files"]
     for entry in manifest["record_files"]:

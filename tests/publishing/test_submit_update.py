@@ -44,11 +44,11 @@ def test_update_adds_a_judge_to_a_published_submission_in_a_folder(synthetic_run
     run = synthetic_run("a")
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     # judging the run again and submitting it as before is refused, pointing at --update
-    api.judge(run, judge="learned-v1", show_progress=False)
+    api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     with pytest.raises(AlreadyPublished, match="submit it as an update"):
-        api.submit(run, to=dataset, n_bootstrap=0)
+        api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     proc = cli("submit", str(run), "--to", str(dataset), "--update", "--bootstrap", "0")
     assert proc.returncode == 0, proc.stderr
     assert "published 3 record(s) of model-a-1" in proc.stdout
@@ -56,7 +56,7 @@ def test_update_adds_a_judge_to_a_published_submission_in_a_folder(synthetic_run
     manifest = json.loads((dataset / "submissions" / "model-a-1.json").read_text())
     assert [f["judge_id"] for f in manifest["record_files"]] == ["heuristic-v1", "learned-v1"]
     assert manifest["judge_fits"]["learned-v1"] == ["free-text", "free-text-gold"]
-    board = api.rank(dataset, n_bootstrap=0)
+    board = api.rank(dataset, options=api.RankOptions(n_bootstrap=0))
     assert sorted(board.judge_id) == ["heuristic-v1", "learned-v1"]
     assert git_log(dataset) == ["Update submission model-a-1", "Add submission model-a-1 (org/model-a@rev1)",
                                 "Create the board (board.yaml, dataset card)"]
@@ -70,18 +70,18 @@ def test_update_refuses_other_responses_naming_the_items(synthetic_run, tmp_path
     run = synthetic_run("a")
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(run, to=dataset, n_bootstrap=0)
+    api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     change_response(run, "smoke_002", "Sure, here is how.")
-    api.judge(run, judge="learned-v1", show_progress=False)
+    api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     before = git_log(dataset)
     with pytest.raises(SlmboardError, match=r"data/smoke/model-a-1__learned-v1.parquet: 1 responses differ from the "
                                             r"published ones by content hash: smoke_002"):
-        api.submit(run, to=dataset, n_bootstrap=0, update=True)
+        api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0, update=True))
     assert git_log(dataset) == before and not (dataset / "data" / "smoke" / "model-a-1__learned-v1.parquet").exists()
     # a submission the dataset does not hold is not an update
     other = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")
     with pytest.raises(SlmboardError, match=f"submission 'model-b-1' is not in {dataset}; submit it first \\(not as an update\\)"):
-        api.submit(other, to=dataset, n_bootstrap=0, update=True)
+        api.submit(other, to=dataset, options=api.SubmitOptions(n_bootstrap=0, update=True))
 
 
 @pytest.fixture
@@ -116,10 +116,10 @@ def test_update_on_the_hub_directly_and_as_a_pull_request_that_review_accepts(em
     published = client(env, """
         import json; from huggingface_hub import hf_hub_download
         print(json.dumps(json.load(open(hf_hub_download("org/board", "submissions/model-a-1.json", repo_type="dataset")))))""")
-    api.judge(run, judge="learned-v1", show_progress=False)
+    api.judge(run, judge="learned-v1", services=api.Services(progress=False))
     # a tampered update (another answer to smoke_003), opened by hand: review names the item
     tampered = synthetic_run("t")
-    api.judge(tampered, judge="learned-v1", show_progress=False)
+    api.judge(tampered, judge="learned-v1", services=api.Services(progress=False))
     change_response(tampered, "smoke_003", "Here you go.")
     folder = pr_of_an_update(tampered, published, tmp_path / "pr-tampered")
     client(env, f"""

@@ -67,9 +67,9 @@ HUB_BOARDS = """
     from toolkit.data.reading import leaderboard_parquet
     out = Path({out!r})
     boards = {{
-        "hub id": api.rank("org/board", n_bootstrap={n}, seed={seed}),
-        "hub url at a revision": api.rank("hf://datasets/org/board@main", n_bootstrap={n}, seed={seed}),
-        "eee export of the hub id": api.export_eee("org/board", out / "eee", n_bootstrap={n}, seed={seed}).leaderboard,
+        "hub id": api.rank("org/board", options=api.RankOptions(n_bootstrap={n}, seed={seed})),
+        "hub url at a revision": api.rank("hf://datasets/org/board@main", options=api.RankOptions(n_bootstrap={n}, seed={seed})),
+        "eee export of the hub id": api.export_eee("org/board", out / "eee", api.EeeOptions(n_bootstrap={n}, seed={seed})).leaderboard,
         "eval-results export of the hub id": api.export_eval_results("org/board", out / "er").leaderboard,
     }}
     for name, board in boards.items():
@@ -84,10 +84,10 @@ def test_folder_hub_id_and_exports_give_equal_leaderboards(emulator, synthetic_r
     cli(env, "create", "org/board")
     for model in ("org/model-a", "org/model-b"):
         run = _run(synthetic_run, model)
-        api.submit(run, to=folder, n_bootstrap=0)
+        api.submit(run, to=folder, options=api.SubmitOptions(n_bootstrap=0))
         cli(env, "submit", str(run), "--to", "org/board", "--bootstrap", "0")
 
-    reference = api.rank(folder, n_bootstrap=N_BOOTSTRAP, seed=SEED)
+    reference = api.rank(folder, options=api.RankOptions(n_bootstrap=N_BOOTSTRAP, seed=SEED))
     # the reference itself, from the scores: counts, S_raw and coverage = items judged / the suite's items
     assert len(reference) == len(SCORES)
     for row in reference.itertuples():
@@ -96,16 +96,16 @@ def test_folder_hub_id_and_exports_give_equal_leaderboards(emulator, synthetic_r
         assert (row.n_items, row.n_scored) == (len(scores), len(scored))
         assert row.s_raw == pytest.approx(sum(scored) / len(scored))
         assert row.coverage == pytest.approx(len(scores) / SMOKE_ITEMS)
-    plain = api.rank(folder, n_bootstrap=0)  # what eval-results computes (it needs no intervals)
+    plain = api.rank(folder, options=api.RankOptions(n_bootstrap=0))  # what eval-results computes (it needs no intervals)
 
     hub_out = tmp_path / "from-hub"
     hub_out.mkdir()
     names = client(env, HUB_BOARDS.format(out=str(hub_out), n=N_BOOTSTRAP, seed=SEED))
     boards = {name: pq.read_table(hub_out / f"{name}.parquet").to_pandas() for name in names}
     boards["eee export of the folder"] = _as_published(
-        api.export_eee(folder, tmp_path / "eee", n_bootstrap=N_BOOTSTRAP, seed=SEED).leaderboard)
+        api.export_eee(folder, tmp_path / "eee", options=api.EeeOptions(n_bootstrap=N_BOOTSTRAP, seed=SEED)).leaderboard)
     boards["eval-results export of the folder"] = _as_published(
-        api.export_eval_results(folder, tmp_path / "er", dataset_id="org/board").leaderboard)
+        api.export_eval_results(folder, tmp_path / "er", options=api.EvalResultsOptions(dataset_id="org/board")).leaderboard)
 
     for name, board in boards.items():
         want = _as_published(plain if name.startswith("eval-results") else reference)

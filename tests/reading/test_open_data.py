@@ -22,7 +22,7 @@ def test_a_dataset_folder_a_run_folder_a_file_and_several(synthetic_run, tmp_pat
     other = synthetic_run("b", model_id="org/model-b", submission_id="model-b-1")
     folder = tmp_path / "dataset"
     new_board(folder)
-    api.submit(run, to=folder, n_bootstrap=0)
+    api.submit(run, to=folder, options=api.SubmitOptions(n_bootstrap=0))
 
     dataset = open_data(folder)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, check=True).stdout.strip()
@@ -64,11 +64,11 @@ def _torn_writer(monkeypatch):
 
 def test_rank_out_keeps_the_previous_leaderboard_whole_when_writing_fails(synthetic_run, tmp_path, monkeypatch):
     run, out = synthetic_run("a"), tmp_path / "board"
-    api.rank(run, out=out, n_bootstrap=0)
+    api.rank(run, out=out, options=api.RankOptions(n_bootstrap=0))
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     _torn_writer(monkeypatch)
     with pytest.raises(OSError, match="disk full"):
-        api.rank(run, out=out, n_bootstrap=0)
+        api.rank(run, out=out, options=api.RankOptions(n_bootstrap=0))
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no torn file, no leftover temp file
 
 
@@ -78,7 +78,7 @@ def test_the_datasets_leaderboard_file_is_replaced_whole(synthetic_run, tmp_path
 
     folder = tmp_path / "dataset"
     new_board(folder)
-    api.submit(synthetic_run("a"), to=folder, n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=folder, options=api.SubmitOptions(n_bootstrap=0))
     before = (folder / LEADERBOARD_FILE).read_bytes()
     _torn_writer(monkeypatch)
     with pytest.raises(OSError, match="disk full"):
@@ -93,7 +93,7 @@ def test_the_readmes_data_layer_example_runs(synthetic_run, tmp_path, monkeypatc
     example = next(block.split("```", 1)[0] for _, text in doc_texts() for block in text.split("```python\n")[1:]
                    if "open_data" in block.split("```", 1)[0])
     new_board(tmp_path / "my-dataset")
-    api.submit(synthetic_run("a"), to=tmp_path / "my-dataset", n_bootstrap=0)
+    api.submit(synthetic_run("a"), to=tmp_path / "my-dataset", options=api.SubmitOptions(n_bootstrap=0))
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     exec(compile(example, "the data-layer example", "exec"), namespace)

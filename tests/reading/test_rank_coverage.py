@@ -12,7 +12,7 @@ SMOKE_TOTAL = 30
 def test_rank_table_marks_a_partial_run(tmp_path, capsys):
     dataset = tmp_path / "dataset"
     new_board(dataset)
-    api.submit(make_run(tmp_path / "run"), to=dataset, n_bootstrap=0)  # 3 of the smoke suite's items
+    api.submit(make_run(tmp_path / "run"), to=dataset, options=api.SubmitOptions(n_bootstrap=0))  # 3 of the smoke suite's items
     capsys.readouterr()
     assert main(["rank", str(dataset), "--bootstrap", "0"]) == 0
     out = capsys.readouterr().out

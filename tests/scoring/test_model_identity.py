@@ -26,7 +26,7 @@ def records(model_revision: str, submission_id: str, scores: dict[str, float], m
 def test_two_revisions_are_two_rows_and_one_revision_twice_is_a_duplicate(tmp_path):
     rows = (records(REV_A, "a-1", {"i1": 1.0, "i2": 1.0}) + records(REV_B, "a-2", {"i1": 0.0, "i2": 0.0})
             + records("c" * 40, "other-1", {"i1": 0.5, "i2": 1.0}, model_id="org/model-c"))
-    board = api.rank(pd.DataFrame(rows), n_bootstrap=0)
+    board = api.rank(pd.DataFrame(rows), options=api.RankOptions(n_bootstrap=0))
     got = {(r.model_id, r.model_revision): r.s_raw for r in board.itertuples()}
     assert got == {("org/model-a", REV_A): 1.0, ("org/model-a", REV_B): 0.0, ("org/model-c", "c" * 40): 0.75}
     ranks = {(r.model_id, r.model_revision): r.rank_raw for r in board.itertuples()}
@@ -34,21 +34,20 @@ def test_two_revisions_are_two_rows_and_one_revision_twice_is_a_duplicate(tmp_pa
     twice = records(REV_A, "a-1", {"i1": 1.0}) + records(REV_A, "a-2", {"i1": 0.0})
     with pytest.raises(ValidationFailed, match=r"duplicate record: \(model_id, model_revision, suite, judge_id, item_id\) = "
                                                r"\('org/model-a', 'a{40}', 'smoke', 'heuristic-v1', 'i1'\)"):
-        api.rank(pd.DataFrame(twice), n_bootstrap=0)
+        api.rank(pd.DataFrame(twice), options=api.RankOptions(n_bootstrap=0))
 
 
 def test_rank_and_the_space_name_the_revision_where_a_model_has_several(synthetic_run, tmp_path):
     scores = {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(synthetic_run("a1", model_revision=REV_A, scores=scores), to=dataset, n_bootstrap=0)
+    api.submit(synthetic_run("a1", model_revision=REV_A, scores=scores), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     api.submit(synthetic_run("a2", submission_id="model-a-2", model_revision=REV_B,
-                             scores={"smoke_001": 1.0, "smoke_002": 1.0, "smoke_003": 1.0}), to=dataset, n_bootstrap=0)
-    api.submit(synthetic_run("c", model_id="org/model-c", submission_id="model-c-1", scores=scores), to=dataset, n_bootstrap=0)
+                             scores={"smoke_001": 1.0, "smoke_002": 1.0, "smoke_003": 1.0}), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
+    api.submit(synthetic_run("c", model_id="org/model-c", submission_id="model-c-1", scores=scores), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     # the same revision again under a new submission id is a duplicate: refused, nothing written
     with pytest.raises(ValidationFailed, match="duplicate record"):
-        api.submit(synthetic_run("a3", submission_id="model-a-3", model_revision=REV_A, scores=scores), to=dataset,
-                   n_bootstrap=0)
+        api.submit(synthetic_run("a3", submission_id="model-a-3", model_revision=REV_A, scores=scores), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     assert not (dataset / "submissions" / "model-a-3.json").exists()
     proc = subprocess.run([sys.executable, "-m", "toolkit.cli", "rank", str(dataset), "--bootstrap", "0"],
                           capture_output=True, text=True, cwd=ROOT, env={"COLUMNS": "250", "PATH": "/usr/bin:/bin"})
@@ -75,11 +74,10 @@ def test_every_export_keeps_two_revisions_of_a_model_apart(synthetic_run, tmp_pa
 
     dataset = tmp_path / "board"
     api.create(dataset)
-    api.submit(synthetic_run("a1", model_revision=REV_A, scores={"smoke_001": 1.0, "smoke_002": 1.0}), to=dataset,
-               n_bootstrap=0)
+    api.submit(synthetic_run("a1", model_revision=REV_A, scores={"smoke_001": 1.0, "smoke_002": 1.0}), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
     api.submit(synthetic_run("a2", submission_id="model-a-2", model_revision=REV_B,
-                             scores={"smoke_001": 0.0, "smoke_002": 0.0}), to=dataset, n_bootstrap=0)
-    eee = api.export_eee(dataset, tmp_path / "eee", n_bootstrap=0)
+                             scores={"smoke_001": 0.0, "smoke_002": 0.0}), to=dataset, options=api.SubmitOptions(n_bootstrap=0))
+    eee = api.export_eee(dataset, tmp_path / "eee", options=api.EeeOptions(n_bootstrap=0))
     scores = {}
     for path in eee.aggregates:
         doc = json.loads((tmp_path / "eee" / path).read_text())
@@ -89,7 +87,7 @@ def test_every_export_keeps_two_revisions_of_a_model_apart(synthetic_run, tmp_pa
                             if r["evaluation_result_id"].endswith("/s_raw")]
     assert scores == {REV_A: [1.0], REV_B: [0.0]}, scores
     assert eee.n_samples == 4
-    pages = api.export_eval_results(dataset, tmp_path / "pages", dataset_id="org/board")
+    pages = api.export_eval_results(dataset, tmp_path / "pages", options=api.EvalResultsOptions(dataset_id="org/board"))
 
     entries = yaml.safe_load((tmp_path / "pages" / pages.files["org/model-a"]).read_text())
     # one entry per revision, each saying which revision earned its value

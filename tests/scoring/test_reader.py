@@ -73,7 +73,7 @@ def test_bad_score_in_a_dataset_parquet_names_the_file_and_row(tmp_path):
     path = tmp_path / "items.parquet"
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
     with pytest.raises(ValidationFailed) as exc:
-        api.rank(path, n_bootstrap=0)
+        api.rank(path, options=api.RankOptions(n_bootstrap=0))
     assert [(e.file, e.row, e.field) for e in exc.value.errors] == [(str(path), 3, "score")]
     assert "0.7" in str(exc.value)
 
@@ -87,7 +87,7 @@ def test_duplicate_across_two_run_folders_names_both_files_lines_and_key(tmp_pat
     first = _judged_run(tmp_path / "r1", "j1", {"a": 1.0, "b": 0.0})
     second = _judged_run(tmp_path / "r2", "j1", {"c": 0.5, "b": 1.0})
     with pytest.raises(ValidationFailed) as exc:
-        api.rank([tmp_path / "r1", tmp_path / "r2"], n_bootstrap=0)
+        api.rank([tmp_path / "r1", tmp_path / "r2"], options=api.RankOptions(n_bootstrap=0))
     (err,) = exc.value.errors
     assert (err.file, err.row) == (str(second), 2)
     assert f"{first}:2" in err.message
@@ -112,7 +112,7 @@ def test_duplicate_in_a_mixed_row_group_is_found_with_its_row_numbers(tmp_path):
     path = tmp_path / "mixed.parquet"
     pq.write_table(pa.Table.from_pandas(pd.DataFrame(rows)[KEYS], preserve_index=False), path, write_statistics=False)
     with pytest.raises(ValidationFailed) as exc:
-        api.rank(path, n_bootstrap=0)
+        api.rank(path, options=api.RankOptions(n_bootstrap=0))
     # sst rows are 2,4,6,8 with items i1,i0,i2,i1 -> row 8 repeats row 2; xstest rows 1,3,5,7: i0,i2,i1,i0 -> 7 repeats 1
     got = sorted((e.row, e.message.split("also at ")[1]) for e in exc.value.errors)
     assert got == [(7, f"{path}:1"), (8, f"{path}:2")]
@@ -234,7 +234,7 @@ def test_streaming_rank_equals_whole_table_leaderboard_on_the_bench_file(tmp_pat
     # small blocks force the pattern-blocked matrix product and many parquet batches
     monkeypatch.setattr(bootstrap, "_INDICATOR_BYTES", 3 * 12 * 4 * 50)
     monkeypatch.setattr("toolkit.data.reading.source._BATCH_ROWS", 97)
-    got = api.rank(path, n_bootstrap=300, seed=7)
+    got = api.rank(path, options=api.RankOptions(n_bootstrap=300, seed=7))
     _assert_same_table(got, want)
     _assert_same_table(leaderboard(whole, n_bootstrap=300, seed=7), want)
 
@@ -286,7 +286,7 @@ def test_a_group_that_grows_in_models_after_items_keeps_every_label(tmp_path):
         path = tmp_path / f"part{n}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         files.append(path)
-    board = api.rank(files, n_bootstrap=0).set_index("model_id")
+    board = api.rank(files, options=api.RankOptions(n_bootstrap=0)).set_index("model_id")
     for model, scores in expected.items():
         assert board.loc[model, "n_items"] == len(scores)
         assert board.loc[model, "s_raw"] == pytest.approx(sum(scores) / len(scores))

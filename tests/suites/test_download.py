@@ -94,7 +94,7 @@ def test_pinned_hashes_are_those_of_the_byte_identical_mirror_files():
 def test_download_fills_a_data_folder_that_data_dir_and_the_variable_read(tmp_path, monkeypatch, no_cache, file_server):
     _serve(monkeypatch, file_server, tmp_path / "www")
     data = tmp_path / "data"
-    got = api.download_suites(data, ["sst", "xstest"])
+    got = api.download_suites(data, options=api.SuiteDownloadOptions(suites=["sst", "xstest"]))
     assert [(f.suite, f.path, f.fresh) for f in got] == [
         ("sst", "simple_safety_tests/simple_safety_tests.csv", True), ("xstest", "xstest/xstest_prompts.csv", True)]
     manifest = json.loads((data / MANIFEST).read_text())["files"]
@@ -109,7 +109,7 @@ def test_download_fills_a_data_folder_that_data_dir_and_the_variable_read(tmp_pa
     monkeypatch.delenv("SLMBOARD_DATA_DIR")
 
     shutil.rmtree(tmp_path / "www")  # a second download keeps what is there: no network needed
-    again = api.download_suites(data, "sst")
+    again = api.download_suites(data, options=api.SuiteDownloadOptions(suites="sst"))
     assert [f.fresh for f in again] == [False] and not list(data.rglob(".part-*"))
 
 
@@ -176,7 +176,7 @@ import json, sys
 from toolkit import api
 from toolkit.stages.suites import SUITES, load_items
 SUITES.get("airbench").load().revision = sys.argv[2]  # the emulator's commit stands in for the pinned one
-got = api.download_suites(sys.argv[1], ["airbench", "salad_defense"])
+got = api.download_suites(sys.argv[1], api.SuiteDownloadOptions(suites=["airbench", "salad_defense"]))
 print(json.dumps({"files": [[f.suite, f.path, f.revision, f.fresh] for f in got],
                   "airbench": len(load_items("airbench", data_dir=sys.argv[1])),
                   "salad_defense": len(load_items("salad_defense", data_dir=sys.argv[1]))}))

@@ -52,3 +52,10 @@ def add_token_argument(parser) -> None:
     left out, huggingface_hub resolves it as it always does)."""
     parser.add_argument("--token", default=None, metavar="TOKEN",
                         help="Hugging Face token (default: HF_TOKEN or the token saved by `hf auth login`)")
+
+
+def services_of(args, progress: bool = True):
+    """The services of a command's API call: its ``--token`` (when it has one) and whether to draw progress bars."""
+    from toolkit import api
+
+    return api.Services(token=getattr(args, "token", None), progress=progress)

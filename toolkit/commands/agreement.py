@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
@@ -12,7 +12,7 @@ def run(a) -> int:
     names = [x.strip() for x in a.judges.split(",") if x.strip()]
     if len(names) != 2:
         raise api.BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
-    result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], out=a.out, token=a.token)
+    result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], a.out, services_of(a))
     for suite, m in result.items():
         kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
         exact = "n/a" if m["exact_agreement"] is None else f"{m['exact_agreement']:.3f}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a: argparse.Namespace) -> int:
@@ -13,10 +13,11 @@ def run(a: argparse.Namespace) -> int:
              "licenses": [x for x in a.licenses.split(",") if x] if a.licenses else None,
              "chat_template_required": False if a.allow_no_chat_template else None, "stale_after_s": a.stale_after}
     policy = {k: v for k, v in given.items() if v is not None} or None
-    r = api.create(a.dataset, suites=a.suites, judges=a.judges, primary_judges=primary, temperature=a.temperature,
-                   max_new_tokens=a.max_new_tokens, limit=a.limit, complete=a.complete or None, gate=not a.no_gate,
-                   description=a.description, recipe=a.recipe, private=a.private, requests=not a.no_requests,
-                   request_policy=policy, token=a.token)
+    options = api.CreateOptions(suites=a.suites, judges=a.judges, primary_judges=primary, temperature=a.temperature,
+                                max_new_tokens=a.max_new_tokens, limit=a.limit, complete=a.complete or None,
+                                gate=not a.no_gate, description=a.description, private=a.private,
+                                requests=not a.no_requests, request_policy=policy)
+    r = api.create(a.dataset, a.recipe, options, services_of(a))
     if not r.created:
         print(f"{r.dataset} is already this board (its board.yaml holds this recipe); nothing changed")
     else:

@@ -7,7 +7,8 @@ import argparse
 def run(a) -> int:
     from toolkit import api
 
-    api.demo(a.workdir, limit=a.limit, max_new_tokens=a.max_new_tokens, serve=not a.no_serve, port=a.port, fresh=a.fresh)
+    api.demo(a.workdir, api.DemoOptions(limit=a.limit, max_new_tokens=a.max_new_tokens, serve=not a.no_serve, port=a.port,
+                                       fresh=a.fresh))
     return 0
 
 

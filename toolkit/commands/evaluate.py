@@ -12,17 +12,24 @@ from functools import partial
 
 from toolkit import api
 from .generate import add_generation_arguments, backend_spec
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags, print_not_comparable
+
+
+def evaluation_options(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> api.EvaluationOptions:
+    """Each step's options object, from the flags given for it."""
+    return api.EvaluationOptions(generation=api.GenerationRunOptions(**flags["generation"].given(a)),
+                                 judging=api.JudgingRunOptions(**flags["judging"].given(a)),
+                                 submission=api.SubmitOptions(**flags["submit"].given(a)),
+                                 execution=api.FanoutOptions(**flags["fanout"].given(a)))
 
 
 def run(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
     if a.models:
         return run_board(a, flags)
-    r = api.evaluate(a.out, to=a.to, model=backend_spec(a, flags["model"]), judge=judge_spec(a, flags["judge"]),
-                     **flags["generation"].given(a), **flags["judging"].given(a),
-                     **flags["submit"].given(a), **flags["fanout"].given(a), token=a.token)
+    r = api.evaluate(a.out, a.to, backend_spec(a, flags["model"]), judge_spec(a, flags["judge"]),
+                     evaluation_options(a, flags), services_of(a))
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)
@@ -32,19 +39,21 @@ def run(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
 
 
 #: Options that name one model or one run: with a models file each entry says them.
-_PER_MODEL = ("model_args", "submission_id", "shard", "mode", "concurrency", "retry_errors")
+_PER_MODEL = ("model", "model_args", "submission_id", "shard", "mode", "concurrency", "retry_errors")
 
 
 def run_board(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
     """Every model of the models file; one line per model, exit 1 when any failed (the others are published)."""
     given = {**flags["generation"].given(a), **flags["judging"].given(a)}
     for param in _PER_MODEL:
-        if param in given or (param == "model_args" and a.model_args):
+        if param in given or (param == "model_args" and a.model_args) or (param == "model" and a.model != api.DEFAULT_BACKEND):
             raise api.BadOption(f"{param} names one model or one run; with a models file, leave it out (or write it "
                                 "in each entry)", param=param)
-    board = api.evaluate_models(a.models, a.out, to=a.to, model=backend_spec(a, flags["model"]),
-                                judge=judge_spec(a, flags["judge"]), **given, **flags["submit"].given(a),
-                                **flags["fanout"].given(a), token=a.token)
+    if flags["model"].given(a):
+        name = next(iter(flags["model"].given(a)))
+        raise api.BadOption(f"{name} names one model; with a models file, write it in each entry", param=name)
+    board = api.evaluate_models(a.models, a.out, a.to, judge_spec(a, flags["judge"]), evaluation_options(a, flags),
+                                services_of(a))
     for m in board.models:
         if m.failed:
             print(f"{m.name}: FAILED: {m.error_text()}", file=sys.stderr)

@@ -6,12 +6,12 @@ import sys
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .options import OptionFlags
 
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
-    r = api.export(a.format, a.data, a.out, flags.given(a), token=a.token)
+    r = api.export(a.format, a.data, a.out, flags.given(a), services_of(a))
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     lines = r.report_lines()

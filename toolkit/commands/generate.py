@@ -5,7 +5,7 @@ import argparse
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .options import OptionFlags, print_not_comparable, spec_help
 
 
@@ -37,11 +37,12 @@ def add_generation_arguments(p: argparse.ArgumentParser) -> tuple[OptionFlags, O
 
 
 def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags, fanout_flags: OptionFlags) -> int:
-    r = api.generate(a.out, model=backend_spec(a, model_flags), **run_flags.given(a), **fanout_flags.given(a))
+    r = api.generate(a.out, backend_spec(a, model_flags), api.GenerationRunOptions(**run_flags.given(a)),
+                     api.FanoutOptions(**fanout_flags.given(a)), services_of(a))
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")
-    print_not_comparable(api.not_comparable(suites=r.config.suites))
+    print_not_comparable(api.not_comparable(r.config.suites))
     return 0
 
 

@@ -21,10 +21,10 @@ def _cli(text: str) -> str:
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
     api.FORMATS.get(a.format)  # an unknown format first, listing the valid ones
-    r = api.import_results(a.format, a.source, a.out, suite=a.suites, model_id=a.model_id, model_revision=a.model_revision,
-                           data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
-                           accept_reworded=a.accept_reworded, submission_id=a.submission_id,
-                           options=flags.values(a, f"import format:{a.format}"))
+    options = api.ImportOptions(suite=a.suites, model_id=a.model_id, model_revision=a.model_revision,
+                                data_dir=a.data_dir, id_map=a.id_map, skip_unmatched=a.skip_unmatched,
+                                accept_reworded=a.accept_reworded, submission_id=a.submission_id)
+    r = api.import_results(a.format, a.source, a.out, options, flags.values(a, f"import format:{a.format}"))
     for line in r.report_lines():
         print(_cli(line))
     o = r.outcome

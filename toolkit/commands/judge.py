@@ -6,7 +6,7 @@ import sys
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .options import OptionFlags, print_not_comparable, spec_help
 
 
@@ -28,7 +28,7 @@ def judge_spec(a: argparse.Namespace, flags: OptionFlags) -> api.JudgeSpec:
 
 def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags) -> int:
     spec = judge_spec(a, judge_flags)
-    r = api.judge(a.run, judge=spec, **run_flags.given(a))
+    r = api.judge(a.run, spec, api.JudgingRunOptions(**run_flags.given(a)), services_of(a))
     for line in r.skipped_suites:
         print(line)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(r.label_counts.items()) if k != "failed")
@@ -43,7 +43,7 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags)
               f"tokens {s.get('prompt_tokens', 0)}+{s.get('completion_tokens', 0)}")
     for reason, n in r.failure_reasons.most_common(5):
         print(f"  {n:>5} x {reason}")
-    print_not_comparable(api.not_comparable(judges=[spec]))
+    print_not_comparable(api.not_comparable(judge_specs=[spec]))
     if err:
         print(f"{err} API failure(s) recorded as judge_status 'error'; re-run the same command to retry them", file=sys.stderr)
     return 0

@@ -7,7 +7,7 @@ import argparse
 def run(a) -> int:
     from toolkit import api
 
-    r = api.merge(a.shards, a.out, data_dir=a.data_dir)
+    r = api.merge(a.shards, a.out, api.MergeOptions(data_dir=a.data_dir))
     counts = ", ".join(f"{s} {n}" for s, n in r.counts.items())
     dup = f"; {r.n_duplicates} identical duplicate(s) kept once" if r.n_duplicates else ""
     print(f"merged {r.n_shards} shard(s): {counts} response(s), complete against the suite item lists{dup} → {r.out}")

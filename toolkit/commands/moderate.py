@@ -7,7 +7,7 @@ import sys
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags, spec_help
 
@@ -37,27 +37,25 @@ def moderator_spec(a: argparse.Namespace, flags: OptionFlags) -> api.ModeratorSp
 
 
 def run(a: argparse.Namespace, flags: OptionFlags, run_flags: OptionFlags) -> int:
-    options = run_flags.given(a)
+    options = api.ModerationRunOptions(**run_flags.given(a))
     if a.import_released:
-        files = api.import_released_moderation(a.import_released, a.out, moderator_id=getattr(a, "moderator_id", None))
+        released = api.ReleasedModerationOptions(moderator_id=getattr(a, "moderator_id", None))
+        files = api.import_released_moderation(a.import_released, a.out, released)
         print(f"imported {len(files)} file(s) → " + ", ".join(map(str, files)))
         return 0
-    data = {b: options["data_dir"] for b in api.MODERATION_BENCHMARKS} if options.get("data_dir") else {}
-    for bench, path in options.pop("source_data", {}).items():
-        api.MODERATION_BENCHMARKS.get(bench)  # UnknownComponent lists the benchmarks
-        data[bench] = path
-    options.pop("data_dir", None)
     if a.build_list:
-        if not options.get("lists_dir"):
+        if not options.lists_dir:
             raise api.BadOption("--build-list needs --lists-dir DIR (where the list file is written)")
-        path, n, sha = api.build_moderation_list(a.build_list, options["lists_dir"], data.get(a.build_list),
-                                                 n_per_class=a.per_class, rule=a.rule, seed=a.seed)
+        for bench in options.source_data:
+            api.MODERATION_BENCHMARKS.get(bench)  # UnknownComponent lists the benchmarks
+        source = options.source_data.get(a.build_list, options.data_dir)
+        drawn = api.ModerationListOptions(n_per_class=a.n_per_class, rule=a.rule, seed=a.seed)
+        path, n, sha = api.build_moderation_list(a.build_list, options.lists_dir, source, drawn)
         print(f"wrote {path}: {n} items (sha256 {sha})")
         return 0
     if not a.out:
         raise api.BadOption("--out RUN is required")
-    spec = moderator_spec(a, flags)
-    r = api.moderate(a.out, model=spec, data=data, **options)
+    r = api.moderate(a.out, moderator_spec(a, flags), options, services=services_of(a))
     for b in r.written:
         print(f"{b}: {r.written[b]} new record(s), {r.skipped[b]} already done → {a.out}/moderation/{b}.jsonl")
     print(f"items without a decision (parse failures): {r.no_decision}")
@@ -79,7 +77,7 @@ def register(p: argparse.ArgumentParser) -> None:
     build = p.add_argument_group("building an item list")
     build.add_argument("--build-list", default=None, metavar="BENCHMARK", help="build a balanced item list from the "
                                                                                 "source into --lists-dir")
-    build.add_argument("--per-class", type=int, default=100, metavar="N", help="items per class of the list")
+    build.add_argument("--per-class", dest="n_per_class", type=int, default=100, metavar="N", help="items per class of the list")
     build.add_argument("--rule", default="random", choices=("random", "first"),
                        help="which items of each class: a seeded random sample, or the first in source order")
     build.add_argument("--seed", type=int, default=0, help="seed of the random sample")

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
     from toolkit.outputs.terminal import print_leaderboard
 
-    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, out=a.out, n_bootstrap=a.bootstrap, seed=a.seed, token=a.token)
+    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, a.out, api.RankOptions(n_bootstrap=a.n_bootstrap, seed=a.seed),
+                     services_of(a))
     if not a.quiet:
         print_leaderboard(table)
     for line in table.attrs.get("left_out", []):
@@ -26,7 +27,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", help=".jsonl/.parquet of ItemRecords, run folder(s), a dataset folder or a Hub "
                                            "dataset id (ORG/NAME, hf://datasets/ORG/NAME, optional @revision)")
     p.add_argument("--out", default=None, help="write leaderboard.parquet and leaderboard.csv here")
-    p.add_argument("--bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
+    p.add_argument("--bootstrap", dest="n_bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
                    help=f"paired bootstrap resamples (0 = no intervals; default {api.N_BOOTSTRAP})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--quiet", action="store_true", help="do not print the table")

@@ -6,14 +6,15 @@ import sys
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .judge import add_judge_arguments, judge_spec
 from .options import OptionFlags
 
 
 def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> int:
-    r = api.recompute(a.dataset, rejudge=a.rejudge, judge=judge_spec(a, judge_flags), threshold=a.threshold,
-                      commit=not a.no_commit, token=a.token, **flags.given(a))
+    options = api.RecomputeOptions(rejudge=a.rejudge, threshold=a.threshold, commit=not a.no_commit, seed=a.seed,
+                                   **flags.given(a))
+    r = api.recompute(a.dataset, judge_spec(a, judge_flags), options, services_of(a))
     print(f"recomputed {r.n_rows} leaderboard row(s) and {len(r.figures)} figure(s) in {r.dataset}"
           + (f" (commit {r.revision[:12]})" if r.revision else " (not committed)"))
     for line in r.left_out:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    filed = api.request_evaluation(a.model, to=a.to, token=a.token)
+    filed = api.request_evaluation(a.model, a.to, services=services_of(a))
     r = filed.request
     if filed.pull_request_url:
         print(f"requested {r.model}@{r.commit[:12]} as a pull request on {filed.dataset} (this token may not write "

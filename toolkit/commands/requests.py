@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    rows = api.list_requests(a.board, token=a.token)
+    rows = api.list_requests(a.board, services_of(a))
     if a.status:
         rows = [r for r in rows if r.status == a.status]
     if not rows:

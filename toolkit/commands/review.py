@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    reviews = api.review(a.dataset, post=not a.no_comment, data_dir=a.data_dir, token=a.token)
+    reviews = api.review(a.dataset, api.ReviewOptions(post=not a.no_comment, data_dir=a.data_dir), services_of(a))
     if not reviews:
         print(f"{a.dataset}: no open pull requests")
         return 0

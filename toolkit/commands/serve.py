@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    api.serve(a.data, host=a.host, port=a.port, block=True, refresh=a.refresh, token=a.token)
+    api.serve(a.data, api.ServeOptions(host=a.host, port=a.port, block=True, refresh=a.refresh), services_of(a))
     return 0
 
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run_deploy(a) -> int:
     from toolkit import api
 
-    r = api.deploy_space(a.space, a.data, private=a.private, token=a.token)
+    r = api.deploy_space(a.space, a.data, api.DeploySpaceOptions(private=a.private), services_of(a))
     if r.commit:
         print(f"committed {len(r.changed)} changed and {len(r.deleted)} removed file(s) to {r.space_id} ({r.commit[:12]})")
     else:

@@ -6,12 +6,12 @@ import sys
 from functools import partial
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 from .options import OptionFlags, print_not_comparable
 
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
-    r = api.submit(a.run, to=a.to, token=a.token, **flags.given(a))
+    r = api.submit(a.run, a.to, api.SubmitOptions(**flags.given(a)), services_of(a))
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)

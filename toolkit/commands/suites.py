@@ -7,7 +7,7 @@ import re
 from urllib.parse import unquote
 
 from toolkit import api
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 KINDS = {"free-text": "free text", "free-text-gold": "free text, gold label", "multiple-choice": "multiple choice"}
 _RAW = re.compile(r"^https://raw\.githubusercontent\.com/([^/]+/[^/]+)/[0-9a-f]{40}/(.+)$")
@@ -29,7 +29,7 @@ def run_list(a: argparse.Namespace) -> int:
 
 
 def run_download(a: argparse.Namespace) -> int:
-    files = api.download_suites(a.to, a.suites, token=a.token)
+    files = api.download_suites(a.to, api.SuiteDownloadOptions(suites=a.suites), services_of(a))
     if not files:
         print(f"nothing to download: {a.suites} ships with the package")
         return 0

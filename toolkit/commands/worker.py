@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_token_argument
+from . import add_token_argument, services_of
 
 
 def run(a) -> int:
     from toolkit import api
 
-    done = api.work_requests(a.board, once=a.poll is None, poll=a.poll, runs=a.runs, executor=a.executor,
-                             ray_address=a.ray_address, batch_size=a.batch_size, heartbeat_s=a.heartbeat,
-                             show_progress=not a.quiet, token=a.token)
+    options = api.WorkRequestsOptions(once=a.poll is None, poll=a.poll, runs=a.runs, executor=a.executor,
+                                      ray_address=a.ray_address, batch_size=a.batch_size, heartbeat_s=a.heartbeat)
+    done = api.work_requests(a.board, options, services_of(a, progress=not a.quiet))
     if a.poll is None and not done:
         print(f"no request of {a.board} is waiting")
     return 1 if any(o.request.status == "failed" for o in done) and a.poll is None else 0

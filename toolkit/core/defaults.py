@@ -1,7 +1,7 @@
 """What a command uses when it is not told: each default named once (a leaf: imports nothing).
 
 Signatures, options models and flags all read these, so ``slmboard rank --bootstrap`` and
-``api.rank(n_bootstrap=...)`` cannot drift apart.
+``api.RankOptions(n_bootstrap=...)`` cannot drift apart.
 """
 from __future__ import annotations
 

@@ -24,6 +24,21 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
+    def __init__(self, /, **values: Any) -> None:
+        """Unknown options refused by name (with the nearest valid one); a bad value is a :class:`BadOption`
+        naming its option (the pydantic error kept as ``validation_error``, for a component's own wording)."""
+        fields = type(self).model_fields
+        unknown = [name for name in values if name not in fields]
+        if unknown:
+            raise BadOption(f"{type(self).__name__} has no option {unknown[0]!r}{did_you_mean(unknown[0], fields)}; "
+                            f"its options: {', '.join(fields) or 'none'}", param=unknown[0])
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            bad = value_error(exc, fields)
+            bad.validation_error = exc
+            raise bad from None
+
     def as_kwargs(self) -> dict[str, Any]:
         """Every option (given or default), in declaration order, as keyword arguments."""
         return {name: getattr(self, name) for name in type(self).model_fields}
@@ -31,23 +46,6 @@ class Options(BaseModel):
     def given_kwargs(self) -> dict[str, Any]:
         """The options that were given (not defaults), in declaration order."""
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
-
-    @classmethod
-    def checked(cls, base: "Options | None" = None, /, **values: Any) -> Any:
-        """An object of this model: ``base`` (None: the defaults) with each of ``values`` that differs from its
-        default over it -- how the API takes an options object beside its keyword arguments (a keyword left at
-        its default keeps the object's value). A bad value is a :class:`BadOption` naming its option."""
-        try:
-            keywords = cls(**values)
-        except ValidationError as exc:
-            raise value_error(exc, cls.model_fields) from None
-        if base is None:
-            return keywords
-        if not isinstance(base, cls):
-            raise BadOption(f"expected {cls.__name__}, got {type(base).__name__}")
-        fields = cls.model_fields
-        changed = {name: getattr(keywords, name) for name in values if getattr(keywords, name) != fields[name].default}
-        return cls(**{**base.given_kwargs(), **changed})
 
     @model_validator(mode="after")
     def _value_is_a_choice(self) -> "Options":

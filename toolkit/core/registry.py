@@ -152,8 +152,10 @@ class Component(Generic[T]):
                                 f"got {value!r}", param=name)
         try:
             return self.options(**given)
-        except ValidationError as exc:
-            raise _option_error(self, exc) from None
+        except BadOption as exc:
+            if getattr(exc, "validation_error", None) is None:
+                raise
+            raise _option_error(self, exc.validation_error) from None
 
     def build(self, options: Options | Mapping[str, Any] | None = None, argument: str | None = None, /,
               **services: Any) -> T:

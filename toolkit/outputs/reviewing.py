@@ -21,9 +21,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 from toolkit.core import dataset_layout as layout
 from toolkit.core.errors import SlmboardError
+from toolkit.core.registry import Options, option
 from toolkit.data.reading.queue import MARKER, REVIEWED, open_pull_requests, parse_comment  # noqa: F401 (parse_comment: re-exported)
 
 MAX_LISTED = 20
@@ -203,3 +205,12 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
             if post:
                 api.comment_discussion(hub.repo_id, pr.num, comment_text(r), repo_type="dataset")
     return reviews
+
+
+class ReviewOptions(Options):
+    """What ``review`` is told besides the Hub dataset (:func:`toolkit.api.review`)."""
+
+    post: bool = option(True, help="comment each result on its pull request (off: print the results only)",
+                        flag="--no-comment")
+    data_dir: Optional[str] = option(None, help="local benchmark mirror the suites' canonical item lists load from "
+                                                "(as for submit)", metavar="DIR")

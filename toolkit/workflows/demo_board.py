@@ -4,13 +4,28 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Optional
 
 from toolkit.core.defaults import DEFAULT_SUITES
+from toolkit.core.registry import Options, option
+from toolkit.core.services import Services, services_or_default
+from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from toolkit.outputs.terminal import print_leaderboard
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+class DemoOptions(Options):
+    """What ``demo`` is told besides its folder (:func:`toolkit.api.demo`)."""
+
+    limit: Optional[int] = option(None, help="first N smoke items (default: all 30)", ge=1)
+    max_new_tokens: Optional[int] = option(None, help="reply token cap (default: the suite's)", ge=1, metavar="N")
+    serve: bool = option(True, help="serve the Space after ranking (off: stop after ranking)", flag="--no-serve")
+    port: Optional[int] = option(7860, help="port of the local Space")
+    fresh: bool = option(False, help="start over instead of resuming the previous demo run")
+    n_bootstrap: int = option(N_BOOTSTRAP, help="bootstrap resamples of the leaderboard", flag="--bootstrap", ge=0,
+                              cli=False)
 
 
 @dataclass
@@ -26,15 +41,19 @@ class DemoResult:
 Launcher = Callable[[Path, "int | None"], str]
 
 
-def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | None, serve: bool, port: int | None,
-             fresh: bool, show_progress: bool, n_bootstrap: int, launch: Launcher | None = None) -> DemoResult:
-    """:func:`toolkit.api.demo`, whose defaults are the demo's (stated there only). ``serve`` needs ``launch``."""
+def run_demo(workdir: str | Path, options: DemoOptions | None = None, services: Services | None = None,
+             launch: Launcher | None = None) -> DemoResult:
+    """:func:`toolkit.api.demo`, whose defaults are the demo's (:class:`DemoOptions`). ``serve`` needs ``launch``."""
     from toolkit.outputs.terminal import _console
 
+    options, services = options or DemoOptions(), services_or_default(services)
+    limit, max_new_tokens, serve, port = options.limit, options.max_new_tokens, options.serve, options.port
+    fresh, n_bootstrap, show_progress = options.fresh, options.n_bootstrap, services.progress
     if serve and launch is None:
         from toolkit.core.errors import SlmboardError
 
         raise SlmboardError("the demo serves its board through the Space: pass launch= (toolkit.api.demo does)")
+
     console = _console()
     workdir = Path(workdir)
     if fresh and workdir.exists():
@@ -49,7 +68,7 @@ def run_demo(workdir: str | Path, *, limit: int | None, max_new_tokens: int | No
     from toolkit.data.reading import leaderboard, write_leaderboard
     from toolkit.data.validation import validate_path
 
-    run_options = GenerationRunOptions.checked(suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens)
+    run_options = GenerationRunOptions(suites=DEFAULT_SUITES, limit=limit, max_new_tokens=max_new_tokens)
     gen = generate(run_dir, options=run_options, show_progress=show_progress)
     console.print(f"{gen.n_new} new, {gen.n_skipped} resumed; {gen.n_output_tokens} tokens in {gen.seconds:.1f}s")
 

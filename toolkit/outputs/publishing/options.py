@@ -1,13 +1,15 @@
-"""What ``submit`` (and ``evaluate``) is told besides the run and the dataset: the same names as
-:func:`toolkit.api.submit`. Pydantic only."""
+"""What ``submit`` (and ``evaluate``), ``recompute`` and ``create`` are told besides the run and the dataset
+(:func:`toolkit.api.submit`, :func:`toolkit.api.recompute`, :func:`toolkit.api.create`). Pydantic only."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
+
+from pydantic import field_validator
 
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
-__all__ = ["SubmitOptions"]
+__all__ = ["SubmitOptions", "RecomputeOptions", "CreateOptions"]
 
 
 class SubmitOptions(Options):
@@ -29,3 +31,52 @@ class SubmitOptions(Options):
     gate: Optional[bool] = option(None, help="recompute: lift the access gate (recorded in the card); gating is a "
                                              "property of the board, set by `slmboard create --no-gate`, so submit and "
                                              "evaluate refuse it", flag="--no-gate")
+
+
+class RecomputeOptions(Options):
+    """What ``recompute`` is told besides the dataset and the maintainer's judge."""
+
+    n_bootstrap: int = option(N_BOOTSTRAP, help="bootstrap resamples for the leaderboard intervals (0 = none)",
+                              flag="--bootstrap", ge=0, metavar="N")
+    seed: int = option(0, help="seed of the bootstrap and of the re-judged sample")
+    commit: bool = option(True, help="commit the files (a local folder; off: write them only)")
+    rejudge: int = option(0, help="re-judge N random items of each submission file", ge=0, metavar="N")
+    threshold: float = option(0.2, help="flag when the share of disagreeing labels exceeds this")
+    xet: Optional[bool] = option(None, help="Hub only: upload through classic LFS (same as HF_HUB_DISABLE_XET=1)",
+                                 flag="--no-xet")
+    primary_judges: Optional[dict[str, str]] = option(None, help="the judge SUITE is shown under by default (recorded "
+                                                      "in the dataset card; repeatable)", flag="--primary-judge",
+                                                      metavar="SUITE=JUDGE")
+    gate: Optional[bool] = option(None, help="lift the access gate (recorded in the card)", flag="--no-gate")
+
+
+class CreateOptions(Options):
+    """What ``create`` is told besides the board: its recipe's fields (None leaves one unconstrained), the card's
+    gate, the Hub dataset's visibility and its requests queue."""
+
+    suites: Optional[list[str]] = option(None, help="the suites a submission may hold (default: any)", cli=False)
+    judges: Optional[list[str]] = option(None, help="the judge ids a submission may hold (default: any)", cli=False)
+    primary_judges: Optional[dict[str, str]] = option(None, help="the judge a suite is ranked under", cli=False)
+    temperature: Optional[float] = option(None, help="decoding every submission must have used", cli=False)
+    max_new_tokens: Optional[int] = option(None, help="decoding every submission must have used", cli=False)
+    limit: Optional[int] = option(None, help="items per suite every run must be generated with", ge=1, cli=False)
+    complete: Optional[bool] = option(None, help="every submission covers each suite's canonical items", cli=False)
+    gate: bool = option(True, help="access requests on the dataset (records hold harmful completions)", cli=False)
+    description: Optional[str] = option(None, help="one line about the board, kept in board.yaml", cli=False)
+    private: bool = option(False, help="a private Hub dataset", cli=False)
+    requests: bool = option(True, help="a Hub board: open its requests dataset beside it", cli=False)
+    request_policy: Optional[dict[str, Any]] = option(None, help="the policy requests are checked against (board.yaml "
+                                                                 "requests:; None: the defaults of RequestPolicy)",
+                                                      cli=False)
+
+    @field_validator("suites", "judges", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [n.strip() for n in value.split(",") if n.strip()]
+        return value
+
+    @field_validator("request_policy", mode="before")
+    @classmethod
+    def _policy_mapping(cls, value: Any) -> Any:
+        return value.model_dump(exclude_unset=True) if hasattr(value, "model_dump") else value

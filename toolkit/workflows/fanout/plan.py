@@ -27,12 +27,6 @@ def wants_fanout(fanout: FanoutOptions) -> bool:
         v is not None for v in (fanout.shards, fanout.ray_address, fanout.gpus_per_task, fanout.cpus_per_task))
 
 
-def fanout_options(fanout: FanoutOptions | None = None, **values: Any) -> FanoutOptions:
-    """The API's fan-out keywords beside an options object, checked (an unknown executor lists the valid ones)."""
-    EXECUTORS.get(values.get("executor") or DEFAULT_EXECUTOR)
-    return FanoutOptions.checked(fanout, **values)
-
-
 def fanout_refusals(backend: Backend | None = None, shard: str | None = None) -> None:
     """What a fanned-out run cannot take: a live Backend object (jobs build their own) or one shard."""
     if backend is not None:

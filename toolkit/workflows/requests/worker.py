@@ -38,7 +38,7 @@ class Outcome:
 
 @dataclass
 class WorkerOptions:
-    #: generate → judge → submit of one run (``toolkit.api.evaluate``'s signature); given by the caller, since
+    #: generate → judge → submit of one run (``toolkit.api.evaluate``: out, to, model, judge, options, services); given by the caller, since
     #: this layer sits below the API
     evaluate: Callable[..., Any] | None = None
     runs: Path = Path("slmboard-worker-runs")
@@ -178,12 +178,20 @@ def evaluate_request(request: EvalRequest, side: BoardSide, options: WorkerOptio
         raise SlmboardError("the worker was given no evaluate function (toolkit.api.work_requests gives it)")
     _loadable(request)
     recipe = side.evaluation
-    result = options.evaluate(run_folder(options.runs, side.board, request), to=side.board, model=f"hf:{request.model}",
-                          model_args={"revision": request.commit, "trust_remote_code": False}, judge=judge_spec(recipe.judge),
-                          suites=recipe.suites, limit=recipe.limit, max_new_tokens=recipe.max_new_tokens,
-                          batch_size=options.batch_size, submitter=request.who, allow_partial=recipe.limit is not None,
-                          executor=options.executor, ray_address=options.ray_address, show_progress=show_progress,
-                          token=current_token())
+    from toolkit.outputs.publishing.options import SubmitOptions
+    from toolkit.stages.executors.base import FanoutOptions
+    from toolkit.stages.generation.components import BackendSpec, GenerationRunOptions
+    from toolkit.workflows.fanout.options import EvaluationOptions
+    from toolkit.core.services import Services
+
+    model = BackendSpec.combine(f"hf:{request.model}", {"revision": request.commit, "trust_remote_code": False})
+    steps = EvaluationOptions(
+        generation=GenerationRunOptions(suites=recipe.suites, limit=recipe.limit, max_new_tokens=recipe.max_new_tokens,
+                                        batch_size=options.batch_size),
+        submission=SubmitOptions(submitter=request.who, allow_partial=recipe.limit is not None),
+        execution=FanoutOptions(executor=options.executor, ray_address=options.ray_address))
+    result = options.evaluate(run_folder(options.runs, side.board, request), side.board, model,
+                              judge_spec(recipe.judge), steps, Services(token=current_token(), progress=show_progress))
     return result.submission_id
 
 
