@@ -121,16 +121,19 @@ def leaving_group(item, nextitem, group: str) -> bool:
     return nextitem is None or group_of_file(str(nextitem.path)) != group
 
 
+def group_of_nodeid(root: Path, nodeid: str) -> str:
+    """The group of a test id (``tests/x/test_y.py::test_z[p]``, relative to ``root``)."""
+    return group_of_file(str(Path(root) / nodeid.split("::", 1)[0]))
+
+
 def make_scheduler(config, log):
     """``--dist loadgroup`` with this file's groups. pytest-xdist 3.8 groups by a ``@group`` suffix it writes into
     ``item._nodeid``, which pytest 9 no longer reads (the node id is ``item._id``): its ids arrive ungrouped and one
     file's tests would split over the workers. This scheduler reads the group from the test's file instead."""
     from xdist.scheduler import LoadScopeScheduling
 
-    root = Path(config.rootpath)
-
     class FileGroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return group_of_file(str(root / nodeid.split("::", 1)[0]))
+            return group_of_nodeid(config.rootpath, nodeid)
 
     return FileGroupScheduling(config, log)
