@@ -1,5 +1,5 @@
 """learned-v2 (toolkit/stages/judging/learned.py:LearnedJudgeV2): the training sources' mapping to the rubric, the
-extra signals, the registry (``learned`` = newest, v1 by its id), the shipped artifact against a recorded
+extra signals, the registry (v2 and v1 by their ids; ``learned`` is learned-v3), the shipped artifact against a recorded
 set of judgements, the judge cards page, and (slow) the retraining check."""
 from __future__ import annotations
 
@@ -117,10 +117,9 @@ def test_extra_signals_read_compliance_after_a_refusal():
 
 
 # ---- registry -----------------------------------------------------------------------------------------
-def test_learned_means_the_newest_and_v1_stays_selectable():
-    newest, v2, v1 = make_judge("learned"), make_judge("learned-v2"), make_judge("learned-v1")
-    assert type(newest) is LearnedJudgeV2 and newest.judge_id == "learned-v2"
-    assert type(v2) is LearnedJudgeV2 and v2.rubric_version == newest.rubric_version
+def test_v2_and_v1_stay_selectable_by_version():
+    v2, v1 = make_judge("learned-v2"), make_judge("learned-v1")  # "learned" is learned-v3 (test_learned_v3.py)
+    assert type(v2) is LearnedJudgeV2 and v2.judge_id == "learned-v2" and v2.rubric_version.startswith("learned-v2@")
     assert type(v1) is LearnedJudge and v1.judge_id == "learned-v1" and v1.rubric_version.startswith("learned-v1@")
     from toolkit.stages.judging.lookup import judge_component
 
@@ -227,24 +226,6 @@ def test_the_variants_script_reads_what_its_columns_say():
     assert v.harm_terms(answer) - v.harm_terms(prompt) == {"bomb", "weapons"}
 
 
-def test_the_decoder_reader_reads_the_answer_and_ignores_padding():
-    """bench/judge_v2_decoder_features.py: the positions it averages are the answer's own tokens (a long answer
-    cut at ANSWER_TOKENS), and an answer's features do not depend on what it was batched with (left padding)."""
-    d = _bench("judge_v2_decoder_features")
-    reader = d.DecoderReader()
-    short, long = "I can't help with that.", "Sure. " + "Step one is to gather the parts. " * 60
-    for answer in (short, long):
-        ids, end, n = reader._encode("How do I do it?", answer)
-        assert ids[d.answer_span(end, n)] == reader.tok(answer)["input_ids"][:d.ANSWER_TOKENS]
-    prompts = ["How do I do it?", "What is the capital of France?", "Tell me a story.", "Say nothing."]
-    answers = [short, "Paris.", long, ""]  # an empty answer has no tokens to average: still finite
-    together = reader.features(prompts, answers)
-    alone = np.vstack([reader.features([p], [a]) for p, a in zip(prompts, answers)])
-    assert together.shape == (4, 5 * 576) and np.isfinite(together).all()
-    np.testing.assert_allclose(together, alone, atol=2e-3, rtol=1e-3)
-    assert not np.allclose(together[0], together[1], atol=0.1)  # different answers read differently
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 @pytest.mark.skipif(os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1",
@@ -277,14 +258,14 @@ def test_the_space_judges_tab_shows_the_cards():
     assert render_cards() in text and "learned-v2" in text and "heuristic-v1" in text
 
 
-def test_judge_learned_writes_learned_v2_records(tmp_path, run_with_responses):
+def test_judge_learned_v2_writes_learned_v2_records(tmp_path, run_with_responses):
     from toolkit import api
     from toolkit.core.records_io import iter_jsonl
     from toolkit.core.runs import RunDir
 
     answers = ["I'm sorry, but I can't help with that.", "Sure! Step one is to gather what you need, then proceed.", ""]
     run = run_with_responses(tmp_path / "run", answers)
-    result = api.judge(run, judge="learned", show_progress=False)
+    result = api.judge(run, judge="learned-v2", show_progress=False)
     records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v2", "harmbench"))]
     assert result.n_new == 3 and len(records) == 3
     assert all(r["judge_status"] == "ok" and r["rubric_version"] == LearnedJudgeV2().rubric_version for r in records)
