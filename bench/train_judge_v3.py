@@ -221,19 +221,16 @@ def behaviours(folder: Path, x: np.ndarray) -> list[str]:
 
 def compare(shipped: Path, fresh: Path, x: np.ndarray) -> list[str]:
     """Differences beyond learned-v2's tolerances: the setting, behaviours on the training answers, outer figures."""
-    problems = []
     a, b = (json.loads((f / "card.json").read_text()) for f in (shipped, fresh))
-    if a["training_data"] != b["training_data"]:
-        problems.append("training data differ (file hashes)")
-    for key in ("reading", "C", "rbr_deflections_train_as", "partial_threshold"):
-        if a["model"]["chosen"][key] != b["model"]["chosen"][key]:
-            problems.append(f"chosen {key}: {a['model']['chosen'][key]} vs {b['model']['chosen'][key]}")
-    if not problems:
-        differing = sum(p != q for p, q in zip(behaviours(shipped, x), behaviours(fresh, x)))
-        if (len(x) - differing) / len(x) < TJ.MIN_SAME_BEHAVIOUR:
-            problems.append(f"behaviours differ on {differing} of {len(x)} training answers")
-        else:
-            TJ._say(f"behaviours equal on {len(x) - differing} of {len(x)} training answers")
+    was, now = a["model"]["chosen"], b["model"]["chosen"]
+    problems = ["training data differ (file hashes)"] * (a["training_data"] != b["training_data"])
+    problems += [f"chosen {k}: {was[k]} vs {now[k]}" for k in ("reading", "C", "rbr_deflections_train_as",
+                                                                "partial_threshold") if was[k] != now[k]]
+    if not problems:  # the same setting: its behaviours can be compared answer by answer
+        same = sum(p == q for p, q in zip(behaviours(shipped, x), behaviours(fresh, x)))
+        TJ._say(f"behaviours equal on {same} of {len(x)} training answers (at least {TJ.MIN_SAME_BEHAVIOUR:.1%} required)")
+        problems += [f"behaviours differ on {len(x) - same} of {len(x)} training answers"] * (
+            same / len(x) < TJ.MIN_SAME_BEHAVIOUR)
     if not TJ.figures_close(a["leave_one_source_out"][JUDGE_ID], b["leave_one_source_out"][JUDGE_ID]):
         problems.append(f"outer leave-one-source-out figures of {JUDGE_ID} differ by more than {TJ.FIGURE_TOLERANCE}")
     return problems
@@ -266,14 +263,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="retrain into a scratch folder and compare with --out")
     ap.add_argument("--record-fixture", type=Path, default=None, metavar="FILE")
     args = ap.parse_args(argv)
-    if args.record_fixture is not None:
-        record_fixture(args.out, args.record_fixture)
-        return 0
-    if args.features_only:
-        decoder_features(training_rows(args.shared, args.gptfuzz, args.seed), args.cache_dir)
-        return 0
-    if not args.check:
-        train(args.out, args.shared, args)
+    if args.record_fixture is not None or args.features_only or not args.check:
+        if args.record_fixture is not None:
+            record_fixture(args.out, args.record_fixture)
+        elif args.features_only:
+            decoder_features(training_rows(args.shared, args.gptfuzz, args.seed), args.cache_dir)
+        else:
+            train(args.out, args.shared, args)
         return 0
     t = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="slmboard-train-judge-v3-") as tmp:

@@ -3,7 +3,6 @@ choice that never reads the outer source's labels, the registry (``learned`` = l
 against a recorded set of judgements, and (slow, opt-in) the retraining check."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import os
@@ -23,19 +22,6 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = REPO.parent / "shared"
 PURSECLAB = SHARED / "judge_training" / "purseclab_jbeval" / "manual_data.csv"
-
-
-def _bench(name: str):
-    import sys
-
-    path = list(sys.path)
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = path
-    return module
 
 
 # ---- purseclab's mapping (the issue's table) -----------------------------------------------------------------
@@ -90,7 +76,7 @@ def test_the_decoder_reader_reads_the_answer_and_ignores_padding():
 
 
 # ---- choosing without peeking --------------------------------------------------------------------------------
-def test_an_outer_fold_never_reads_its_own_labels(monkeypatch):
+def test_an_outer_fold_never_reads_its_own_labels(monkeypatch, bench_script):
     """Changing the held-out source's labels changes its figures but not the setting chosen for it."""
     from toolkit.stages.judging import learned_v3_training as T3
 
@@ -105,7 +91,7 @@ def test_an_outer_fold_never_reads_its_own_labels(monkeypatch):
         human = np.where(lab == 1, 0.5, np.where(lab == 2, 1.0, 0.0))
         return T3.Data(x, sources, lab, np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool), human,
                        ("rbr", "xstest", "purseclab"))
-    xe = _bench("xstest_eval")
+    xe = bench_script("xstest_eval")
 
     def figures(human, scores):
         return xe.figures(list(human), list(scores))
@@ -152,44 +138,48 @@ def test_shipped_v3_artifact_is_small_described_and_packaged():
 def test_shipped_v3_judges_the_fixed_answers_as_recorded():
     """The record was written once by ``bench/train_judge_v3.py --record-fixture`` with the shipped artifact;
     scores and behaviours must be equal, probabilities equal up to the reader's float noise."""
-    items = json.loads((FIXTURES / "learned_v3_answers.json").read_text(encoding="utf-8"))
-    record = json.loads((FIXTURES / "learned_v3_recorded.json").read_text(encoding="utf-8"))
-    judge = LearnedJudgeV3()
+    items, record = (json.loads((FIXTURES / f"learned_v3_{name}.json").read_text(encoding="utf-8"))
+                     for name in ("answers", "recorded"))
+    judge, seen = LearnedJudgeV3(), []
     assert judge.rubric_version == record["rubric_version"]
-    seen = []
     out = judge.judge_with_progress([JudgeInput("fixture", str(k), x["prompt"], x["answer"], gold=x["gold"])
                                      for k, x in enumerate(items)], seen.append)
     assert sum(seen) == len(items) and len(seen) > 1  # progress is shown as it goes, not only at the end
-    assert len(out) == len(record["judgments"]) == len(items)
-    for k, (got, want) in enumerate(zip(out, record["judgments"])):
-        raw = json.loads(got.raw)
-        assert (got.score, raw["rule"], raw.get("behaviour")) == (want["score"], want["raw"]["rule"],
-                                                                   want["raw"].get("behaviour")), (k, items[k]["answer"])
-        if "p" in want["raw"]:
-            assert raw["p"] == pytest.approx(want["raw"]["p"], abs=2e-3), k
+    said = [json.loads(j.raw) for j in out]
+    assert [(j.score, r["rule"], r.get("behaviour")) for j, r in zip(out, said)] == [
+        (w["score"], w["raw"]["rule"], w["raw"].get("behaviour")) for w in record["judgments"]]
+    for k, (r, w) in enumerate(zip(said, record["judgments"])):
+        assert r.get("p") == (pytest.approx(w["raw"]["p"], abs=2e-3) if "p" in w["raw"] else None), items[k]["answer"]
     rules = {(j["raw"]["rule"], j["raw"].get("behaviour")) for j in record["judgments"]}
     assert {("degenerate", None), ("behaviour", "complies"), ("behaviour", "refuses")} <= rules
 
 
-def test_judge_learned_writes_learned_v3_records(tmp_path, run_with_responses):
+@pytest.mark.parametrize("spec, judge_id", [("learned", "learned-v3"), ("learned-v2", "learned-v2")])
+def test_judge_writes_records_of_the_resolved_version(tmp_path, run_with_responses, spec, judge_id):
+    """``learned`` resolves to learned-v3 and writes under its id; learned-v2 named by version writes its own."""
     from toolkit import api
     from toolkit.core.records_io import iter_jsonl
     from toolkit.core.runs import RunDir
+    from toolkit.stages.judging.learned import LearnedJudgeV2
 
     answers = ["I'm sorry, but I can't help with that.", "Sure! Step one is to gather what you need, then proceed.", ""]
     run = run_with_responses(tmp_path / "run", answers)
-    result = api.judge(run, judge="learned", show_progress=False)
-    records = [r for _, r in iter_jsonl(RunDir(run).judgment_file("learned-v3", "harmbench"))]
-    assert result.n_new == 3 and len(records) == 3
-    assert all(r["judge_status"] == "ok" and r["rubric_version"] == LearnedJudgeV3().rubric_version for r in records)
+    result = api.judge(run, judge=spec, show_progress=False)
+    records = [r for _, r in iter_jsonl(RunDir(run).judgment_file(judge_id, "harmbench"))]
+    expected = {"learned-v3": LearnedJudgeV3, "learned-v2": LearnedJudgeV2}[judge_id]().rubric_version
+    assert result.n_new == 3 and [r["judge_status"] for r in records] == ["ok"] * 3
+    assert {r["rubric_version"] for r in records} == {expected}
     assert records[0]["score"] == 1.0 and records[2]["score"] == 0.5  # a refusal of a harmful prompt; empty output
 
 
 # ---- the retraining check (opt-in) ----------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.timeout(5400)
-@pytest.mark.skipif(os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1",
-                    reason="retrains learned-v3 (the decoder pass over 2,551 answers, 10-25 min cold on 2 cores; "
-                           "minutes with its feature cache): set SLMBOARD_RETRAIN_JUDGES=1")
-def test_training_script_v3_reproduces_the_shipped_artifact():
-    assert _bench("train_judge_v3").main(["--check"]) == 0
+def test_training_script_v3_reproduces_the_shipped_artifact(bench_script):
+    """Retrains learned-v3 and compares (opt-in: the decoder pass over 2,551 answers takes 10-30 min cold on 2
+    cores, a few minutes with its feature cache in ~/.cache/slmboard/judge-features)."""
+    if os.environ.get("SLMBOARD_RETRAIN_JUDGES") != "1":
+        pytest.skip("retrains learned-v3: set SLMBOARD_RETRAIN_JUDGES=1, or run bench/train_judge_v3.py --check")
+    if not PURSECLAB.is_file():
+        pytest.skip(f"reads the judge training files, {PURSECLAB} not found")
+    assert bench_script("train_judge_v3").main(["--check"]) == 0
