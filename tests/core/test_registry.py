@@ -160,7 +160,7 @@ def test_each_judge_is_registered_once():
     [
         (["generate", "--out", "{tmp}/r", "--suites", "nope"], "unknown suite 'nope'; valid suites: "),
         (["generate", "--out", "{tmp}/r", "--model", "nope", "--suites", "smoke"], "unknown model backend 'nope'; valid model backends: hf, openai, vllm"),
-        (["judge", "{tmp}/r", "--judge", "nope"], "unknown judge 'nope'; valid judges: bbq, guard, heuristic, learned, learned-v1, learned-v2, mdjudge, openai"),
+        (["judge", "{tmp}/r", "--judge", "nope"], "unknown judge 'nope'; valid judges: bbq, guard, heuristic, learned, learned-v1, learned-v2, learned-v3, mdjudge, openai"),
         (["moderate", "--out", "{tmp}/m", "--suites", "nope"], "unknown moderation benchmark 'nope'; valid moderation benchmarks: "),
         (["import", "nope", "{tmp}/x.csv", "--out", "{tmp}/i"], "unknown import format 'nope'; valid import formats: "),
     ],

@@ -70,3 +70,25 @@ def vllm_server() -> ServerHandle:
     h = shared_vllm_server()
     yield h
     h.stop()
+
+
+def _load_bench(name: str):
+    """A bench script as a module; the bench folder it puts on sys.path is taken off again (its space.py
+    would shadow the ``space`` package for later tests)."""
+    import importlib.util
+    import sys
+
+    path = list(sys.path)
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path
+    return module
+
+
+@pytest.fixture
+def bench_script():
+    """``bench_script("train_judge_v3")``: that bench script as a module."""
+    return _load_bench

@@ -124,10 +124,19 @@ _LEARNED_V1 = ("slmboard's offline learned judge (learned-v1): a logistic model 
 _LEARNED_V2 = ("slmboard's offline learned judge (learned-v2): a logistic model over sentence embeddings and text "
                "signals, trained on three human-labelled answer sets (GPTFuzz, OpenAI RBR gold, XSTest); not a "
                "reported-result judge")
-JUDGES.add("learned", "offline judge learned from human labels (the newest, learned-v2): complies / partially "
-           "refuses / refuses, scored through the item's gold (no API)",
-           "toolkit.stages.judging.learned:LearnedJudgeV2", LearnedOptions, comparable=False,
-           extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2})
+_LEARNED_V3 = ("slmboard's offline learned judge (learned-v3): a logistic model over the embedded SmolLM2-135M's "
+               "reading of the answer, trained on four human-labelled answer sets (GPTFuzz, OpenAI RBR gold, XSTest, "
+               "purseclab jailbreak answers); not a reported-result judge")
+JUDGES.add("learned", "offline judge learned from human labels (the newest, learned-v3: the embedded SmolLM2-135M "
+           "reads the answer; a few answers/s on CPU): complies / partially refuses / refuses, scored through the "
+           "item's gold (no API)",
+           "toolkit.stages.judging.learned_v3:LearnedJudgeV3", LearnedOptions, comparable=False,
+           extra={"judge_id": "learned-v3", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V3})
+JUDGES.add("learned-v3", "learned-v3 by its version: the embedded SmolLM2-135M's reading, trained on GPTFuzz, OpenAI "
+           "RBR gold, XSTest and purseclab human labels",
+           "toolkit.stages.judging.learned_v3:LearnedJudgeV3", LearnedOptions, comparable=False,
+           extra={"judge_id": "learned-v3", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V3,
+                  "version_of": "learned"})
 JUDGES.add("learned-v2", "learned-v2 by its version: trained on GPTFuzz, OpenAI RBR gold and XSTest human labels",
            "toolkit.stages.judging.learned:LearnedJudgeV2", LearnedOptions, comparable=False,
            extra={"judge_id": "learned-v2", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V2,

@@ -18,7 +18,8 @@ from pathlib import Path
 __all__ = ["CARD_FILES", "SET_LABELS", "load_cards", "render_cards"]
 
 _DATA = Path(__file__).parent / "data"
-CARD_FILES = {"learned-v2": _DATA / "learned-v2" / "card.json", "learned-v1": _DATA / "learned-v1" / "card.json"}
+CARD_FILES = {"learned-v3": _DATA / "learned-v3" / "card.json", "learned-v2": _DATA / "learned-v2" / "card.json",
+              "learned-v1": _DATA / "learned-v1" / "card.json"}
 
 #: What each measured set of answers is, and on which sets a judge's figure is not out-of-sample.
 SET_LABELS = {
@@ -27,8 +28,13 @@ SET_LABELS = {
     "xstest": "XSTest v2, GPT-4 + Llama-2-70b-chat (two annotators)",
     "xstest:gpt4": "XSTest v2, GPT-4",
     "xstest:llama2new": "XSTest v2, Llama-2-70b-chat",
+    "purseclab": "purseclab jailbreak answers (one author: violates / informative / true)",
 }
 HOW = {
+    "learned-v3": "trained on the three other sources, its setting chosen by leave-one-source-out over those three only "
+                  "(nested), measured once on this one",
+    "learned-v2 (its form refitted)": "learned-v2's shipped settings refitted on the three other sources, measured on this one",
+    "learned-v2 (shipped)": "the shipped weights: fitted on GPTFuzz, RBR and XSTest (in-sample there), never on purseclab",
     "learned-v2": "trained on the two other sources, measured on this one (leave-one-source-out)",
     "heuristic-v1": "surface rules; its phrases and threshold were tuned on half of the XSTest GPT-4 answers",
     "learned-v1": "trained on XSTest only: its XSTest rows are answers it was fitted on (in-sample)",
@@ -51,12 +57,26 @@ def _row(labels: list[str], f: dict, middle: bool) -> str:
     return "| " + " | ".join([*labels, kappa, ar, _pct(f["contradiction"]), str(f["n"])]) + " |"
 
 
+def _v3_lines(v3: dict) -> list[str]:
+    chosen, grid = v3["model"]["chosen"], v3["model"]["grid"]
+    lines = [f"Measured by `{v3['created_by']}` (toolkit {v3['toolkit_version']}) on {v3['rows']} human-labelled answers "
+             f"of four sources, leaving each out; learned-v3's setting in each fold was chosen over the other three only "
+             f"({grid['size']} grid points). Shipped setting: {chosen['reading']}, C {chosen['C']}, RBR deflections "
+             f"trained as {chosen['rbr_deflections_train_as']}, partial threshold {chosen['partial_threshold']}.", ""]
+    for judge, per in v3["leave_one_source_out"].items():
+        lines += [f"**{judge}** — {HOW.get(judge, '')}", "",
+                  "| answers | κ_linear | AR judge vs people | contradiction (0 vs 1) | n |", "|---|---|---|---|---|"]
+        lines += [_row([SET_LABELS.get(s, s)], f, s not in _NO_MIDDLE_LABEL) for s, f in per.items()]
+        lines.append("")
+    return lines
+
+
 def render_cards(cards: dict[str, dict] | None = None) -> str:
     """Markdown: one card per offline judge measured on the training sources, then learned-v1's own
     cross-validation on XSTest."""
     cards = load_cards() if cards is None else cards
     v2 = cards.get("learned-v2")
-    lines = []
+    lines = _v3_lines(cards["learned-v3"]) if "learned-v3" in cards else []
     if v2 is not None:
         figures = v2["leave_one_source_out"]
         chosen = v2["model"]["chosen"]

@@ -36,10 +36,13 @@ __all__ = [
     "BEHAVIOURS",
     "DEFAULT_ARTIFACT",
     "DEFAULT_ARTIFACT_V2",
+    "DEFAULT_ARTIFACT_V3",
     "ArtifactError",
     "LearnedWeights",
     "behaviour_of",
+    "load_arrays",
     "load_weights",
+    "weights_of",
     "save_weights",
 ]
 
@@ -50,6 +53,7 @@ CARD_FILE = "card.json"
 ARTIFACT_FORMAT = 1
 DEFAULT_ARTIFACT = Path(__file__).parent / "data" / "learned-v1"
 DEFAULT_ARTIFACT_V2 = Path(__file__).parent / "data" / "learned-v2"
+DEFAULT_ARTIFACT_V3 = Path(__file__).parent / "data" / "learned-v3"
 
 
 def behaviour_of(p_complies: float, p_partial: float, p_refuses: float, partial_threshold: float) -> str:
@@ -143,10 +147,8 @@ def _names_of_version(version: int) -> list[str]:
     return feature_names() if version == 1 else feature_names_v2()
 
 
-def load_weights(folder: str | Path | None = None, feature_version: int = 1) -> tuple[LearnedWeights, dict]:
-    """Check every array file against the card's sha256, then read it; returns (weights, card).
-    ``feature_version``: the features the caller builds (1 for learned-v1, 2 for learned-v2)."""
-    folder = Path(folder) if folder is not None else DEFAULT_ARTIFACT
+def load_arrays(folder: Path) -> tuple[dict[str, np.ndarray], dict]:
+    """Check every array file against the card's sha256, then read it; returns (arrays by file name, card)."""
     card = _read_card(folder)
     if sorted(card["files"]) != sorted(ARRAY_FILES):
         raise ArtifactError(f"{folder / CARD_FILE}: lists files {sorted(card['files'])}, expected {sorted(ARRAY_FILES)}",
@@ -163,17 +165,29 @@ def load_weights(folder: str | Path | None = None, feature_version: int = 1) -> 
             arrays[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ArtifactError(f"{path}: not a plain numpy array ({exc})", param="artifact") from exc
+    return arrays, card
+
+
+def weights_of(arrays: dict[str, np.ndarray], folder: Path, n_features: int) -> LearnedWeights:
+    """The weights in ``arrays`` (:func:`load_arrays`), their shapes checked against ``n_features``."""
+    coef, calibration = arrays["coef.npy"], arrays["calibration.npy"]
+    k = len(arrays["signal_mean.npy"])
+    if coef.shape != (3, n_features) or arrays["intercept.npy"].shape != (3,) or calibration.shape != (2,) \
+            or arrays["signal_scale.npy"].shape != (k,) or k > n_features:
+        raise ArtifactError(f"{folder}: array shapes do not fit {n_features} features", param="artifact")
+    return LearnedWeights(coef, arrays["intercept.npy"], arrays["signal_mean.npy"], arrays["signal_scale.npy"],
+                          float(calibration[0]), float(calibration[1]))
+
+
+def load_weights(folder: str | Path | None = None, feature_version: int = 1) -> tuple[LearnedWeights, dict]:
+    """Check every array file against the card's sha256, then read it; returns (weights, card).
+    ``feature_version``: the features the caller builds (1 for learned-v1, 2 for learned-v2)."""
+    folder = Path(folder) if folder is not None else DEFAULT_ARTIFACT
+    arrays, card = load_arrays(folder)
     names = _names_of_version(feature_version)
     if card.get("feature_version") != feature_version or card.get("feature_names") != names:
         raise ArtifactError(f"{folder / CARD_FILE}: fitted on other features (version {card.get('feature_version')}, "
                             f"this code builds version {feature_version}); retrain with bench/train_judge.py (learned-v1) "
                             "or bench/train_judge_v2.py (learned-v2)",
                             param="artifact")
-    coef, calibration = arrays["coef.npy"], arrays["calibration.npy"]
-    k = len(arrays["signal_mean.npy"])
-    if coef.shape != (3, len(names)) or arrays["intercept.npy"].shape != (3,) or calibration.shape != (2,) \
-            or arrays["signal_scale.npy"].shape != (k,) or k > len(names):
-        raise ArtifactError(f"{folder}: array shapes do not fit {len(names)} features", param="artifact")
-    weights = LearnedWeights(coef, arrays["intercept.npy"], arrays["signal_mean.npy"], arrays["signal_scale.npy"],
-                             float(calibration[0]), float(calibration[1]))
-    return weights, card
+    return weights_of(arrays, folder, len(names)), card
