@@ -40,6 +40,8 @@ NOT_RUN_HERE: dict[str, str] = {
     "judge_v2_variants.py": "loaded by tests/judging/test_learned_v2.py; a run trains on every GPTFuzz answer",
     "judge_v2_cross_encoder.py": "needs the all-MiniLM cross-encoder weights and minutes of CPU",
     "judge_v2_decoder_features.py": "decodes every GPTFuzz answer with SmolLM2 (minutes)",
+    "train_judge_v3.py": "reads every training answer with SmolLM2 (about 30 min cold); its --check is opt-in in "
+                         "tests/judging/test_learned_v3.py",
     "heuristic_xstest.py": "run on the release fixtures by tests/judging/test_heuristic.py",
     "xstest_eval.py": "a module the judge benches import (no main); checked through them",
     "recompute.py": "loaded and run small by tests/scoring/test_reader.py and test_bootstrap_equivalence.py",
