@@ -129,6 +129,7 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
     responses: dict[str, set[str]] = {}
     for path in run.response_files():
         responses[path.stem] = {row["item_id"] for _, row in iter_jsonl(path) if isinstance(row, dict) and "item_id" in row}
+    errors += stale_judgments(run, groups)
     judges = sorted({j for _, j in groups})
     scoped = suite_scoped_judges(config)
     fitness = _fitness(run, config, groups, responses)
@@ -148,6 +149,26 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
             if unknown:
                 errors.append(RecordError(file, None, "item_id", f"{len(unknown)} judged item(s) with no response in the run: {', '.join(unknown[:5])}"))
     return groups, errors
+
+
+def stale_judgments(run: RunDir, groups: dict[tuple[str, str], list[dict]]) -> list[RecordError]:
+    """A judgment whose judged response differs from the run's response for that item (edited after it
+    was judged) is refused, naming the item and the way out: judge again (unchanged items are free)."""
+    from toolkit.core.runs import judged_response_sha256
+
+    errors: list[RecordError] = []
+    hashes = {suite: run.response_hashes(suite) for suite in {s for s, _ in groups}}
+    for (suite, judge_id), rows in sorted(groups.items()):
+        for row in rows:
+            now = hashes[suite].get(row["item_id"])
+            if now is not None and judged_response_sha256(row) != now[0]:
+                errors.append(RecordError(
+                    str(run.judgment_file(judge_id, suite)), row[ROW_KEY], "response",
+                    f"item {row['item_id']!r}: the response judged differs from the run's "
+                    f"({run.response_file(suite).name}:{now[1]}): a stale judgment; judge the run again with the "
+                    f"judge that made {judge_id} (`slmboard judge {run.root} --judge SPEC`: only changed items are "
+                    "judged anew)"))
+    return errors
 
 
 #: Manifest fields submit fills from the run; RUN/model.json may not set them.
