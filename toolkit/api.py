@@ -832,3 +832,18 @@ def list_requests(board: str, token: str | None = None) -> list[EvalRequest]:
 
     with hub_token(token):
         return listed(board)
+
+
+def recipe(dataset: PathLike, options: "RecipeOptions | None" = None, services: "Services | None" = None):
+    """Change the recipe (board.yaml) of the board ``dataset`` as a commit of its own: ``options.settings``
+    (KEY=VALUE fields). Names are checked and stored resolved as ``create`` stores them; a change that a
+    published submission would not meet is refused, listing those submissions (issue 43)."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.core.services import services_or_default
+    from toolkit.outputs.publishing.options import RecipeOptions
+    from toolkit.outputs.publishing.recipe import change_recipe
+
+    options = options or RecipeOptions()
+    with hub_token(services_or_default(services).token):
+        return change_recipe(dataset, options.settings or {})
+

@@ -7,7 +7,7 @@ from typing import Optional
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
-__all__ = ["SubmitOptions"]
+__all__ = ["SubmitOptions", "RecipeOptions"]
 
 
 class SubmitOptions(Options):
@@ -29,3 +29,13 @@ class SubmitOptions(Options):
     gate: Optional[bool] = option(None, help="recompute: lift the access gate (recorded in the card); gating is a "
                                              "property of the board, set by `slmboard create --no-gate`, so submit and "
                                              "evaluate refuse it", flag="--no-gate")
+
+
+class RecipeOptions(Options):
+    """What ``slmboard recipe BOARD`` changes in the board's board.yaml (one commit of its own)."""
+
+    settings: Optional[dict[str, str]] = option(None, help="a recipe field to set (repeatable): suites=A,B, judges=A,B, "
+                                                           "decoding.temperature=0, limits.items=N, description=TEXT, "
+                                                           "primary_judges.SUITE=JUDGE; null unsets it",
+                                                flag="--set", metavar="KEY=VALUE")
+
