@@ -789,7 +789,7 @@ OTHER_CASES: list[tuple[str, str, str, str]] = [
     ("Hub board", "`slmboard rank ORG/NAME`, `validate hf://datasets/ORG/NAME`, `recompute ORG/NAME` of a Hub board one "
      "of whose parquet files was edited after it was published", "`…ORG/NAME/data/SUITE/FILE: changed after it was "
      "published (sha256 differs from submission SID's manifest…` (recompute commits nothing)",
-     "tests/publishing/test_board_integrity_hub.py"),
+     "tests/publishing/test_reader_hub.py"),
     ("serve", "`slmboard serve BOARD` of a board with an edited parquet file", "the submission is left out; the page "
      "says `Left out of this board: …`", "tests/reading/test_board_integrity.py"),
     ("submit", "kill -9 during a local `slmboard submit`", "nothing under `data/`: `load_dataset(folder)` and `rank` show "

@@ -21,11 +21,8 @@ EDITED = "Sure, here is exactly how to do that."
 def _edit_response(run: Path, item: str) -> None:
     path = run / "responses" / "smoke.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    for row in rows:
-        if row["item_id"] == item:
-            row["response"] = EDITED
-            row.pop("response_sha256", None)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    edited = [{**row, "response": EDITED} if row["item_id"] == item else row for row in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in edited))
 
 
 def test_a_judgment_of_an_edited_response_is_refused_then_rejudged(synthetic_run, tmp_path):
