@@ -202,8 +202,11 @@ def _names(value: Sequence[str] | str | None) -> list[str] | None:
 
 
 def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
-    """Validate a record file, a run folder or a dataset folder; the report lists every error."""
-    return validate_path(path, kind=kind)
+    """Validate a record file, a run folder, a dataset folder or a Hub dataset (hf://datasets/ORG/NAME[@REV]); the
+    report lists every error."""
+    from toolkit.data.reading.hub_validation import validate_data
+
+    return validate_data(path, kind=kind)
 
 
 def submit(
@@ -847,3 +850,6 @@ def recipe(dataset: PathLike, options: "RecipeOptions | None" = None, services: 
     with hub_token(services_or_default(services).token):
         return change_recipe(dataset, options.settings or {})
 
+
+# issue 43: what `slmboard recipe` builds its call from (the command imports toolkit.api only)
+_LAZY.update({"RecipeOptions": "toolkit.outputs.publishing.options", "Services": "toolkit.core.services"})

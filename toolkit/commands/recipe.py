@@ -10,10 +10,7 @@ from .options import OptionFlags
 
 
 def run(a: argparse.Namespace, flags: OptionFlags) -> int:
-    from toolkit.core.services import Services
-    from toolkit.outputs.publishing.options import RecipeOptions
-
-    r = api.recipe(a.dataset, RecipeOptions(**flags.given(a)), Services(token=a.token))
+    r = api.recipe(a.dataset, api.RecipeOptions(**flags.given(a)), api.Services(token=a.token))
     if r.revision is None:
         print(f"{r.dataset}: the recipe already says this; nothing changed")
     else:
@@ -22,9 +19,7 @@ def run(a: argparse.Namespace, flags: OptionFlags) -> int:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from toolkit.outputs.publishing.options import RecipeOptions
-
     p.add_argument("dataset", help="the board: ORG/NAME or hf://datasets/ORG/NAME (Hub), or its folder")
-    flags = OptionFlags(p).add_model(RecipeOptions, "recipe")
+    flags = OptionFlags(p).add_model(api.RecipeOptions, "recipe")
     add_token_argument(p)
     p.set_defaults(func=partial(run, flags=flags))

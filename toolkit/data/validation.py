@@ -11,7 +11,6 @@ from pydantic import BaseModel, ValidationError
 from schemas import ItemRecord, LeaderboardRow, ModerationRecord, ResponseRecord, Submission, describe_kinds
 
 from toolkit.core import dataset_layout as layout
-from toolkit.core.dataset_ref import HUB_PREFIX
 from toolkit.core.errors import RecordError, RecordFileError, SlmboardError, ValidationFailed, pydantic_errors
 from toolkit.core.records_io import iter_rows, record_files
 
@@ -93,8 +92,6 @@ def validate_path(
     (submission_id, suite, item_id, judge_id) is unique for judged items. ``hf://datasets/ORG/NAME[@REV]``:
     the Hub dataset, read from its snapshot (errors name its files as ORG/NAME[@REV]/PATH).
     """
-    if str(path).startswith(HUB_PREFIX):
-        return _validate_hub(str(path), kind, keep_records, manifests)
     path = Path(path)
     report = ValidationReport()
     dataset_kinds = _dataset_file_kinds(path)
@@ -161,22 +158,6 @@ def validate_path(
     return report
 
 
-def _validate_hub(data: str, kind: str | None, keep_records: bool, manifests: bool) -> ValidationReport:
-    from dataclasses import replace
-
-    from toolkit.data.reading.locate import fetch_snapshot, parse_hub_id
-
-    hub = parse_hub_id(data)
-    root = fetch_snapshot(hub).root
-    report = validate_path(root, kind=kind, keep_records=keep_records, manifests=manifests)
-
-    def named(text: str) -> str:
-        return text.replace(str(root) + "/", f"{hub}/").replace(str(root), str(hub))
-
-    report.errors = [replace(e, file=named(e.file), message=named(e.message)) for e in report.errors]
-    return report
-
-
 def _item_kind(record: ItemRecord) -> str:
     """The kind of item a record holds, read from the record (the suite registry lives a layer up)."""
     if record.gold_choice is not None:
@@ -233,17 +214,25 @@ def _dataset_file_kinds(path: Path) -> dict[Path, str] | None:
 
 def _published_files(path: Path, kinds: dict[Path, str]) -> tuple[dict[Path, str], list[RecordError]]:
     """Of a published dataset's record files, those a manifest of its commit names and that match its
-    hash; one error per submission whose files do not (a file changed after it was published)."""
-    from toolkit.data.reading.dataset import open_data
+    hash; one error per submission whose files do not (a file changed after it was published). A folder
+    with neither manifests nor git history is read as it is (manifests that do not validate are reported
+    by the manifest checks)."""
+    from toolkit.data.integrity import check_board, read_local_board
 
-    try:
-        dataset = open_data(path, leave_out_refused=True)
-        named = {*(f.path for f in dataset.item_files()), *dataset.published_moderation_files()}
-        refused = dataset.refused
-    except (SlmboardError, ValueError):
-        return kinds, []  # manifests that do not validate are reported by the manifest checks below
-    errors = [RecordError(line.split(": ", 1)[0], None, "sha256", line.split(": ", 1)[-1]) for line in refused.values()]
-    return {f: k for f, k in kinds.items() if k == "leaderboard" or f in named}, errors
+    board = read_local_board(path)
+    manifests = []
+    for data in board.manifests.values():
+        try:
+            manifests.append(Submission.model_validate(json.loads(data.decode("utf-8"))))
+        except (ValueError, ValidationError):
+            continue
+    if not manifests and not board.committed:
+        return kinds, []
+    checked = check_board(manifests, lambda rel: board.root / rel if (board.root / rel).is_file() else None,
+                          str(path.resolve()), board.commit, lambda rel: str(path / rel))
+    errors = [RecordError(line.split(": ", 1)[0], None, "sha256", line.split(": ", 1)[-1]) for line in checked.refused.values()]
+    named = {board.root / rel for rel in checked.files}
+    return {f: k for f, k in kinds.items() if k == "leaderboard" or (board.root / f.relative_to(path)) in named}, errors
 
 
 def key_description(record: BaseModel) -> str:

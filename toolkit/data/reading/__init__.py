@@ -14,10 +14,9 @@ leaderboard flow and the leaderboard file), :mod:`.moderation` (the moderation r
 """
 from .board import (INPUT_COLUMNS, GroupBoard, leaderboard, leaderboard_groups, leaderboard_parquet, published_leaderboard,
                     write_leaderboard)
-from . import checked
-from .checked import TamperedBoard
+from toolkit.data.integrity import TamperedBoard, checked
 from .dataset import Dataset, open_data, read_card_header, read_manifest_files
-from .revision import BoardRevision, read_local_board
+from toolkit.data.integrity import BoardRevision, read_local_board
 from .items import ItemGroup, iter_item_groups, open_items, read_item_frame
 from .locate import HubId, parse_hub_id
 from .scan import GroupScan, scan_group

@@ -20,10 +20,10 @@ from toolkit.core import dataset_layout as layout
 from toolkit.core.errors import RecordFileError, ValidationFailed
 from toolkit.core.records_io import record_files
 from toolkit.core.runs import RunDir
-from .checked import CheckedFiles, check_board
+from toolkit.data.integrity import CheckedFiles, check_board
 from .locate import Snapshot, fetch_snapshot, local_path, parse_hub_id
 from .fitness import Fitness
-from .revision import BoardRevision, read_local_board
+from toolkit.data.integrity import BoardRevision, read_local_board
 from .source import DataFile, ItemSource
 
 __all__ = ["Dataset", "open_data", "open_work_tree", "read_card_header", "read_manifest_files"]
