@@ -32,7 +32,7 @@ def _judge_id(name: str) -> str:
     if base in JUDGES:
         return judge_id_of(JUDGES.get(base).name, argument)
     guess = closest(name, list(JUDGES.names()))
-    if guess and ":" not in name and not any(part.startswith("v") and part[1:].isdigit() for part in name.split("-")[1:]):
+    if guess and name.isalpha():  # a bare word near a registered name is a typo; an id (openai-x, helm:…) is an id
         raise UnknownComponent("judge", name, list(JUDGES.names()))
     try:
         return check_judge_id(name)
@@ -79,7 +79,7 @@ def parse_settings(settings: Mapping[str, str] | list[str]) -> dict[str, Any]:
 def _pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise BadOption(f"{text!r} is not KEY=VALUE (e.g. suites=smoke,xstest or decoding.temperature=0)", param="set")
+        raise BadOption(f"{text!r} is not KEY=VALUE (e.g. suites=smoke,xstest or decoding.temperature=0)", param="settings")
     return key.strip(), value.strip()
 
 
@@ -123,7 +123,7 @@ def change_recipe(dataset: str | Path, settings: Mapping[str, str] | list[str]) 
 
     fields = parse_settings(settings)
     if not fields:
-        raise BadOption("nothing to change: give --set KEY=VALUE (e.g. suites=smoke,xstest)", param="set")
+        raise BadOption("nothing to change: give settings KEY=VALUE (e.g. suites=smoke,xstest)", param="settings")
     ref = parse_target(dataset, param=None)
     state: dict[str, BoardRecipe] = {}
 
