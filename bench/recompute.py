@@ -244,6 +244,10 @@ def phase(name: str, path: str, n_bootstrap: int) -> None:
 
         table = api.rank(path, options=api.RankOptions(n_bootstrap=n_bootstrap))
         rows = len(table)
+    elif name == "recompute":  # a board folder: its leaderboard, index, card and figures rebuilt (not committed)
+        from toolkit import api
+
+        rows = api.recompute(path, options=api.RecomputeOptions(n_bootstrap=n_bootstrap, commit=False)).n_rows
     elif name == "naive":
         from toolkit import api
 
@@ -314,6 +318,48 @@ def side_by_side(path: Path, base: Path, repeats: int, n_bootstrap: int) -> None
         f.unlink()
 
 
+def make_board(path: Path, board: Path) -> Path:
+    """Issue 43: the 1M file as a published board (a git folder: the file under data/, a manifest naming its
+    sha256), made once; `rank` and `recompute` of it check that hash before a row is used."""
+    import hashlib
+
+    if (board / ".git").is_dir():
+        return board
+    tmp = board.with_name(board.name + ".tmp")
+    subprocess.run(["rm", "-rf", str(tmp)], check=True)
+    rel = "data/air_bench_2024/bench-1m__gpt-4o-rubric-v1.parquet"
+    (tmp / rel).parent.mkdir(parents=True)
+    os.link(path, tmp / rel) if os.stat(path).st_dev == os.stat(tmp).st_dev else subprocess.run(["cp", str(path), str(tmp / rel)], check=True)
+    digest = hashlib.sha256((tmp / rel).read_bytes()).hexdigest()
+    manifest = {"schema_version": "1.0", "submission_id": "bench-1m", "model_id": "org/bench", "model_revision": "r" * 40,
+                "toolkit_version": "bench", "created_at": "2026-01-01T00:00:00+00:00",
+                "record_files": [{"path": rel, "sha256": digest, "n_rows": 1_000_012}]}
+    (tmp / "submissions").mkdir()
+    (tmp / "submissions" / "bench-1m.json").write_text(json.dumps(manifest, indent=2))
+    (tmp / "README.md").write_text("---\n---\n")
+    ident = ["-c", "user.name=bench", "-c", "user.email=b@b", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp, check=True)
+    subprocess.run(["git", *ident, "add", "-A"], cwd=tmp, check=True)
+    subprocess.run(["git", *ident, "commit", "-qm", "bench board"], cwd=tmp, check=True)
+    os.replace(tmp, board)
+    return board
+
+
+def board_side_by_side(path: Path, base: Path, repeats: int, n_bootstrap: int) -> None:
+    """Issue 43: `rank` and `recompute` of the 1M-row board, this checkout (hashes checked) against ``base``."""
+    board = make_board(path, path.with_name("board-1m"))
+    for r in range(repeats):
+        got = {}
+        for phase_name in ("rank", "recompute"):
+            got[(phase_name, "this")] = run_phase(phase_name, board, n_bootstrap)
+            got[(phase_name, "base")] = run_phase(phase_name, board, n_bootstrap, root=base)
+        print(f"1M-row board, repeat {r + 1}: " + "; ".join(
+            f"{ph} this {got[(ph, 'this')]['wall_s']:.2f} s / {got[(ph, 'this')]['peak_rss_mb']:.0f} MB, base "
+            f"{got[(ph, 'base')]['wall_s']:.2f} s / {got[(ph, 'base')]['peak_rss_mb']:.0f} MB "
+            f"({got[(ph, 'this')]['wall_s'] / got[(ph, 'base')]['wall_s']:.2f}×)" for ph in ("rank", "recompute"))
+            + f" ({_load()})", flush=True)
+
+
 def main() -> int:
     from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
@@ -324,6 +370,8 @@ def main() -> int:
     ap.add_argument("--no-naive", action="store_true", help="skip the (slow) naive baseline")
     ap.add_argument("--boards", help="issue 16: comma-separated model counts of full-size boards (e.g. 100,1000)")
     ap.add_argument("--base", help="a checkout of the previous code: run its rank side by side on the 1M file and compare")
+    ap.add_argument("--board-base", help="issue 43: a checkout of the previous code: rank and recompute of the 1M-row "
+                                         "board (a git folder naming the file's sha256), side by side")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -340,6 +388,9 @@ def main() -> int:
         print(f"generated {n:,} rows → {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
     if a.boards:
         boards(work, [int(x) for x in a.boards.split(",")], a.repeats, a.bootstrap)
+        return 0
+    if a.board_base:
+        board_side_by_side(path, Path(a.board_base), a.repeats, a.bootstrap)
         return 0
     if a.base:
         side_by_side(path, Path(a.base), a.repeats, a.bootstrap)

@@ -51,13 +51,15 @@ TAB_MODULES = {"leaderboard": leaderboard, "sensitivity": sensitivity, "labelmix
 
 
 def judge_note(board, suite, judge) -> str:
-    """Which judge the page shows and why (the default is the suite's primary judge)."""
+    """Which judge the page shows and why (the default is the suite's primary judge), after what the
+    board left out for files that differ from their manifests."""
+    notice = f"**{md_escape(board.notice)}**\n\n" if getattr(board, "notice", None) else ""
     if board.empty or not suite or not judge:
-        return ""
+        return notice
     primary, why = board.default_judge(suite), board.judge_reason(suite)
     if judge == primary:
-        return f"Judge shown: **{md_escape(judge)}** — the default for this suite: {md_escape(why)}."
-    return (f"Judge shown: **{md_escape(judge)}** (your choice). The suite's default is "
+        return f"{notice}Judge shown: **{md_escape(judge)}** — the default for this suite: {md_escape(why)}."
+    return (f"{notice}Judge shown: **{md_escape(judge)}** (your choice). The suite's default is "
             f"**{md_escape(primary or '?')}**: {md_escape(why)}.")
 
 

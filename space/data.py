@@ -52,6 +52,15 @@ class Board:
     dataset: Dataset | None = None
     #: one line per (suite, judge) left out of the board: a judge on a suite it does not fit (the manifests say)
     left_out: list[str] = field(default_factory=list)
+    #: one line per submission left out because a file of it differs from its manifest (never shown ranked)
+    refused: list[str] = field(default_factory=list)
+
+    @property
+    def notice(self) -> str | None:
+        """What the page says above every view about submissions left out for edited files (None: none)."""
+        if not self.refused:
+            return None
+        return "Left out of this board: " + "; ".join(self.refused)
 
     def left_out_of(self, suite: str | None) -> list[str]:
         return [line for line in self.left_out if line.split(" · ", 1)[0] == suite]
@@ -173,7 +182,7 @@ def load_board(data: str | os.PathLike | None = None) -> Board:
     source = data_source(data)
     empty = pd.DataFrame(columns=list(REQUIRED_COLUMNS + OPTIONAL_COLUMNS))
     try:
-        dataset = open_data(source)
+        dataset = open_data(source, leave_out_refused=True)  # an edited submission is left out, and said so
     except SlmboardError as exc:  # a missing folder, an unreadable Hub id: the page explains, it does not crash
         why = "the data folder does not exist yet." if isinstance(source, Path) else f"reading it failed: {exc}"
         return Board(Path(str(source)), empty, message=_no_data_message(source, why))
@@ -206,7 +215,25 @@ def load_board(data: str | os.PathLike | None = None) -> Board:
         # the revision shown on hover comes from the submissions index when the leaderboard lacks it
         revs = subs.dropna(subset=["model_revision"]).drop_duplicates("model_id", keep="last")
         lb["model_revision"] = lb["model_id"].map(revs.set_index("model_id")["model_revision"])
-    return Board(root, lb, subs, primary=primary_judges(dataset, lb), dataset=dataset, left_out=dataset.left_out())
+    refused = dataset.refused
+    if refused:  # the published leaderboard was computed before the edit, or from it: drop that submission's rows
+        lb = _without_submissions(lb, dataset, set(refused))
+        if not subs.empty and "submission_id" in subs.columns:
+            subs = subs[~subs["submission_id"].isin(refused)].reset_index(drop=True)
+        if lb.empty:
+            return Board(root, lb, subs, message=_no_data_message(root, "every submission was left out: "
+                                                                 + "; ".join(refused.values())), dataset=dataset,
+                         refused=list(refused.values()))
+    return Board(root, lb, subs, primary=primary_judges(dataset, lb), dataset=dataset, left_out=dataset.left_out(),
+                 refused=list(refused.values()))
+
+
+def _without_submissions(lb: pd.DataFrame, dataset: Dataset, refused: set[str]) -> pd.DataFrame:
+    """The leaderboard without the rows of ``refused`` submissions (by id, else by the model they name)."""
+    if "submission_id" in lb.columns and lb["submission_id"].notna().any():
+        return lb[~lb["submission_id"].isin(refused)].reset_index(drop=True)
+    models = {m.model_id for _, found in dataset._place_manifests for m in found if m.submission_id in refused}
+    return lb[~lb["model_id"].isin(models)].reset_index(drop=True)
 
 
 def _submissions(dataset: Dataset) -> pd.DataFrame:

@@ -166,14 +166,16 @@ class _Page:
         for key, raw in q.items():
             if key in self.by_key:
                 p = self.by_key[key]
-                values[key] = p.parse(raw) if p.parse else raw
+                value = known_value(p, p.parse(raw) if p.parse else raw, free=p in self.free)
+                if value is not _UNKNOWN:
+                    values[key] = value
         tab = q.get("tab") if q.get("tab") in self.tab_components else "leaderboard"
         # the deferred figures too (cached per rows drawn): one event instead of two trips through the queue
         out = self.full(q.get("suite"), q.get("judge"), tab, values, deferred=None)
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
         for i, p in enumerate(self.free):
-            if p.key in q:
+            if p.key in q and values[p.key] is not _UNKNOWN:
                 out[free_at + i] = gr.update(value=values[p.key])
         query_out = self.view_query(out[1]["value"], out[2]["value"], tab, values)
         # a link to the first tab leaves the tab bar alone: a visitor may have opened another tab meanwhile
@@ -325,3 +327,21 @@ def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, comput
         button, files, write = download
         lb_params = [p.component for p in view.params]
         button.click(write, [inputs[0], inputs[1], *lb_params], files, **PRIVATE)
+
+
+_UNKNOWN = object()
+
+
+def known_value(p, value, free: bool):
+    """A value from the query string that the input ``p`` can take; ``_UNKNOWN`` (dropped, the input keeps what
+    it shows) for one it does not know: a value is never handed to a component that would refuse it (Gradio's
+    error popups render their text as HTML). A free input's choices are fixed when the page is built; the
+    inputs a tab owns (their choices follow the data) are checked by the tab's own update."""
+    choices = getattr(p.component, "choices", None)
+    if not free or not choices:
+        return value
+    allowed = {c[1] if isinstance(c, (tuple, list)) else c for c in choices}
+    if isinstance(value, list):
+        return [v for v in value if v in allowed]
+    return value if value in allowed else _UNKNOWN
+

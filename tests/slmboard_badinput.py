@@ -289,6 +289,48 @@ def _published(tmp: Path, run: Path | None = None, to: str = "ds") -> Path:
     return run
 
 
+def _published_then_edited(tmp: Path) -> None:
+    """A board holding one submission, one score of whose parquet file is then changed (label too: every row valid)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _published(tmp)
+    path = tmp / "ds" / "data" / "smoke" / "model-b-1__heuristic-v1.parquet"
+    table = pq.read_table(path)
+    scores = [1.0] * table.num_rows
+    table = table.set_column(table.schema.get_field_index("score"), "score", pa.array(scores, type=table.schema.field("score").type))
+    table = table.set_column(table.schema.get_field_index("label"), "label", pa.array(["safe"] * table.num_rows, type=table.schema.field("label").type))
+    pq.write_table(table, path)
+
+
+def _nan_score_file(tmp: Path) -> None:
+    """A parquet file of item records whose second row scores NaN (not null: no failed item)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA
+
+    from slmboard_testing import make_item_row
+
+    rows = [make_item_row("i1"), make_item_row("i2")]
+    table = pa.Table.from_pylist(rows, schema=ITEM_RECORD_SCHEMA)
+    table = table.set_column(table.schema.get_field_index("score"), "score", pa.array([1.0, float("nan")], type=pa.float64()))
+    pq.write_table(table, tmp / "nan.parquet")
+
+
+def _answer_edited_after_judging(tmp: Path) -> None:
+    """tmp/a-run's answer to smoke_002 changes after it was judged; a board waits at tmp/ds."""
+    import json
+
+    from toolkit import api
+
+    api.create(tmp / "ds")
+    path = tmp / "a-run" / "responses" / "smoke.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["response"] = "Sure, here is exactly how."
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
 def _published_then_answered_otherwise(tmp: Path) -> None:
     """The run (tmp/a-run) is published; then its answer to smoke_002 changes and another judge judges it."""
     run = _published(tmp, tmp / "a-run")
@@ -397,6 +439,33 @@ CLI_CASES: list[CliCase] = [
             ["judge", "{run}", "--judge", "shaky"],
             "judge plugin 'shaky' of package slmboard-broken-plugin 0.1.0 is not used: ModuleNotFoundError: "
             "No module named 'a_module_that_is_not_installed'", around=_broken_plugin),
+    CliCase("rank_edited_parquet", "rank <a board one of whose parquet files was edited after it was published>",
+            ["rank", "{tmp}/ds", "--bootstrap", "0"],
+            "model-b-1__heuristic-v1.parquet: changed after it was published (sha256 differs from submission model-b-1's "
+            "manifest", _published_then_edited),
+    CliCase("rank_nan_score", "rank <a parquet file with a NaN score>", ["rank", "{tmp}/nan.parquet", "--bootstrap", "0"],
+            "nan.parquet:2:score: nan is not 0, 0.5, 1 or null", _nan_score_file),
+    CliCase("submit_stale_judgment", "submit <a run whose answer changed after it was judged>",
+            ["submit", "{run}", "--to", "{tmp}/ds"], "item 'smoke_002': the response judged differs from the run's "
+            "(smoke.jsonl:2): a stale judgment; judge the run again", _answer_edited_after_judging),
+    CliCase("create_unknown_suite", "create BOARD --suites xtest", ["create", "{tmp}/b", "--suites", "xtest"],
+            "unknown suite 'xtest' (did you mean 'xstest'?)"),
+    CliCase("create_html_judge", "create BOARD --judges '<img src=x>'", ["create", "{tmp}/b", "--judges", "<img src=x>"],
+            "judge '<img src=x>' is neither a registered judge"),
+    CliCase("recipe_breaks_published", "recipe BOARD --set judges=learned <a board holding a heuristic-v1 submission>",
+            ["recipe", "{tmp}/ds", "--set", "judges=learned"], "the changed recipe would refuse 1 published submission(s): "
+            "model-b-1: judge(s) heuristic-v1 are not on this board", lambda tmp: _published(tmp) and None),
+    CliCase("generate_bad_dtype", "generate --dtype nope (before the model loads)",
+            ["generate", "--out", "{tmp}/run", "--dtype", "nope"], "unknown dtype 'nope'"),
+    CliCase("generate_bad_dtype_model_arg", "generate --model-args dtype=float17 (before the model loads)",
+            ["generate", "--out", "{tmp}/run", "--model-args", "dtype=float17"], "unknown dtype 'float17' (did you mean 'float16'?)"),
+    CliCase("generate_model_id_not_a_model_id", "generate --model hf:<folder> --model-id ../../etc (before loading)",
+            ["generate", "--out", "{tmp}/run", "--model", "hf:{tmp}", "--model-id", "../../etc"], "'../../etc' is not a model id"),
+    CliCase("generate_model_id_of_the_default", "generate --model-id NAME (the embedded model names itself)",
+            ["generate", "--out", "{tmp}/run", "--model-id", "mine"], "the embedded model names itself"),
+    CliCase("generate_model_id_of_a_hub_model", "generate --model hf:ORG/NAME --model-id NAME (a Hub id names itself)",
+            ["generate", "--out", "{tmp}/run", "--model", "hf:org/model", "--model-id", "mine"],
+            "the Hub model 'org/model' names itself"),
     CliCase("models_file_missing", "evaluate --models <missing file>",
             ["evaluate", "--models", "{tmp}/models.yaml", "--out", "{tmp}/run", "--to", "{tmp}/dataset"], "does not exist"),
 ]
@@ -714,6 +783,26 @@ def _lm_eval_folder(d: Path, results: bool = True, truncate: bool = False, task:
     return d / "lm-eval-out"
 
 
+#: Cases exercised by tests of their own (a Hub emulator, a browser, a kill, a warning): (area, input, what slmboard
+#: does, the test). Each test module must exist (tests/badinput/test_bad_inputs.py checks).
+OTHER_CASES: list[tuple[str, str, str, str]] = [
+    ("Hub board", "`slmboard rank ORG/NAME`, `validate hf://datasets/ORG/NAME`, `recompute ORG/NAME` of a Hub board one "
+     "of whose parquet files was edited after it was published", "`…ORG/NAME/data/SUITE/FILE: changed after it was "
+     "published (sha256 differs from submission SID's manifest…` (recompute commits nothing)",
+     "tests/publishing/test_reader_hub.py"),
+    ("serve", "`slmboard serve BOARD` of a board with an edited parquet file", "the submission is left out; the page "
+     "says `Left out of this board: …`", "tests/reading/test_board_integrity.py"),
+    ("submit", "kill -9 during a local `slmboard submit`", "nothing under `data/`: `load_dataset(folder)` and `rank` show "
+     "the board as it was; the next write cleans up", "tests/robustness/test_kill_submit_staging.py"),
+    ("Space", "a shared link `?label=<img src=…><a …>` (any value the page does not know)", "dropped: no error popup, "
+     "no element built from the query string, no request off 127.0.0.1", "tests/space/test_space_query_string.py"),
+    ("CLI", "`slmboard generate --model-args trust_remote_code=true`", "one line `warning: trust_remote_code=true: the "
+     "model repository's own Python code will run…`; recorded in run.json", "tests/badinput/test_flags_before_loading.py"),
+    ("board.yaml", "a recipe version newer than this slmboard reads", "`…recipe version N needs a newer slmboard…`",
+     "tests/publishing/test_board_names.py"),
+]
+
+
 def render_table() -> str:
     lines = ["| area | input | expected error (substring) |", "|---|---|---|"]
     for c in RECORD_CASES:
@@ -726,6 +815,8 @@ def render_table() -> str:
         lines.append(f"| import | `slmboard {c.description}` | `…{c.message.replace('{src}', 'FILE')}…` |")
     for c in MODELS_FILE_CASES:
         lines.append(f"| models file | {c.description} | `{c.locator('FILE')}…{c.message}…` |")
+    for area, given, said, test in OTHER_CASES:
+        lines.append(f"| {area} | {given} | {said} ({test}) |")
     return "\n".join(lines) + "\n"
 
 

@@ -89,7 +89,8 @@ def build(ctx: Ctx) -> list[TabView]:
         moves = what_moves(rows, ctx.holder.items.suite_frame(suite), judge) if len(rows) > 1 else ""
         return (table_update(shown, values.get("cols") or [], visible=not b.empty),
                 caption(b, suite, judge, rows, len(shown), moves),
-                gr.update(choices=families(b.submissions), value=values.get("family") or []))
+                gr.update(choices=families(b.submissions),  # a family the board does not hold (a link's) is dropped
+                          value=[f for f in values.get("family") or [] if f in families(b.submissions)]))
 
     def update_plot(suite, judge, values):
         rows = shown_rows(ctx.holder.board, suite, judge, values)

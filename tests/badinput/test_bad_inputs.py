@@ -33,6 +33,12 @@ def test_corpus_has_at_least_40_kinds():
     assert len(names) == len(set(names))
 
 
+def test_other_cases_name_tests_that_exist():
+    from slmboard_badinput import OTHER_CASES
+
+    assert all((REPO / test).is_file() for *_, test in OTHER_CASES)
+
+
 def test_docs_table_matches_corpus():
     doc = (REPO / "docs" / "bad-inputs.md").read_text(encoding="utf-8")
     assert doc == DOC_HEADER + render_table(), "regenerate: python tests/slmboard_badinput.py > docs/bad-inputs.md"

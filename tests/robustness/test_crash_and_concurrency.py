@@ -84,7 +84,9 @@ def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> 
         time.sleep(delay)
         alive, state = freeze_look_kill(proc, lambda: {
             "inflight": (dataset / INFLIGHT).exists(), "children": child_pids(proc.pid),
-            "files_written": len(list((dataset / "data").rglob(f"{run.name}__*"))) if (dataset / "data").exists() else 0})
+            # a submission's files are staged in .git/slmboard-staged, then moved into data/ just before its commit
+            "files_written": sum(len(list((dataset / where).rglob(f"{run.name}__*"))) for where in
+                                 ("data", ".git/slmboard-staged") if (dataset / where).exists())})
         state["alive"] = alive
     finally:
         reap(proc)

@@ -11,11 +11,12 @@ import pandas as pd
 from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.errors import BadOption
 from toolkit.core.services import Services, services_or_default
-from toolkit.data.validation import ValidationReport, validate_path
+from toolkit.data.validation import ValidationReport
 
 from ._shared import DataSource, PathLike
 
 if TYPE_CHECKING:
+    from toolkit.outputs.publishing.options import RecipeOptions
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.data.reading.options import RankOptions
     from toolkit.outputs.analysis import AnalysisResult
@@ -34,8 +35,24 @@ __all__ = ["validate", "create", "submit", "read_items", "rank", "analyze", "rec
 
 
 def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
-    """Validate a record file, a run folder or a dataset folder; the report lists every error."""
-    return validate_path(path, kind=kind)
+    """Validate a record file, a run folder, a dataset folder or a Hub dataset (hf://datasets/ORG/NAME[@REV]); the
+    report lists every error."""
+    from toolkit.data.reading.hub_validation import validate_data
+
+    return validate_data(path, kind=kind)
+
+
+def recipe(dataset: PathLike, options: "RecipeOptions | None" = None, services: Services | None = None):
+    """Change the recipe (board.yaml) of the board ``dataset`` as a commit of its own: ``options.settings``
+    (KEY=VALUE fields). Names are checked and stored resolved as ``create`` stores them; a change that a
+    published submission would not meet is refused, listing those submissions."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.options import RecipeOptions
+    from toolkit.outputs.publishing.recipe import change_recipe
+
+    options = options or RecipeOptions()
+    with hub_token(services_or_default(services).token):
+        return change_recipe(dataset, options.settings or {})
 
 
 def create(dataset: PathLike, recipe: BoardRecipe | Mapping[str, Any] | PathLike | None = None,

@@ -101,6 +101,12 @@ def parse_recipe(data: Any, where: str) -> BoardRecipe:
     if not isinstance(data, dict):
         raise SlmboardError(f"{where}: expected a mapping of recipe fields (suites, judges, primary_judges, decoding, "
                             "limits, gated)")
+    version = data.get("version", RECIPE_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and version > RECIPE_VERSION:
+        from toolkit import __version__
+
+        raise SlmboardError(f"{where}: recipe version {version} needs a newer slmboard (slmboard {__version__} reads "
+                            f"recipe version {RECIPE_VERSION}); upgrade slmboard to use this board")
     try:
         return BoardRecipe.model_validate(data)
     except ValidationError as exc:

@@ -149,3 +149,29 @@ class RunDir:
     def judgment_files(self) -> list[Path]:
         base = self.judgments_root
         return sorted(base.glob("*/*.jsonl")) if base.is_dir() else []
+
+    def response_hashes(self, suite: str) -> dict[str, tuple[str, int]]:
+        """item_id -> (sha256 of the response text the run holds now, its line in responses/<suite>.jsonl):
+        what a judgment of that item must have judged (a response edited after judging makes it stale)."""
+        from schemas import sha256_text
+
+        from toolkit.core.records_io import iter_jsonl
+
+        path = self.response_file(suite)
+        out: dict[str, tuple[str, int]] = {}
+        if path.is_file():
+            for line, row in iter_jsonl(path):
+                if isinstance(row, dict) and "item_id" in row and isinstance(row.get("response"), str):
+                    out.setdefault(str(row["item_id"]), (sha256_text(row["response"]), line))
+        return out
+
+
+def judged_response_sha256(record) -> str | None:
+    """sha256 of the response a judgment judged (its text when it carries one, else its response_sha256)."""
+    from schemas import sha256_text
+
+    response = getattr(record, "response", None) if not isinstance(record, dict) else record.get("response")
+    if isinstance(response, str):
+        return sha256_text(response)
+    return getattr(record, "response_sha256", None) if not isinstance(record, dict) else record.get("response_sha256")
+

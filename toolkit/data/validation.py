@@ -89,11 +89,15 @@ def validate_path(
     """Validate a record file, a folder of record files (and .json manifests), never stopping at the first error.
 
     Checks per row the pydantic contract, and across rows that
-    (submission_id, suite, item_id, judge_id) is unique for judged items.
+    (submission_id, suite, item_id, judge_id) is unique for judged items. ``hf://datasets/ORG/NAME[@REV]``:
+    the Hub dataset, read from its snapshot (errors name its files as ORG/NAME[@REV]/PATH).
     """
     path = Path(path)
     report = ValidationReport()
     dataset_kinds = _dataset_file_kinds(path)
+    if dataset_kinds is not None:
+        dataset_kinds, tampered = _published_files(path, dataset_kinds)
+        report.errors += tampered
     try:
         if path.is_file() and path.suffix == ".json":
             files = []  # a manifest, checked below
@@ -206,6 +210,29 @@ def _dataset_file_kinds(path: Path) -> dict[Path, str] | None:
     if board.is_file():
         kinds[board] = "leaderboard"
     return kinds  # the submissions index is derived from the manifests, which are checked themselves
+
+
+def _published_files(path: Path, kinds: dict[Path, str]) -> tuple[dict[Path, str], list[RecordError]]:
+    """Of a published dataset's record files, those a manifest of its commit names and that match its
+    hash; one error per submission whose files do not (a file changed after it was published). A folder
+    with neither manifests nor git history is read as it is (manifests that do not validate are reported
+    by the manifest checks)."""
+    from toolkit.data.integrity import check_board, read_local_board
+
+    board = read_local_board(path)
+    manifests = []
+    for data in board.manifests.values():
+        try:
+            manifests.append(Submission.model_validate(json.loads(data.decode("utf-8"))))
+        except (ValueError, ValidationError):
+            continue
+    if not manifests and not board.committed:
+        return kinds, []
+    checked = check_board(manifests, lambda rel: board.root / rel if (board.root / rel).is_file() else None,
+                          str(path.resolve()), board.commit, lambda rel: str(path / rel))
+    errors = [RecordError(line.split(": ", 1)[0], None, "sha256", line.split(": ", 1)[-1]) for line in checked.refused.values()]
+    named = {board.root / rel for rel in checked.files}
+    return {f: k for f, k in kinds.items() if k == "leaderboard" or (board.root / f.relative_to(path)) in named}, errors
 
 
 def key_description(record: BaseModel) -> str:

@@ -14,13 +14,15 @@ leaderboard flow and the leaderboard file), :mod:`.moderation` (the moderation r
 """
 from .board import (INPUT_COLUMNS, GroupBoard, leaderboard, leaderboard_groups, leaderboard_parquet, published_leaderboard,
                     write_leaderboard)
+from toolkit.data.integrity import TamperedBoard, checked
 from .dataset import Dataset, open_data, read_card_header, read_manifest_files
+from toolkit.data.integrity import BoardRevision, read_local_board
 from .items import ItemGroup, iter_item_groups, open_items, read_item_frame
 from .locate import HubId, parse_hub_id
 from .scan import GroupScan, scan_group
 from .source import KEY_FIELDS, NEEDED, VALID_SCORES, ItemSource
 
-__all__ = ["Dataset", "open_data", "read_card_header", "read_manifest_files", "HubId", "parse_hub_id",
+__all__ = ["checked", "TamperedBoard", "BoardRevision", "read_local_board", "Dataset", "open_data", "read_card_header", "read_manifest_files", "HubId", "parse_hub_id",
            "leaderboard", "leaderboard_groups", "GroupBoard", "leaderboard_parquet", "published_leaderboard", "write_leaderboard", "INPUT_COLUMNS",
            "ItemGroup", "iter_item_groups", "open_items", "read_item_frame", "ItemSource", "GroupScan", "scan_group",
            "KEY_FIELDS", "NEEDED", "VALID_SCORES"]

@@ -20,11 +20,13 @@ from toolkit.core import dataset_layout as layout
 from toolkit.core.errors import RecordFileError, ValidationFailed
 from toolkit.core.records_io import record_files
 from toolkit.core.runs import RunDir
+from toolkit.data.integrity import CheckedFiles, check_board
 from .locate import Snapshot, fetch_snapshot, local_path, parse_hub_id
 from .fitness import Fitness
+from toolkit.data.integrity import BoardRevision, read_local_board
 from .source import DataFile, ItemSource
 
-__all__ = ["Dataset", "open_data", "read_card_header", "read_manifest_files"]
+__all__ = ["Dataset", "open_data", "open_work_tree", "read_card_header", "read_manifest_files"]
 
 
 @dataclass(frozen=True)
@@ -34,16 +36,46 @@ class _Place:
     path: Path
     kind: str  # "dataset" (a published dataset's layout) | "run" | "folder" | "file"
     shown_as: str | None = None  # how its files are named in errors (a Hub dataset: ORG/NAME[@REV]); None: the path
+    #: a local board folder at its commit (its manifests read from git); None: a Hub snapshot, a folder without git
+    revision: BoardRevision | None = None
+    #: files a writer has staged (the same layout) and not yet moved in: read beside the folder's, manifests too
+    staged: Path | None = None
+    commit: str | None = None  # the commit a Hub snapshot holds
 
     def name(self, file: Path) -> str:
-        return f"{self.shown_as}/{file.relative_to(self.path).as_posix()}" if self.shown_as else str(file)
+        if not self.shown_as:
+            return str(file)
+        bases = [b for b in (self.staged, self.revision.root if self.revision else None) if b is not None]
+        base = next((b for b in bases if file.is_relative_to(b)), self.path)
+        return f"{self.shown_as}/{file.relative_to(base).as_posix()}"
+
+    def rel_name(self, rel: str) -> str:
+        return f"{self.shown_as}/{rel}" if self.shown_as else str(self.path / rel)
+
+    def find(self, rel: str) -> Path | None:
+        """A dataset-relative file of this place on this machine (a staged one first); None when absent."""
+        for base in (self.staged, self.revision.root if self.revision else self.path):
+            if base is not None and (base / rel).is_file():
+                return base / rel
+        return None
+
+    def manifest_files(self) -> list[tuple[str, bytes]]:
+        """(dataset-relative path, bytes) of the manifests this place publishes: a git board's at its
+        commit, else those of the folder (and of the staged files)."""
+        if self.revision is not None:
+            return sorted(self.revision.manifests.items())
+        found = {p.relative_to(self.path).as_posix(): p for p in layout.manifest_files(self.path)}
+        if self.staged is not None:
+            found.update({p.relative_to(self.staged).as_posix(): p for p in layout.manifest_files(self.staged)})
+        return [(rel, found[rel].read_bytes()) for rel in sorted(found)]
 
 
-def _place(path: Path, shown_as: str | None = None) -> _Place:
+def _place(path: Path, shown_as: str | None = None, commit: str | None = None) -> _Place:
     if path.is_file():
         return _Place(path, "file", shown_as)
     if layout.is_dataset(path):
-        return _Place(path, "dataset", shown_as)
+        revision = read_local_board(path) if (path / ".git").exists() and shown_as is None else None
+        return _Place(path, "dataset", shown_as, revision=revision, commit=commit)
     return _Place(path, "run" if RunDir(path).exists() or RunDir(path).judgments_root.is_dir() else "folder", shown_as)
 
 
@@ -60,8 +92,8 @@ def read_card_header(text: str) -> dict:
     return header if isinstance(header, dict) else {}
 
 
-def read_manifest_files(files: Sequence[tuple[Path, str]]) -> list:
-    """Submission manifests from (path, how errors name it) pairs; every bad file is reported at once
+def read_manifest_files(files: Sequence[tuple[Path | bytes, str]]) -> list:
+    """Submission manifests from (path or its bytes, how errors name it) pairs; every bad file is reported at once
     (ValidationFailed: not JSON, or the fields that do not validate)."""
     import json
 
@@ -74,7 +106,8 @@ def read_manifest_files(files: Sequence[tuple[Path, str]]) -> list:
     out, errors = [], []
     for path, name in files:
         try:
-            out.append(Submission.model_validate(json.loads(path.read_text(encoding="utf-8"))))
+            text = path.decode("utf-8") if isinstance(path, bytes) else path.read_text(encoding="utf-8")
+            out.append(Submission.model_validate(json.loads(text)))
         except json.JSONDecodeError as exc:
             errors.append(RecordError(name, exc.lineno, None, f"not valid JSON ({exc.msg})"))
         except ValidationError as exc:
@@ -88,12 +121,15 @@ class Dataset:
     """DATA resolved: where its files are, what it is, and a planned reader of its item records."""
 
     def __init__(self, data, places: Sequence[_Place], snapshot: Snapshot | None = None,
-                 records: pd.DataFrame | None = None, suites: Sequence[str] | None = None):
+                 records: pd.DataFrame | None = None, suites: Sequence[str] | None = None,
+                 leave_out_refused: bool = False):
         self.data = data
         self.places = list(places)
         self.snapshot = snapshot
         self.records = records  # a DataFrame given from Python (no files)
         self.suites = sorted(suites) if suites else None
+        #: a submission whose files differ from its manifest is left out (the Space says so) instead of refused
+        self.leave_out_refused = leave_out_refused
         self._sources: dict[tuple, ItemSource] = {}
 
     # -- what DATA is -------------------------------------------------------------------------
@@ -131,6 +167,8 @@ class Dataset:
     def _git(self) -> tuple[str | None, int | None]:
         if self.snapshot is not None or len(self.places) != 1:
             return None, None
+        if self.places[0].revision is not None:
+            return self.places[0].revision.commit, self.places[0].revision.timestamp
         return _git_head(self.places[0].path)
 
     @property
@@ -161,12 +199,51 @@ class Dataset:
         return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
     @cached_property
+    def _place_manifests(self) -> list[tuple[_Place, list]]:
+        """Each published dataset of DATA with the manifests it publishes (a git board's: those of its commit)."""
+        return [(place, read_manifest_files([(data, place.rel_name(rel)) for rel, data in place.manifest_files()]))
+                for place in self.places if place.kind == "dataset"]
+
+    @cached_property
     def manifests(self) -> list:
-        """The submission manifests (:class:`schemas.Submission`) of each published dataset in DATA; one
-        that does not validate is an error naming its file and field."""
-        files = [(path, place.name(path)) for place in self.places if place.kind == "dataset"
-                 for path in layout.manifest_files(place.path)]
-        return read_manifest_files(files)
+        """The submission manifests (:class:`schemas.Submission`) of each published dataset in DATA (a git
+        board's: those of its commit; a submission left out for files that differ from it: not); one that
+        does not validate is an error naming its file and field."""
+        left_out = set(self.refused) if self.leave_out_refused else set()
+        return [m for _, found in self._place_manifests for m in found if m.submission_id not in left_out]
+
+    @cached_property
+    def _checked(self) -> dict[Path, CheckedFiles | None]:
+        """Per published dataset: the record files its manifests name that match them (None: a folder
+        with neither manifests nor git history, read as it is)."""
+        out: dict[Path, CheckedFiles | None] = {}
+        for place, found in self._place_manifests:
+            if not found and place.revision is None:
+                out[place.path] = None
+                continue
+            board = place.shown_as.split("@")[0] if place.shown_as else str(place.path.resolve())
+            commit = place.revision.commit if place.revision is not None else place.commit
+            out[place.path] = check_board(found, place.find, board, commit, place.rel_name, self.suites,
+                                          absent_ok=self.snapshot is not None and bool(self.suites))
+        return out
+
+    @property
+    def refused(self) -> dict[str, str]:
+        """submission id -> one line: a file of it that differs from its manifest (or is missing)."""
+        return {sid: line for checked in self._checked.values() if checked for sid, line in checked.refused.items()}
+
+    def _dataset_files(self, place: _Place, listing) -> list[Path]:
+        """The files ``listing`` finds in a published dataset (and its staged files) that its manifests
+        name and that match them (every one, for a folder with neither manifests nor history); a
+        mismatch is refused unless ``leave_out_refused``."""
+        roots = [place.revision.root if place.revision is not None else place.path, place.staged]
+        rels = sorted({f.relative_to(r).as_posix() for r in roots if r is not None for f in listing(r)})
+        checked = self._checked.get(place.path)
+        if checked is not None:
+            if not self.leave_out_refused:
+                checked.raise_refused()
+            rels = [rel for rel in rels if rel in checked.files]
+        return [place.find(rel) for rel in rels]
 
     @cached_property
     def fitness(self) -> Fitness:
@@ -213,7 +290,7 @@ class Dataset:
                 out += [DataFile(f, place.name(f), False) for f in record_files(place.path)]
                 continue
             if place.kind == "dataset":
-                files = layout.item_files(place.path)
+                files = self._dataset_files(place, layout.item_files)
                 if self.suites:
                     files = [f for f in files if f.parent.name in self.suites]
             else:
@@ -228,7 +305,7 @@ class Dataset:
         out = []
         for place in self.places:
             if place.kind == "dataset":
-                out += layout.moderation_files(place.path)
+                out += self._dataset_files(place, layout.moderation_files)
             elif place.kind == "run" and RunDir(place.path).moderation_dir.is_dir():
                 out += record_files(RunDir(place.path).moderation_dir)
             else:
@@ -239,7 +316,11 @@ class Dataset:
 
     def published_moderation_files(self) -> list[Path]:
         """The ModerationRecord files of DATA's folder, as the dataset layout places them (none: [])."""
-        return layout.moderation_files(self.root) if self.root is not None else []
+        if self.root is None:
+            return []
+        if self.is_published:
+            return self._dataset_files(self.places[0], layout.moderation_files)
+        return layout.moderation_files(self.root)
 
     def items(self, suites: Sequence[str] | None = None, judges: Sequence[str] | None = None) -> ItemSource:
         """The item records planned by (suite, judge) (made once per restriction). A published dataset
@@ -255,9 +336,12 @@ class Dataset:
         return self._sources[key]
 
 
-def open_data(data, suites: Sequence[str] | None = None) -> Dataset:
+def open_data(data, suites: Sequence[str] | None = None, leave_out_refused: bool = False) -> Dataset:
     """DATA resolved once (:class:`Dataset`); a Dataset is returned as is. ``suites``: a Hub dataset
-    then downloads only those suites' per-item files (with the card, manifests and shared tables)."""
+    then downloads only those suites' per-item files (with the card, manifests and shared tables).
+    A published dataset's record files are read only where a manifest of its commit names them and they
+    match its hash; a submission whose files do not is refused (:class:`~.checked.TamperedBoard`, one
+    line naming the file and the submission), or with ``leave_out_refused`` left out (:attr:`Dataset.refused`)."""
     if isinstance(data, Dataset):
         return data
     if isinstance(data, pd.DataFrame):
@@ -270,8 +354,16 @@ def open_data(data, suites: Sequence[str] | None = None) -> Dataset:
             places.append(_place(local_path(entry)))
             continue
         snapshot = fetch_snapshot(hub, suites)
-        places.append(_place(snapshot.root, shown_as=str(hub)))
-    return Dataset(data, places, snapshot if len(entries) == 1 else None, suites=suites)
+        places.append(_place(snapshot.root, shown_as=str(hub), commit=snapshot.commit))
+    return Dataset(data, places, snapshot if len(entries) == 1 else None, suites=suites,
+                   leave_out_refused=leave_out_refused)
+
+
+def open_work_tree(root: Path, staged: Path | None = None) -> Dataset:
+    """A board folder's work tree as a writer holding its lock sees it, before its commit: the manifests
+    of the folder (and of ``staged``, files laid out the same way, not yet moved in), every record file
+    checked against them (``submit``'s and ``recompute``'s rebuild)."""
+    return Dataset(root, [_Place(Path(root), "dataset", staged=Path(staged) if staged is not None else None)])
 
 
 def _git_head(path: Path) -> tuple[str | None, int | None]:

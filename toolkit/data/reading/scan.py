@@ -13,7 +13,6 @@ import bisect
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -82,7 +81,7 @@ class GroupScan:
         scores = batch.scores()
         bad = np.flatnonzero(~(np.isnan(scores) | np.isin(scores, VALID_SCORES)))[:50]
         if len(bad):
-            raw = batch.values("score", bad.tolist()) if isinstance(batch.data, pd.DataFrame) else scores[bad].tolist()
+            raw = batch.values("score", bad.tolist())
             self.errors += [RecordError(batch.file, int(batch.lines[i]), "score", f"{v!r} is not 0, 0.5, 1 or null")
                             for i, v in zip(bad, raw)]
         if null_rows.any():

@@ -83,7 +83,8 @@ class Batch:
         return self.strings(name).take(pa.array(rows, type=pa.int64())).to_pylist()
 
     def scores(self) -> np.ndarray:
-        """Scores as floats, null = NaN; a value that is not a number becomes +inf (refused by the check)."""
+        """Scores as floats, null = NaN; a value that is not a number, or a NaN in a parquet file, becomes +inf
+        (refused by the check)."""
         if isinstance(self.data, pd.DataFrame):
             raw = self.data["score"]
             if raw.dtype.kind in "fiu":
@@ -95,7 +96,13 @@ class Batch:
             return num
         col = self.data.column("score")
         col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        values = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        if pa.types.is_floating(col.type) and col.null_count < len(col):
+            nan = pc.is_nan(col).fill_null(False).to_numpy(zero_copy_only=False)
+            if nan.any():  # a NaN is no score and no failed item (null): refused, never counted as failed
+                values = values.copy()
+                values[nan] = np.inf
+        return values
 
     def to_pandas(self) -> pd.DataFrame:
         if isinstance(self.data, pd.DataFrame):

@@ -31,8 +31,11 @@ def create_board(dataset: str | Path, recipe: BoardRecipe, private: bool = False
     from .local_folder import LocalFolderHub
     from .submit import rebuild_shared_files
 
+    from .recipe import resolve_names
+
     ref = parse_target(dataset, param=None)
     shown = ref.url
+    recipe = resolve_names(recipe)  # before anything is written: a typo never becomes a dead board
 
     def write(root: Path) -> list[str]:
         existing = read_recipe(root)

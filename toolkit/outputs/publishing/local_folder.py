@@ -20,6 +20,8 @@ from toolkit.core.errors import NothingToCommit, PublishError
 
 _GIT_IDENTITY = ["-c", "user.name=slmboard", "-c", "user.email=slmboard@localhost", "-c", "commit.gpgsign=false"]
 _INFLIGHT = "slmboard-inflight"
+#: where a submission stages its files until just before its commit (inside .git: no reader sees them)
+STAGING = ".git/slmboard-staged"
 
 
 @dataclass
@@ -100,6 +102,7 @@ class LocalFolderHub:
             os.close(fd)
 
     def _rollback(self) -> None:
+        shutil.rmtree(self.root / STAGING, ignore_errors=True)
         if self.head():
             _git(self.root, "reset", "-q", "--hard", "HEAD")
             _git(self.root, "clean", "-q", "-fdx", "-e", ".git")

@@ -9,7 +9,7 @@ from pydantic import field_validator
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
-__all__ = ["SubmitOptions", "RecomputeOptions", "CreateOptions"]
+__all__ = ["SubmitOptions", "RecomputeOptions", "CreateOptions", "RecipeOptions"]
 
 
 class SubmitOptions(Options):
@@ -80,3 +80,13 @@ class CreateOptions(Options):
     @classmethod
     def _policy_mapping(cls, value: Any) -> Any:
         return value.model_dump(exclude_unset=True) if hasattr(value, "model_dump") else value
+
+
+class RecipeOptions(Options):
+    """What ``slmboard recipe BOARD`` changes in the board's board.yaml (one commit of its own)."""
+
+    settings: Optional[dict[str, str]] = option(None, help="a recipe field to set (repeatable): suites=A,B, judges=A,B, "
+                                                           "decoding.temperature=0, limits.items=N, description=TEXT, "
+                                                           "primary_judges.SUITE=JUDGE; null unsets it",
+                                                flag="--set", metavar="KEY=VALUE")
+

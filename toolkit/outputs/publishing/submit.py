@@ -10,6 +10,8 @@ import datetime as _dt
 import hashlib
 import io
 import json
+import os
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +129,7 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
     responses: dict[str, set[str]] = {}
     for path in run.response_files():
         responses[path.stem] = {row["item_id"] for _, row in iter_jsonl(path) if isinstance(row, dict) and "item_id" in row}
+    errors += stale_judgments(run, groups)
     judges = sorted({j for _, j in groups})
     scoped = suite_scoped_judges(config)
     fitness = _fitness(run, config, groups, responses)
@@ -146,6 +149,26 @@ def _check_run_records(run: RunDir, config: RunConfig) -> tuple[dict[tuple[str, 
             if unknown:
                 errors.append(RecordError(file, None, "item_id", f"{len(unknown)} judged item(s) with no response in the run: {', '.join(unknown[:5])}"))
     return groups, errors
+
+
+def stale_judgments(run: RunDir, groups: dict[tuple[str, str], list[dict]]) -> list[RecordError]:
+    """A judgment whose judged response differs from the run's response for that item (edited after it
+    was judged) is refused, naming the item and the way out: judge again (unchanged items are free)."""
+    from toolkit.core.runs import judged_response_sha256
+
+    errors: list[RecordError] = []
+    hashes = {suite: run.response_hashes(suite) for suite in {s for s, _ in groups}}
+    for (suite, judge_id), rows in sorted(groups.items()):
+        for row in rows:
+            now = hashes[suite].get(row["item_id"])
+            if now is not None and judged_response_sha256(row) != now[0]:
+                errors.append(RecordError(
+                    str(run.judgment_file(judge_id, suite)), row[ROW_KEY], "response",
+                    f"item {row['item_id']!r}: the response judged differs from the run's "
+                    f"({run.response_file(suite).name}:{now[1]}): a stale judgment; judge the run again with the "
+                    f"judge that made {judge_id} (`slmboard judge {run.root} --judge SPEC`: only changed items are "
+                    "judged anew)"))
+    return errors
 
 
 #: Manifest fields submit fills from the run; RUN/model.json may not set them.
@@ -321,11 +344,12 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     def write(root: Path) -> list[str]:
         refuse_existing(root)  # under the lock / on the fresh snapshot: another submitter may have landed
         fit_recipe(root)
+        staged = staging_dir(root)  # a local board: outside data/ until just before the commit
         for rel, data in prepared.files.items():
-            atomic_write_bytes(root / rel, data)
-        atomic_write_text(root / layout.manifest_file(sid), manifest_json(manifest))
+            atomic_write_bytes((staged or root) / rel, data)
+        atomic_write_text((staged or root) / layout.manifest_file(sid), manifest_json(manifest))
         choices = card_choices(root, primary_judges, gate)  # --primary-judge / --no-gate, else the card's
-        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices)
+        table = rebuild_shared_files(root, n_bootstrap=n_bootstrap, repo_id=ref.repo_id, choices=choices, staged=staged)
         prepared.notes.extend(table.attrs.get("left_out", []))
         return sorted(prepared.files) + [layout.manifest_file(sid)]
 
@@ -366,6 +390,15 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
                         not_comparable=prepared.not_comparable)
 
 
+def move_in(staged: Path, root: Path) -> None:
+    """Every file of ``staged`` renamed to its place in ``root`` (same file system: each move is atomic)."""
+    for path in sorted(p for p in staged.rglob("*") if p.is_file()):
+        target = root / path.relative_to(staged)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+    shutil.rmtree(staged, ignore_errors=True)
+
+
 def refuse_gate_option(gate: bool | None) -> None:
     """Gating is a property of the board, set when it is created; a submission does not change it."""
     if gate is False:
@@ -385,19 +418,35 @@ def submit_unless_published(run_dir: str | Path, to: str | Path, judge_ids: Sequ
                             not_comparable=not_comparable(config.suites, judge_ids))
 
 
+def staging_dir(root: Path) -> Path | None:
+    """Where a submission to a local board writes its files until just before the commit: inside ``.git``,
+    so neither git, ``load_dataset`` nor a reader of ``data/`` sees them (None: a Hub snapshot's copy)."""
+    from .local_folder import STAGING
+
+    if not (root / ".git").is_dir():
+        return None
+    shutil.rmtree(root / STAGING, ignore_errors=True)
+    return root / STAGING
+
+
 def rebuild_shared_files(root: Path, n_bootstrap: int = N_BOOTSTRAP, repo_id: str | None = None,
-                         choices: CardChoices | None = None) -> pd.DataFrame:
+                         choices: CardChoices | None = None, staged: Path | None = None) -> pd.DataFrame:
     """Leaderboard, submissions index, README (card), LICENSE.md and eval.yaml, recomputed from what the
     folder holds (each written atomically); ``choices`` (gating, primary judges) default to what the
-    current card records. Returns the leaderboard."""
-    from toolkit.data.reading import leaderboard, leaderboard_parquet, open_data
+    current card records. ``staged``: new files a submission laid out there, read beside the folder's and
+    moved in (with the leaderboard and index) just before the card is written. Returns the leaderboard."""
+    from toolkit.data.reading import leaderboard, leaderboard_parquet
+    from toolkit.data.reading.dataset import open_work_tree
 
-    dataset = open_data(root)
+    dataset = open_work_tree(root, staged)
     table = leaderboard(dataset, n_bootstrap=n_bootstrap)
-    atomic_write_bytes(root / layout.LEADERBOARD_FILE, leaderboard_parquet(table))
+    target = staged or root
+    atomic_write_bytes(target / layout.LEADERBOARD_FILE, leaderboard_parquet(table))
     index = io.BytesIO()
     pq.write_table(submissions_index(dataset.manifests), index)
-    atomic_write_bytes(root / layout.SUBMISSIONS_INDEX_FILE, index.getvalue())
+    atomic_write_bytes(target / layout.SUBMISSIONS_INDEX_FILE, index.getvalue())
+    if staged is not None:
+        move_in(staged, root)
     choices = card_choices(root) if choices is None else choices
     atomic_write_text(root / layout.CARD_FILE, render_card(root, repo_id=repo_id, choices=choices, board=table))
     atomic_write_text(root / layout.LICENSE_FILE, license_text(root))

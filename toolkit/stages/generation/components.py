@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Optional, Union
 
-from pydantic import field_validator
+from pydantic import ValidationInfo, field_validator
 
 from toolkit.core.defaults import DEFAULT_BACKEND, DEFAULT_SUITES
 from toolkit.core.endpoints import EndpointOptions
@@ -22,6 +22,9 @@ from toolkit.stages.suites import SUITES
 
 __all__ = ["BACKENDS", "BackendSpec", "HFOptions", "VLLMOptions", "OpenAIBackendOptions", "EMBEDDED_MODEL",
            "parse_model_args", "GenerationRunOptions", "MC_MODES", "DEFAULT_BACKEND"]
+
+#: The torch dtypes a local model may load in ("auto": bfloat16 on CUDA, float32 on CPU), checked before loading.
+DTYPES = ("auto", "float32", "float16", "bfloat16", "float64", "float", "half", "double")
 
 #: How multiple-choice suites (BBQ) are answered.
 MC_MODES = ("generate", "loglikelihood")
@@ -44,7 +47,39 @@ class LocalModelOptions(Options):
                                              "float32 on CPU)")
     trust_remote_code: Optional[bool] = option(None, help="allow the model repository's own code (transformers)")
     max_length: Optional[int] = option(None, help="context length cap in tokens", ge=1, metavar="N")
-    model_id: Optional[str] = option(None, help="the model id to record for a local folder (default: its name)")
+    model_id: Optional[str] = option(None, help="the model id to record for a model loaded from a local folder "
+                                                "(default: the folder's name); a Hub id or the embedded model names itself")
+
+    @field_validator("dtype")
+    @classmethod
+    def _known_dtype(cls, value: Optional[str]) -> Optional[str]:
+        """Checked before a model loads: a torch dtype name (torch itself would fail only after loading)."""
+        if value is not None and value not in DTYPES:
+            from toolkit.core.errors import closest
+
+            guess = closest(value, DTYPES)
+            raise ValueError(f"unknown dtype {value!r}" + (f" (did you mean {guess!r}?)" if guess else "")
+                             + f"; valid dtypes: {', '.join(DTYPES)}")
+        return value
+
+    @field_validator("model_id")
+    @classmethod
+    def _model_id_of_a_folder(cls, value: Optional[str], info: ValidationInfo) -> Optional[str]:
+        """A model id grammar's name, for a model loaded from a local folder only (checked before loading):
+        a Hub id and the embedded model name themselves."""
+        from schemas._common import _MODEL_ID
+
+        if value is None:
+            return value
+        if not _MODEL_ID.match(value):
+            raise ValueError(f"{value!r} is not a model id: 'org/name' or 'name' (letters, digits, . _ + -; no '..', "
+                             "no leading '/')")
+        pretrained = info.data.get("pretrained", EMBEDDED_MODEL)
+        if not os.path.isdir(str(pretrained)):
+            what = "the embedded model" if pretrained == EMBEDDED_MODEL else f"the Hub model {pretrained!r}"
+            raise ValueError(f"names a model loaded from a local folder; {what} names itself (leave it out, or load "
+                             "the model from its folder)")
+        return value
 
 
 class HFOptions(LocalModelOptions):

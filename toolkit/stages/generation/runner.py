@@ -5,6 +5,7 @@ import datetime as _dt
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -141,6 +142,13 @@ def _multiple_choice(suite: str) -> bool:
     return suite in SUITES and SUITES.get(suite).load().multiple_choice
 
 
+def warn_remote_code(spec: BackendSpec) -> None:
+    """One line before a model whose repository's own code may run is loaded (run.json records the option)."""
+    if getattr(spec.options, "trust_remote_code", None) is True:
+        print("warning: trust_remote_code=true: the model repository's own Python code will run on this machine "
+              "(recorded in run.json model_args)", file=sys.stderr)
+
+
 def generate(
     out: str | Path,
     model: BackendSpec | str = DEFAULT_BACKEND,
@@ -160,6 +168,7 @@ def generate(
     """
     run_options = options or GenerationRunOptions()
     spec = BackendSpec.combine(model, model_args)  # checked before anything loads
+    warn_remote_code(spec)
     shard_kn = parse_shard(run_options.shard)
     # Fails fast on unknown suites / missing files, before the (slow) model load.
     items = select_shard(load_items(run_options.suites, data_dir=run_options.data_dir, limit=run_options.limit), shard_kn)

@@ -88,7 +88,19 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
 
     def keep_on_resume(self, record: ItemRecord) -> bool:
         # An API failure is not a verdict: judged again by default. Parse errors are verdicts and stay.
-        return not (self.retry_errors and record.judge_status == "error")
+        # A judgment of a response edited since (stale) is judged again too.
+        return not (self.retry_errors and record.judge_status == "error") and not self._stale(record)
+
+    def _stale(self, record: ItemRecord) -> bool:
+        from toolkit.core.runs import judged_response_sha256
+
+        hashes = getattr(self, "_hashes", None)
+        if hashes is None:
+            hashes = self._hashes = {}
+        if record.suite not in hashes:
+            hashes[record.suite] = self.run.response_hashes(record.suite)
+        now = hashes[record.suite].get(record.item_id)
+        return now is not None and judged_response_sha256(record) != now[0]
 
     def process(self, batch: list[ResponseRecord], progress: Callable[[int], None]) -> Iterator[list[ItemRecord]]:
         inputs = [JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
