@@ -300,16 +300,18 @@ def _cells_close(a, b) -> bool:
     return x.shape == y.shape and x.sum() == y.sum() and bool(np.all(np.abs(x - y) <= FIGURE_TOLERANCE * x.sum()))
 
 
-def record_fixture(folder: Path, target: Path) -> None:
-    """Judge the fixed answers with the artifact in ``folder`` and write what it said."""
+def record_fixture(folder: Path, target: Path, judge_class=None, answers: Path = FIXTURE_ANSWERS,
+                   script: str = "bench/train_judge_v2.py") -> None:
+    """Judge the fixed answers with the artifact in ``folder`` (``judge_class``: learned-v2's by default; the v3
+    script passes its own) and write what it said."""
     from toolkit.stages.judging.base import JudgeInput
     from toolkit.stages.judging.learned import LearnedJudgeV2
     from toolkit.core.records_io import atomic_write_text
 
-    items = json.loads(FIXTURE_ANSWERS.read_text(encoding="utf-8"))
-    judge = LearnedJudgeV2(LearnedOptions(artifact=folder))
+    items = json.loads(answers.read_text(encoding="utf-8"))
+    judge = (judge_class or LearnedJudgeV2)(LearnedOptions(artifact=folder))
     out = judge.judge([JudgeInput("fixture", str(k), x["prompt"], x["answer"], gold=x["gold"]) for k, x in enumerate(items)])
-    record = {"made_by": "bench/train_judge_v2.py --record-fixture", "rubric_version": judge.rubric_version,
+    record = {"made_by": f"{script} --record-fixture", "rubric_version": judge.rubric_version,
               "judgments": [{"score": j.score, "raw": json.loads(j.raw)} for j in out]}
     atomic_write_text(target, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     _say(f"wrote {target}")

@@ -237,19 +237,10 @@ def compare(shipped: Path, fresh: Path, x: np.ndarray) -> list[str]:
 
 
 def record_fixture(folder: Path, target: Path) -> None:
-    """Judge the fixed answers with the artifact in ``folder`` and write what it said."""
-    from toolkit.core.records_io import atomic_write_text
-    from toolkit.stages.judging.base import JudgeInput
-    from toolkit.stages.judging.components import LearnedOptions
+    """Judge the fixed answers with the artifact in ``folder`` and write what it said (as the v2 script does)."""
     from toolkit.stages.judging.learned_v3 import LearnedJudgeV3
 
-    items = json.loads(FIXTURE_ANSWERS.read_text(encoding="utf-8"))
-    judge = LearnedJudgeV3(LearnedOptions(artifact=folder))
-    out = judge.judge([JudgeInput("fixture", str(k), x["prompt"], x["answer"], gold=x["gold"]) for k, x in enumerate(items)])
-    record = {"made_by": "bench/train_judge_v3.py --record-fixture", "rubric_version": judge.rubric_version,
-              "judgments": [{"score": j.score, "raw": json.loads(j.raw)} for j in out]}
-    atomic_write_text(target, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-    TJ._say(f"wrote {target}")
+    TJ.record_fixture(folder, target, LearnedJudgeV3, FIXTURE_ANSWERS, "bench/train_judge_v3.py")
 
 
 def main(argv: list[str] | None = None) -> int:

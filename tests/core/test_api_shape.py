@@ -4,14 +4,12 @@ parameter of its own (the only exceptions: a field a registered component declar
 the spec parameter itself, ``model`` / ``judge``, which names a component). Unknown options are refused by name."""
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 
 import pytest
 
-import toolkit
 from toolkit import api
+from toolkit.testing.options_models import all_options_models
 from toolkit.core.registry import Options, Registry
 
 MAX_PARAMETERS = 6
@@ -22,19 +20,7 @@ def _api_functions() -> dict[str, object]:
 
 
 def _options_models() -> set[type[Options]]:
-    for info in pkgutil.walk_packages(toolkit.__path__, "toolkit."):
-        try:
-            importlib.import_module(info.name)
-        except ImportError:  # an optional extra (vllm, ray, gradio) that is not installed
-            continue
-    found: set[type[Options]] = set()
-    todo = [Options]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.add(sub)
-                todo.append(sub)
-    return found
+    return all_options_models()
 
 
 def _spec_arguments() -> set[str]:

@@ -2,30 +2,16 @@
 (plus injected services), never one option as a keyword; a built judge keeps the spec that built it."""
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 
 import pytest
 
-import toolkit
+from toolkit.testing.options_models import all_options_models
 from toolkit.core.options import Options
 
 
 def _all_options_models() -> set[type[Options]]:
-    for module in pkgutil.walk_packages(toolkit.__path__, "toolkit."):
-        try:
-            importlib.import_module(module.name)
-        except ImportError:  # an optional extra (ray, vllm) that is not installed: its models are elsewhere
-            continue
-    seen: set[type[Options]] = set()
-    todo = [Options]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in seen:
-                seen.add(sub)
-                todo.append(sub)
-    return seen
+    return all_options_models()
 
 
 def _option_names() -> dict[str, list[str]]:

@@ -15,6 +15,7 @@ pytestmark = [
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
 from slmboard_space_pages import cell  # noqa: E402
+from toolkit.testing.boards import name_in_manifests  # noqa: E402
 
 
 @pytest.fixture
@@ -48,6 +49,7 @@ def _items(root: Path, xss: str) -> None:
                                  judge_raw=f"raw {i}", judge_reason=None))
     (root / "data" / "smoke").mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_parquet(root / "data" / "smoke" / "all__x.parquet", index=False)
+    name_in_manifests(root, [root / "data" / "smoke" / "all__x.parquet"])
 
 
 def _tab(page, name: str):

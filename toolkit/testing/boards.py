@@ -126,3 +126,28 @@ def item_rows(root: Path, n_rows: int, n_models: int = 26) -> None:
             "judge_raw": ["rule: refusal"] * per, "judge_reason": [None] * per,
         })
         pq.write_table(t, folder / f"sub{m:02d}__heuristic-v1.parquet", compression="zstd", row_group_size=64_000)
+    if (root / "submissions").is_dir():
+        name_in_manifests(root, sorted(folder.glob("sub*__heuristic-v1.parquet")))
+
+
+def name_in_manifests(root: Path, files: list[Path]) -> None:
+    """Name each per-item file in the manifest of the submission its first row belongs to (by model id), with its
+    sha256 and row count, as ``submit`` publishes them: readers read only the files a manifest names. A file whose
+    model has no manifest (a hostile id no manifest could carry) goes into the first manifest."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    manifests = sorted((root / "submissions").glob("*.json"))
+    by_model = {json.loads(p.read_text())["model_id"]: p for p in manifests}
+    for path in files:
+        table = pq.read_table(path, columns=["model_id", "suite", "judge_id"])
+        first = table.slice(0, 1).to_pylist()[0]
+        target = by_model.get(first["model_id"], manifests[0])
+        manifest = json.loads(target.read_text())
+        judges = set(table.column("judge_id").to_pylist())
+        entry = {"path": path.relative_to(root).as_posix(), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                 "n_rows": table.num_rows, "suite": first["suite"],
+                 "judge_id": first["judge_id"] if len(judges) == 1 else None}
+        manifest["record_files"] = [*manifest.get("record_files", []), entry]
+        target.write_text(json.dumps(manifest))
