@@ -93,6 +93,6 @@ def pytest_runtest_teardown(item, nextitem):
     from slmboard_parallel import leaving_group
 
     if leaving_group(item, nextitem, "vllm-cpu"):
-        from slmboard_servers import stop_shared_servers
+        from toolkit.testing.servers import stop_shared_servers
 
         stop_shared_servers()

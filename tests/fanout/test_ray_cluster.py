@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.stages.executors.base import RayOptions
+
 pytest.importorskip("ray", reason="the ray extra is not installed")
 
 from slmboard_ray_cluster import OFFLINE_ENV, two_node_cluster  # noqa: E402
@@ -282,7 +284,7 @@ def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
     assert judge_runs_a_model(judge) and not judge_runs_a_model("heuristic")
     job = model_job("hf", None, GenerationRunOptions(suites="smoke", limit=2, max_new_tokens=4))
     run = ModelRun("smol", tmp_path / "run", job, 1, Resources())
-    with Recording(address=cluster.address) as ex:
+    with Recording(RayOptions(address=cluster.address)) as ex:
         result = run_board([run], ex, load_items("smoke", limit=2), AfterGeneration(judge=judge, judge_on_executor=True),
                            show_progress=False)
     outcome = result.models[0]

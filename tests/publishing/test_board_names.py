@@ -37,7 +37,7 @@ def test_create_stores_names_resolved(tmp_path):
     board = new_board(tmp_path / "b", suites=["smoke"], judges=["learned", "heuristic", "helm:harm_bench:gpt-4o"],
                       primary_judges={"smoke": "heuristic"})
     recipe = yaml.safe_load((board / "board.yaml").read_text())
-    assert recipe["judges"] == ["learned-v2", "heuristic-v1", "helm:harm_bench:gpt-4o"]
+    assert recipe["judges"] == ["learned-v3", "heuristic-v1", "helm:harm_bench:gpt-4o"]
     assert recipe["primary_judges"] == {"smoke": "heuristic-v1"}
 
 

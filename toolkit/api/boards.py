@@ -17,6 +17,7 @@ from ._shared import DataSource, PathLike
 
 if TYPE_CHECKING:
     from toolkit.outputs.publishing.options import RecipeOptions
+    from toolkit.outputs.publishing.recipe import RecipeChange
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.data.reading.options import RankOptions
     from toolkit.outputs.analysis import AnalysisResult
@@ -42,7 +43,8 @@ def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
     return validate_data(path, kind=kind)
 
 
-def recipe(dataset: PathLike, options: "RecipeOptions | None" = None, services: Services | None = None):
+def recipe(dataset: PathLike, options: "RecipeOptions | None" = None,
+           services: Services | None = None) -> "RecipeChange":
     """Change the recipe (board.yaml) of the board ``dataset`` as a commit of its own: ``options.settings``
     (KEY=VALUE fields). Names are checked and stored resolved as ``create`` stores them; a change that a
     published submission would not meet is refused, listing those submissions."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # the checkout (toolkit/testing/servers.py)
 VLLM_VENV = Path(os.environ.get("SLMBOARD_VLLM_VENV", REPO / ".venv-vllm"))
 # Any non-empty key: llm-katan wants an Authorization header; vLLM ignores it without --api-key.
 TEST_API_KEY = "sk-test-local"
