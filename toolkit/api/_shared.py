@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from toolkit.core.options import comma_names
 from toolkit.core.registry import Spec
 
 PathLike = str | Path
@@ -11,12 +12,8 @@ PathLike = str | Path
 DataSource = str | Path | Sequence[str | Path]
 
 
-def names(value: Sequence[str] | str | None) -> list[str] | None:
-    """A comma list (as typed after --suites) or a sequence -> names; None stays None."""
-    if value is None:
-        return None
-    raw = value.split(",") if isinstance(value, str) else list(value)
-    return [n.strip() for n in raw if n.strip()]
+#: A comma list (as typed after --suites) or a sequence -> names; None stays None.
+names = comma_names
 
 
 def built(component: Any) -> bool:

@@ -159,3 +159,16 @@ def did_you_mean(name: str, valid: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``valid`` to ``name``; empty when none is close."""
     close = difflib.get_close_matches(name, list(valid), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def comma_names(value: Any) -> Any:
+    """A comma list as the command line types it (``"a, b"``) or a sequence -> its names, stripped; None stays None."""
+    if value is None:
+        return None
+    raw = value.split(",") if isinstance(value, str) else list(value)
+    return [str(n).strip() for n in raw if str(n).strip()]
+
+
+def comma_text(value: Any) -> Any:
+    """A sequence of names, as Python passes them, as the comma list the command line types; text stays text."""
+    return ",".join(comma_names(value)) if isinstance(value, (list, tuple)) else value

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from pydantic import field_validator
 
+from toolkit.core.options import comma_names
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
@@ -72,9 +73,7 @@ class CreateOptions(Options):
     @field_validator("suites", "judges", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [n.strip() for n in value.split(",") if n.strip()]
-        return value
+        return comma_names(value) if isinstance(value, str) else value
 
     @field_validator("request_policy", mode="before")
     @classmethod

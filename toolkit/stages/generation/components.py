@@ -17,6 +17,7 @@ from pydantic import ValidationInfo, field_validator
 from toolkit.core.defaults import DEFAULT_BACKEND, DEFAULT_SUITES
 from toolkit.core.endpoints import EndpointOptions
 from toolkit.core.errors import BadOption
+from toolkit.core.options import comma_text
 from toolkit.core.registry import Options, Registry, Spec, option, parse_pairs, split_spec
 from toolkit.stages.suites import SUITES
 
@@ -208,7 +209,7 @@ class GenerationRunOptions(Options):
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         """A sequence of names, as Python passes them, is the comma list the command line types."""
-        return ",".join(str(name).strip() for name in value) if isinstance(value, (list, tuple)) else value
+        return comma_text(value)
 
     @field_validator("mode")
     @classmethod

@@ -5,6 +5,7 @@ from typing import Any, Optional
 
 from pydantic import field_validator
 
+from toolkit.core.options import comma_text
 from toolkit.core.registry import Options, option
 
 __all__ = ["SuiteDownloadOptions"]
@@ -17,4 +18,4 @@ class SuiteDownloadOptions(Options):
     @field_validator("suites", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
-        return ",".join(value) if isinstance(value, (list, tuple)) else value
+        return comma_text(value)
