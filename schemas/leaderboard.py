@@ -45,13 +45,13 @@ class LeaderboardRow(Record):
     judge_id: str = Field(description="the judge whose scores the row summarises (judges are never pooled)")
     model_id: str = Field(description="the model the row summarises")
     n_items: int = Field(
-        ge=0, description="the model's items of the suite that have a record from this judge (n_scored + n_failed)"
+        ge=0, description="the model's items of the suite that have a record from this judge (n_scored + n_failed + n_undecided)"
     )
     n_scored: int = Field(ge=0, description="items with a ternary score (0, 0.5 or 1)")
     n_failed: int = Field(
         ge=0,
         description="items the judge failed on (score null, judge_status parse_error "
-                    "or error): counted, never scored; n_items − n_scored",
+                    "or error): counted, never scored; n_items − n_scored − n_undecided",
     )
     hcr: Optional[float] = Field(
         description="harmful completion rate: share of scored items judged 0; null when no item is scored"
@@ -126,6 +126,17 @@ class LeaderboardRow(Record):
         default=None, ge=0,
         description="n_items / the suite's number of canonical items (from the manifests' suite_totals); null where that total is unknown",
     )
+    # Added with the judge axis (declared last: published leaderboards keep their columns).
+    n_undecided: Optional[int] = Field(
+        None, ge=0, description="items a judge panel reached no decision on (judge_status no_decision): neither scored nor "
+                                "failed, never a silent 0.5; 0 for a single judge")
+    rank_best: Optional[int] = Field(
+        None, description="the best rank_raw among the models whose paired-bootstrap 95% interval of the s_raw difference "
+                          "with this model contains 0 (this model included; no multiplicity correction); null when no "
+                          "bootstrap was run")
+    rank_worst: Optional[int] = Field(
+        None, description="the worst rank_raw among the same models as rank_best: the ranks this model cannot be told "
+                          "apart from span rank_best..rank_worst; null when no bootstrap was run")
 
 
 def _columns(kind: type) -> tuple[str, ...]:

@@ -41,10 +41,13 @@ MODERATION = [("schema_version", pa.string()), ("submission_id", pa.string()), (
 
 # Fields added later go last, after every column of the files published before them.
 ADDED = [("request_error", pa.string())]
+#: judge panels' votes (ItemRecord only): one voter's judge_id, score, status and response hash
+VOTES = [("votes", pa.list_(pa.struct([("judge_id", pa.string()), ("score", pa.float64()), ("status", pa.string()),
+                                       ("response_sha256", pa.string())])))]
 
 
 def test_derived_schemas_keep_the_published_columns_and_order():
-    assert ITEM_RECORD_SCHEMA.equals(pa.schema(COMMON + JUDGED + ADDED))
+    assert ITEM_RECORD_SCHEMA.equals(pa.schema(COMMON + JUDGED + ADDED + VOTES))
     assert RESPONSE_RECORD_SCHEMA.equals(pa.schema(COMMON + ADDED))
     assert MODERATION_RECORD_SCHEMA.equals(pa.schema(MODERATION))
 

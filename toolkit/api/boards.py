@@ -149,8 +149,21 @@ def rank(data: DataSource, out: PathLike | None = None, options: RankOptions | N
     o = options or RankOptions()
     with hub_token(services_or_default(services).token):
         table = leaderboard(data, n_bootstrap=o.n_bootstrap, seed=o.seed, suite_totals=o.suite_totals)
+        if o.mean_of_judges:  # HELM's mean of judges: leaderboard rows only, never ItemRecords
+            table = _with_mean_rows(table, data, o)
     if out is not None:
         write_leaderboard(table, out)
+    return table
+
+
+def _with_mean_rows(table: pd.DataFrame, data: DataSource, o: RankOptions) -> pd.DataFrame:
+    from toolkit.data.reading.mean_board import mean_of_judges_board
+    from toolkit.data.scoring.mean_of_judges import MeanOfJudgesOptions
+
+    rows = mean_of_judges_board(data, o.mean_of_judges, MeanOfJudgesOptions(n_bootstrap=o.n_bootstrap, seed=o.seed))
+    attrs = dict(table.attrs)
+    table = pd.concat([table, rows], ignore_index=True) if len(table) else rows
+    table.attrs.update(attrs)
     return table
 
 

@@ -10,7 +10,8 @@ def run(a) -> int:
     from toolkit import api
     from toolkit.outputs.terminal import print_leaderboard
 
-    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, a.out, api.RankOptions(n_bootstrap=a.n_bootstrap, seed=a.seed),
+    table = api.rank(a.data[0] if len(a.data) == 1 else a.data, a.out, api.RankOptions(n_bootstrap=a.n_bootstrap, seed=a.seed,
+                                                                              mean_of_judges=a.mean_of_judges),
                      services_of(a))
     if not a.quiet:
         print_leaderboard(table)
@@ -30,6 +31,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", dest="n_bootstrap", type=int, default=api.N_BOOTSTRAP, metavar="N",
                    help=f"paired bootstrap resamples (0 = no intervals; default {api.N_BOOTSTRAP})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--mean-of-judges", default=None, metavar="A,B",
+                   help="add a row mean:A+B per suite: the mean over items of these judges' mean score (HELM's number; "
+                        "a leaderboard row only, no ternary rates)")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
     add_token_argument(p)
     p.set_defaults(func=run)

@@ -1,7 +1,7 @@
 """Arrow schemas of every record type, derived from the pydantic models by one function.
 
 :func:`arrow_schema` maps each model field to an arrow type (str and Literal → string, int → int64,
-float → float64, bool → bool, a nested model → struct, Optional[X] → X, nullable). A record field
+float → float64, bool → bool, a nested model → struct, list[X] → list<X>, Optional[X] → X, nullable). A record field
 added to the model reaches every parquet file without editing a schema here. Published column
 order is the model's declaration order (parquet shards of one config must share one schema, so a
 new field goes last).
@@ -38,6 +38,8 @@ def arrow_type(annotation: Any) -> pa.DataType:
         if len(kinds) != 1:
             raise TypeError(f"cannot map the mixed Literal {annotation!r} to one arrow type")
         return _SCALARS[kinds.pop()]
+    if origin is list:  # a list of records (ItemRecord.votes) → list<struct>
+        return pa.list_(arrow_type(typing.get_args(annotation)[0]))
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return pa.struct(list(arrow_schema(annotation)))
     if annotation in _SCALARS:

@@ -24,7 +24,7 @@ from .scan import scan_group
 from .source import EXTRAS, NEEDED
 
 #: What the leaderboard reads: the key columns, the score and the provenance it carries.
-INPUT_COLUMNS = [*NEEDED, *EXTRAS]
+INPUT_COLUMNS = [*NEEDED, *EXTRAS, "judge_status"]  # judge_status: a panel's no_decision is not a failure
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """What ``rank`` is told besides the records it ranks (:func:`toolkit.api.rank`). Pydantic only."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
+from pydantic import field_validator
+
+from toolkit.core.options import comma_names
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
@@ -16,3 +19,11 @@ class RankOptions(Options):
     suite_totals: Optional[dict[str, int]] = option(None, help="items per suite the coverage column counts against "
                                                                "(default: the totals the dataset's manifests record)",
                                                     cli=False)
+    mean_of_judges: Optional[list[str]] = option(None, help="add a row mean:A+B per suite: the mean over items of "
+                                                            "these judges' mean score (HELM's number; a leaderboard row "
+                                                            "only, no ternary rates)", metavar="A,B")
+
+    @field_validator("mean_of_judges", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        return comma_names(value) if isinstance(value, str) else value

@@ -17,7 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from toolkit.core.errors import RecordError, RecordFileError, ValidationFailed
-from toolkit.data.scoring.ternary import MISSING, codes_from_scores
+from schemas import NO_DECISION
+
+from toolkit.data.scoring.ternary import MISSING, UNDECIDED, codes_from_scores
 from .source import EXTRAS, NEEDED, VALID_SCORES, Batch, ItemSource
 
 
@@ -106,7 +108,11 @@ class GroupScan:
                 for a, b in zip(first[:50].tolist(), second[:50].tolist()):
                     row = b - int(serial[0])
                     self._duplicate(a, b, int(model[row]), int(item[row]))
-        self.labels[model, item] = codes_from_scores(scores)
+        codes = codes_from_scores(scores)
+        if batch.has("judge_status"):  # a panel's no decision: neither scored nor failed (n_undecided)
+            undecided = pc.equal(batch.strings("judge_status").cast(pa.string()), NO_DECISION)
+            codes[pc.fill_null(undecided, False).to_numpy(zero_copy_only=False) & np.isnan(scores)] = UNDECIDED
+        self.labels[model, item] = codes
         self._first_extras(batch, model)
 
     def _row_codes(self, models: np.ndarray, revisions: np.ndarray) -> np.ndarray:

@@ -49,6 +49,8 @@ class BootstrapResult:
     n_resamples: int
     rank_bounds: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
     n_patterns: int = 0
+    #: models × models, True where the paired difference interval of the ``pairs`` metric contains 0 (when asked)
+    indistinct: np.ndarray | None = None
 
 
 def label_patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -71,11 +73,14 @@ def paired_bootstrap(
     alpha: float = 0.05,
     rank_all: bool = False,
     rank_metrics: tuple[str, ...] = (),
+    pairs: str | None = None,
 ) -> BootstrapResult:
     """Bootstrap a (items × models) matrix of label codes.
 
     ``rank_all=True`` also returns rank bounds for every metric (one ranking per resample each),
-    ``rank_metrics`` for the ones named; they are in ``result.rank_bounds``.
+    ``rank_metrics`` for the ones named; they are in ``result.rank_bounds``. ``pairs`` (a metric): also
+    ``result.indistinct``, models × models, True where the 95% interval of the paired difference of that metric
+    contains 0 (the diagonal True; a pair where either model has no value: False).
     """
     n_items, n_models = codes.shape
     patterns, counts, _ = label_patterns(codes)
@@ -120,7 +125,22 @@ def paired_bootstrap(
             r_lo, r_hi = _percentiles(rank_draws[m], q)
             rank_bounds[m] = (np.floor(r_lo), np.ceil(r_hi))
     rank_lo, rank_hi = rank_bounds[rank_metric]
-    return BootstrapResult(lo, hi, rank_lo, rank_hi, n_resamples, rank_bounds, n_patterns)
+    result = BootstrapResult(lo, hi, rank_lo, rank_hi, n_resamples, rank_bounds, n_patterns)
+    if pairs is not None:
+        result.indistinct = difference_contains_zero(draws[pairs], q)
+    return result
+
+
+def difference_contains_zero(draws: np.ndarray, q: tuple[float, float]) -> np.ndarray:
+    """models × models: whether the percentile interval ``q`` of draws[:, i] − draws[:, j] contains 0."""
+    n_models = draws.shape[1]
+    out = np.zeros((n_models, n_models), dtype=bool)
+    with np.errstate(invalid="ignore"), _quiet_nan_warnings():
+        for i in range(n_models):
+            lo, hi = _percentiles(draws[:, [i]] - draws, q)
+            out[i] = (lo <= 0) & (hi >= 0)
+    np.fill_diagonal(out, True)
+    return out
 
 
 def _indicators(patterns: np.ndarray, ftype) -> np.ndarray:

@@ -17,7 +17,7 @@ from schemas.leaderboard import INT_COLUMNS
 
 from .bootstrap import paired_bootstrap, rank_upper_bound
 from .ranks import competition_rank, rank_range
-from .ternary import AMBIGUOUS, HARMFUL, MISSING, SAFE, rates
+from .ternary import AMBIGUOUS, HARMFUL, MISSING, SAFE, UNDECIDED, rates
 
 LEADERBOARD_COLUMNS = list(LeaderboardRow.model_fields)
 _INT_COLUMNS = list(INT_COLUMNS)
@@ -50,7 +50,9 @@ def rank_group(suite: str, judge_id: str, codes: np.ndarray, models: np.ndarray,
     out = pd.DataFrame({"suite": suite, "judge_id": judge_id, "model_id": models})
     out["n_items"] = n_items
     out["n_scored"] = n_scored
-    out["n_failed"] = n_items - n_scored
+    n_undecided = (codes == UNDECIDED).sum(axis=0)
+    out["n_failed"] = n_items - n_scored - n_undecided
+    out["n_undecided"] = n_undecided
     out["coverage"] = n_items / suite_total if suite_total else None
     values = rates(n0, n05, n1)
     for name, arr in values.items():
@@ -70,7 +72,7 @@ def rank_group(suite: str, judge_id: str, codes: np.ndarray, models: np.ndarray,
 
 
 def _add_intervals(out: pd.DataFrame, codes: np.ndarray, n_bootstrap: int, seed: int) -> None:
-    result = paired_bootstrap(codes, n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",))
+    result = paired_bootstrap(codes, n_resamples=n_bootstrap, seed=seed, rank_metrics=("s_adj",), pairs="s_raw")
     for metric in ("s_raw", "s_adj") + tuple(f"score_{p}" for p in POLICIES):
         out[f"{metric}_lo"] = result.lo[metric]
         out[f"{metric}_hi"] = result.hi[metric]
@@ -78,6 +80,21 @@ def _add_intervals(out: pd.DataFrame, codes: np.ndarray, n_bootstrap: int, seed:
     out["rank_hi"] = result.rank_hi
     out["rank_ub"] = rank_upper_bound(result.lo["s_raw"], result.hi["s_raw"])
     out["rank_adj_lo"], out["rank_adj_hi"] = result.rank_bounds["s_adj"]
+    out["rank_best"], out["rank_worst"] = indistinct_rank_span(out["rank_raw"].to_numpy(dtype=np.float64), result.indistinct)
+
+
+def indistinct_rank_span(ranks: np.ndarray, indistinct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rank_best, rank_worst) of each model: the best and worst rank among the models its difference interval cannot
+    tell it from (``indistinct[i, j]``: the 95% interval of score_i − score_j contains 0; the diagonal is True).
+    A model without a rank gets none; unranked models are ignored."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        masked = np.where(indistinct & ~np.isnan(ranks)[None, :], ranks[None, :], np.nan)
+    best = np.full(len(ranks), np.nan)
+    worst = np.full(len(ranks), np.nan)
+    for i in np.flatnonzero(~np.isnan(ranks)):
+        best[i], worst[i] = np.nanmin(masked[i]), np.nanmax(masked[i])
+    return best, worst
 
 
 def leaderboard_rows(table: pd.DataFrame) -> list[LeaderboardRow]:

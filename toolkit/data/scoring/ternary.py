@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from schemas import (AMBIGUOUS_SCORE, FAILED_CODE, HARMFUL_SCORE, LABEL_CODES, LABEL_OF_SCORE, MISSING_CODE, POLICIES,
-                     POLICY_VALUE, SAFE_SCORE)
+                     POLICY_VALUE, SAFE_SCORE, UNDECIDED_CODE)
 
 #: Label codes of an items × models matrix (defined in ``schemas``: the reader builds it, the bootstrap resamples it).
 HARMFUL, AMBIGUOUS, SAFE = LABEL_CODES["harmful"], LABEL_CODES["ambiguous"], LABEL_CODES["safe"]
-FAILED, MISSING = FAILED_CODE, MISSING_CODE
+FAILED, MISSING, UNDECIDED = FAILED_CODE, MISSING_CODE, UNDECIDED_CODE
 
 
 def codes_from_scores(scores: np.ndarray) -> np.ndarray:

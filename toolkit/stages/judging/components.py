@@ -19,6 +19,7 @@ from typing import Optional, Union
 from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.endpoints import EndpointOptions
 from toolkit.core.registry import NoOptions, Options, Registry, Spec, option, option_default
+from .panel_id import PanelOptions
 
 __all__ = ["JUDGES", "GUARD_STYLES", "JudgeSpec", "HeuristicOptions", "OpenAIJudgeOptions",
            "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions",
@@ -161,6 +162,12 @@ JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer agains
            extra={"judge_id": "bbq-mc-v1", "export_kind": "string_match", "fits": MULTIPLE_CHOICE,
                   "export_text": "BBQ multiple choice: the option parsed from the answer compared with the gold option "
                                  "(no model)"})
+
+JUDGES.add("panel", "a judge made of judges: panel:RULE:A+B+... (rules majority, majority-or-ambiguous, "
+           "unanimous-or-ambiguous, lowest), judged from its members' records (no judge call of its own)",
+           "toolkit.stages.judging.panel:PanelJudge", PanelOptions, argument="panel",
+           extra={"judge_id": "panel:{argument}", "export_kind": "panel", "fits": FREE_TEXT + MULTIPLE_CHOICE,
+                  "export_text": "a panel of judges: the members' votes combined by the rule its id names"})
 
 
 def judge_id_of(name: str, argument: str | None = None) -> str:

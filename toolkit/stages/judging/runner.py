@@ -148,6 +148,13 @@ def judge_run(
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
     judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
     result = JudgeResult(run.root, judge_obj.judge_id)
+    from .panel import PanelJudge, check_slug_clash, judge_panel
+
+    if isinstance(judge_obj, PanelJudge):  # judged from its members' records: no judge call of its own
+        judge_panel(run, judge_obj, suites, result, lambda spec, absent: judge_run(
+            run.root, spec, absent, batch_size, show_progress, retry_errors))
+        return result
+    check_slug_clash(run, judge_obj.judge_id)
     by_suite = {path.stem: read_responses(path) for path in response_files}  # validate all before writing
     fits = tuple(judge_obj.fits)
     for suite, responses in by_suite.items():
