@@ -73,13 +73,13 @@ def _records(root, judge_id):
 
 def test_panel_id_is_canonical_and_resolved():
     a = JudgeSpec.of("panel:majority:learned+heuristic").judge_id()
-    b = JudgeSpec.of("panel:majority:heuristic-v1+learned-v2").judge_id()
-    assert a == b == "panel:majority:heuristic-v1+learned-v2"
+    b = JudgeSpec.of("panel:majority:heuristic-v1+learned-v3").judge_id()
+    assert a == b == "panel:majority:heuristic-v1+learned-v3"
     from schemas import check_judge_id
     from toolkit.core.judge_names import judge_slug
 
     check_judge_id(a)  # the schema's judge-id pattern (no comma, parenthesis or space)
-    assert "," not in a and judge_slug(a) == "panel-majority-heuristic-v1-learned-v2"
+    assert "," not in a and judge_slug(a) == "panel-majority-heuristic-v1-learned-v3"
 
 
 @pytest.mark.parametrize("rule", ["majority", "majority-or-ambiguous", "unanimous-or-ambiguous", "lowest"])

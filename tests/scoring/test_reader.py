@@ -209,13 +209,18 @@ def _reference_leaderboard(frame: pd.DataFrame, n_bootstrap: int, seed: int) -> 
         out.append(rows)
     table = pd.concat(out, ignore_index=True)
     table["coverage"] = None
-    table = table[LEADERBOARD_COLUMNS]
-    for col in _INT_COLUMNS:
+    table["n_undecided"] = 0  # no panel in the bench file; rank_best/rank_worst: tests/scoring/test_rank_span.py
+    table = table[[c for c in LEADERBOARD_COLUMNS if c not in SPAN_COLUMNS]]
+    for col in set(_INT_COLUMNS) - set(SPAN_COLUMNS):
         table[col] = table[col].astype("Int64")
     return table.sort_values(["suite", "judge_id", "rank_raw", "model_id"], na_position="last", ignore_index=True)
 
 
+SPAN_COLUMNS = ("rank_best", "rank_worst")
+
+
 def _assert_same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    got = got.drop(columns=[c for c in SPAN_COLUMNS if c not in want.columns])
     assert list(got.columns) == list(want.columns) and len(got) == len(want)
     for col in got.columns:
         a, b = got[col].astype(object).tolist(), want[col].astype(object).tolist()

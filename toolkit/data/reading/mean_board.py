@@ -25,7 +25,7 @@ def mean_of_judges_board(data, judges: Sequence[str], options: Optional[MeanOfJu
 
     names = [j.strip() for j in judges if j.strip()]
     if len(names) < 2 or len(set(names)) < len(names):
-        raise SlmboardError(f"--mean-of-judges {','.join(names)}: name at least two different judges")
+        raise SlmboardError(f"mean_of_judges {','.join(names)}: name at least two different judges", param="mean_of_judges")
     dataset = open_data(data)
     source = dataset.items()
     by_suite: dict[str, list[str]] = {}
@@ -37,7 +37,8 @@ def mean_of_judges_board(data, judges: Sequence[str], options: Optional[MeanOfJu
         if None not in resolved and len(set(resolved)) == len(resolved):
             chosen[suite] = resolved
     if not chosen:
-        raise SlmboardError(f"--mean-of-judges {','.join(names)}: no suite of {data} has all of these judges")
+        raise SlmboardError(f"mean_of_judges {','.join(names)}: no suite of {data} has all of these judges",
+                            param="mean_of_judges")
     rows = []
     for suite, members in chosen.items():
         frames = {g.judge_id: g.frame for g in iter_item_groups(source, ["score"], [suite], members)}

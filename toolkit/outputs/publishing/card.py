@@ -178,8 +178,32 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
         language_creators=["found", "machine-generated"], size_categories=[_size_category(n_items)],
         source_datasets=sorted({_source_dataset(i) for i in sources.values()}),
         task_categories=["text-generation", "text-classification"], tags=list(TAGS),
-        configs=layout.configs(root), **gating, slmboard=block,
+        configs=layout.configs(root), dataset_info=config_features(root), **gating, slmboard=block,
     ), primary
+
+
+def config_features(root: Path) -> list[dict]:
+    """The card's ``dataset_info`` features of every record config, from the record schemas.
+
+    Declared rather than inferred so that ``load_dataset`` casts every shard to the current schema: a shard written
+    before a field was added (it lacks that column) reads beside newer ones, its missing column null. Inferred from
+    the first file instead, the shards of a board that spans a schema change could not be read together.
+    """
+    from datasets import DatasetInfo, Features
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
+    from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA, MODERATION_RECORD_SCHEMA
+
+    schemas = {s: ITEM_RECORD_SCHEMA for s in layout.suite_configs(root)}
+    if any(e["config_name"] == "moderation" for e in layout.configs(root)):
+        schemas["moderation"] = MODERATION_RECORD_SCHEMA
+    infos = DatasetInfosDict({name: DatasetInfo(features=Features.from_arrow_schema(schema))
+                              for name, schema in schemas.items()})
+    holder = DatasetCardData()
+    infos.to_dataset_card_data(holder)
+    info = holder.to_dict().get("dataset_info", [])
+    return info if isinstance(info, list) else [info]
 
 
 def render_card(root: Path, repo_id: str | None = None, title: str = "slmboard: SLM safety judgments",

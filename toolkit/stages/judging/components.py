@@ -18,12 +18,14 @@ from typing import Optional, Union
 
 from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.endpoints import EndpointOptions
+from pydantic import field_validator
+
 from toolkit.core.registry import NoOptions, Options, Registry, Spec, option, option_default
-from .panel_id import PanelOptions
+from .panel_id import PANEL_RULES, panel_id, parse_panel
 
 __all__ = ["JUDGES", "GUARD_STYLES", "JudgeSpec", "HeuristicOptions", "OpenAIJudgeOptions",
            "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions",
-           "FREE_TEXT", "MULTIPLE_CHOICE", "MDJUDGE_MODEL_ID", "option_default"]
+           "PanelOptions", "FREE_TEXT", "MULTIPLE_CHOICE", "MDJUDGE_MODEL_ID", "option_default"]
 
 #: MD-Judge's own weights: ``mdjudge`` without an argument (its id is then ``mdjudge``, not ``mdjudge:<model>``).
 MDJUDGE_MODEL_ID = "OpenSafetyLab/MD-Judge-v0.1"
@@ -163,10 +165,36 @@ JUDGES.add("bbq", "BBQ multiple choice: the option parsed from the answer agains
                   "export_text": "BBQ multiple choice: the option parsed from the answer compared with the gold option "
                                  "(no model)"})
 
+class PanelOptions(Options):
+    """A judge panel: its rule and members (the spec's argument) and how many valid votes it needs."""
+
+    panel: str = option(help="RULE:A+B+... (rules: " + ", ".join(PANEL_RULES) + ")", cli=False)
+    min_valid: Optional[int] = option(None, help="a panel's fewest valid member votes for a decision (default: every "
+                                                 "member); fewer → no decision", ge=1, metavar="K")
+
+    @field_validator("panel")
+    @classmethod
+    def _canonical(cls, v: str) -> str:
+        rule, members = parse_panel(v, _member_judge_id)
+        return panel_id(rule, members).split(":", 1)[1]
+
+
+def _member_judge_id(name: str) -> str:
+    """A panel member's id: a registered judge's spec → the id it writes; anything else (an imported or people's
+    judge) is taken as an id."""
+    from toolkit.core.errors import BadOption, UnknownComponent
+
+    try:
+        return JudgeSpec.of(name).judge_id()
+    except (UnknownComponent, BadOption):
+        return name
+
+
 JUDGES.add("panel", "a judge made of judges: panel:RULE:A+B+... (rules majority, majority-or-ambiguous, "
            "unanimous-or-ambiguous, lowest), judged from its members' records (no judge call of its own)",
            "toolkit.stages.judging.panel:PanelJudge", PanelOptions, argument="panel",
            extra={"judge_id": "panel:{argument}", "export_kind": "panel", "fits": FREE_TEXT + MULTIPLE_CHOICE,
+                  "of_judges": True,  # fits what its members fit: never suggested as a judge for a suite
                   "export_text": "a panel of judges: the members' votes combined by the rule its id names"})
 
 

@@ -18,7 +18,8 @@ __all__ = ["describe_kinds", "fitting_judges_hint", "skip_line", "suite_kind_of"
 def fitting_judges_hint(kind: str) -> str:
     """The specs of the registered judges that fit ``kind`` ("bbq"; "heuristic, learned, openai:MODEL, ...")."""
     specs = [c.name + (f":{c.argument.upper()}" if c.argument_required else "")
-             for c in JUDGES.components() if kind in c.extra.get("fits", ()) and "version_of" not in c.extra]
+             for c in JUDGES.components() if kind in c.extra.get("fits", ()) and "version_of" not in c.extra
+             and not c.extra.get("of_judges")]
     return ", ".join(specs) if specs else "none registered"
 
 

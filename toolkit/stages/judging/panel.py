@@ -11,7 +11,6 @@ members' records), so a member judged again makes the panel follow it.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Sequence
 
 from schemas import ItemRecord, Vote, sha256_text
@@ -21,9 +20,10 @@ from toolkit.core.judge_names import judge_slug
 from toolkit.core.records_io import atomic_write_text
 from toolkit.core.runs import RunDir
 from .base import Judge, Judgment
-from .components import JUDGES, JudgeSpec
+from .components import JUDGES, JudgeSpec, PanelOptions
 from .fitness import suite_kind_of
-from .panel_id import PanelOptions, panel_vote, parse_panel
+from .panel_id import panel_vote, parse_panel
+from .records import item_record, read_responses
 
 __all__ = ["PanelJudge", "judge_panel", "runnable_spec", "check_slug_clash"]
 
@@ -40,7 +40,8 @@ class PanelJudge(Judge):
         self.judge_id = self.spec.judge_id()
         self.min_valid = self.options.min_valid
         if self.min_valid is not None and self.min_valid > len(self.members):
-            raise SlmboardError(f"{self.judge_id}: --min-valid {self.min_valid} is more than its {len(self.members)} members")
+            raise SlmboardError(f"{self.judge_id}: min_valid {self.min_valid} is more than its {len(self.members)} members",
+                               param="min_valid")
 
     def judge(self, inputs):  # pragma: no cover - the stage never calls it
         raise SlmboardError(f"{self.judge_id} judges from its members' records: judge a run with it")
@@ -84,10 +85,8 @@ def _member_fits(run: RunDir, member: str) -> tuple[str, ...] | None:
 
 
 def judge_panel(run: RunDir, panel: PanelJudge, suites: Sequence[str] | None, result, judge_member) -> None:
-    """Fill ``result`` (a :class:`~.runner.JudgeResult`) with the panel's judgments of ``run``;
+    """Fill ``result`` (a :class:`~.records.JudgeResult`) with the panel's judgments of ``run``;
     ``judge_member(spec, suites)`` judges a runnable member that has not judged the run."""
-    from .runner import read_responses
-
     files = {p.stem: p for p in run.response_files() if not suites or p.stem in set(suites)}
     if not files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
@@ -143,8 +142,8 @@ def _check_config(run: RunDir, panel: PanelJudge) -> None:
     if path.is_file():
         earlier = json.loads(path.read_text(encoding="utf-8"))
         if earlier.get("min_valid") != panel.min_valid:
-            raise SlmboardError(f"{path}: {panel.judge_id} judged this run with --min-valid {earlier.get('min_valid')}; "
-                                "judge a copy of the run to use another")
+            raise SlmboardError(f"{path}: {panel.judge_id} judged this run with min_valid {earlier.get('min_valid')}; "
+                                "judge a copy of the run to use another", param="min_valid")
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(config, indent=2, sort_keys=True) + "\n")
@@ -152,7 +151,6 @@ def _check_config(run: RunDir, panel: PanelJudge) -> None:
 
 def _panel_records(run: RunDir, panel: PanelJudge, suite: str, responses) -> list[ItemRecord]:
     from toolkit.core.stage_engine import read_records
-    from .runner import item_record
 
     judged = {}
     for member in panel.members:

@@ -3,21 +3,18 @@
 The members are written as resolved judge ids (``heuristic`` → ``heuristic-v1``) in sorted order, so one panel
 has one id; a nested panel, a member twice, a panel of one judge, an unknown rule and an id over the judge-id
 limit (256 characters) are refused, one line each. :func:`panel_vote` is the one place a rule turns the
-members' votes into the panel's verdict. This module imports pydantic only (the registry imports it).
+members' votes into the panel's verdict. This module knows no judge: the registry resolves member names and declares :class:`PanelOptions`.
 """
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional, Sequence
-
-from pydantic import field_validator
+from typing import Callable, Optional, Sequence
 
 from schemas import AMBIGUOUS_SCORE, NO_DECISION, check_judge_id
 
 from toolkit.core.errors import BadOption
-from toolkit.core.registry import Options, option
 
-__all__ = ["PANEL_RULES", "PANEL_PREFIX", "MAX_JUDGE_ID", "PanelOptions", "parse_panel", "panel_id", "panel_vote",
+__all__ = ["PANEL_RULES", "PANEL_PREFIX", "MAX_JUDGE_ID", "parse_panel", "panel_id", "panel_vote",
            "member_id", "is_panel"]
 
 PANEL_PREFIX = "panel"
@@ -36,21 +33,15 @@ def is_panel(judge_id: str) -> bool:
     return judge_id.startswith(PANEL_PREFIX + ":")
 
 
-def member_id(name: str) -> str:
-    """The id a member named ``name`` writes: a registered judge's spec resolves to its id (``heuristic`` →
-    ``heuristic-v1``); anything else is taken as a judge id (an imported or people's judge), checked."""
-    from toolkit.core.errors import UnknownComponent
-    from .components import JudgeSpec
-
+def member_id(name: str, resolve: Callable[[str], str] = str) -> str:
+    """The id a member named ``name`` writes: ``resolve`` maps a registered judge's spec to its id (``heuristic`` →
+    ``heuristic-v1``; the judge registry passes it, this module knowing no judges); the result is checked."""
     name = name.strip()
     if is_panel(name):
         raise BadOption(f"panel member {name!r} is a panel: nested panels are refused")
     if not name:
         raise BadOption("a panel member is empty (members are joined by '+': RULE:A+B)")
-    try:
-        resolved = JudgeSpec.of(name).judge_id()
-    except (UnknownComponent, BadOption):
-        resolved = name
+    resolved = resolve(name)
     try:
         check_judge_id(resolved)
     except ValueError as exc:
@@ -58,8 +49,9 @@ def member_id(name: str) -> str:
     return resolved
 
 
-def parse_panel(argument: str) -> tuple[str, list[str]]:
-    """(rule, canonical member ids) of ``RULE:A+B+...`` (the part after ``panel:``); BadOption naming what is wrong."""
+def parse_panel(argument: str, resolve: Callable[[str], str] = str) -> tuple[str, list[str]]:
+    """(rule, canonical member ids) of ``RULE:A+B+...`` (the part after ``panel:``), each member through ``resolve``
+    (see :func:`member_id`); BadOption naming what is wrong."""
     from toolkit.core.options import did_you_mean
 
     rule, sep, rest = argument.strip().partition(":")
@@ -68,7 +60,7 @@ def parse_panel(argument: str) -> tuple[str, list[str]]:
     if rule not in PANEL_RULES:
         hint = did_you_mean(rule, list(PANEL_RULES))
         raise BadOption(f"panel rule {rule!r} is unknown{hint}; rules: {', '.join(PANEL_RULES)}")
-    members = [member_id(m) for m in rest.split("+")]
+    members = [member_id(m, resolve) for m in rest.split("+")]
     twice = sorted(m for m, n in Counter(members).items() if n > 1)
     if twice:
         raise BadOption(f"panel {argument!r}: member {twice[0]} given twice")
@@ -83,20 +75,6 @@ def panel_id(rule: str, members: Sequence[str]) -> str:
     if len(out) > MAX_JUDGE_ID:
         raise BadOption(f"panel id is {len(out)} characters, over the judge-id limit of {MAX_JUDGE_ID}: {out[:60]}...")
     return out
-
-
-class PanelOptions(Options):
-    """A judge panel: its rule and members (the spec's argument) and how many valid votes it needs."""
-
-    panel: str = option(help="RULE:A+B+... (rules: " + ", ".join(PANEL_RULES) + ")", cli=False)
-    min_valid: Optional[int] = option(None, help="a panel's fewest valid member votes for a decision (default: every "
-                                                 "member); fewer → no decision", ge=1, metavar="K")
-
-    @field_validator("panel")
-    @classmethod
-    def _canonical(cls, v: str) -> str:
-        rule, members = parse_panel(v)
-        return panel_id(rule, members).split(":", 1)[1]
 
 
 def _shown(score: float) -> str:

@@ -12,63 +12,18 @@ The engine (:mod:`toolkit.core.stage_engine`) does the resuming, appending and p
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from schemas import LABEL_OF_SCORE, ItemRecord, ResponseRecord
+from schemas import ItemRecord, ResponseRecord
 
 from toolkit.core.errors import NothingToJudge, SlmboardError
 from toolkit.core.runs import RunDir
-from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, read_records, run_stage
+from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, run_stage
 from .base import Judge, JudgeInput, Judgment, make_judge
 from .components import DEFAULT_JUDGE, JudgeSpec
 from .fitness import skip_line, suite_kind_of
-
-
-@dataclass
-class JudgeResult:
-    run_dir: Path
-    judge_id: str
-    n_new: int = 0
-    n_skipped: int = 0
-    status_counts: Counter = field(default_factory=Counter)
-    label_counts: Counter = field(default_factory=Counter)
-    seconds: float = 0.0
-    n_retried_errors: int = 0  # earlier "error" records judged again this run
-    failure_reasons: Counter = field(default_factory=Counter)  # reason (truncated) -> count, failures only
-    judge_stats: dict = field(default_factory=dict)  # requests, retries, cache_hits, ... when the judge counts them
-    #: one line per suite of the run the judge does not fit (nothing was written for it)
-    skipped_suites: list[str] = field(default_factory=list)
-
-    @property
-    def n_failed(self) -> int:
-        return self.status_counts.get("parse_error", 0) + self.status_counts.get("error", 0)
-
-
-def read_responses(path: Path) -> list[ResponseRecord]:
-    """Responses of one suite; any bad row stops judging with file:line:field errors."""
-    return [record for _, record in read_records(path, ResponseRecord)]
-
-
-def item_record(response: ResponseRecord, judge: Judge, judgment: Judgment, extra: dict | None = None) -> ItemRecord:
-    """``extra``: optional ItemRecord fields a judge adds (e.g. MD-Judge's Otsu thresholds)."""
-    fields = response.model_dump()
-    correct = fields.pop("correct", None)
-    return ItemRecord(
-        **fields,
-        correct=correct,
-        judge_id=judge.judge_id,
-        judge_status=judgment.status,
-        score=judgment.score,
-        label=None if judgment.score is None else LABEL_OF_SCORE[judgment.score],
-        judge_raw=judgment.raw,
-        judge_reason=judgment.reason,
-        unsafe_prob=judgment.unsafe_prob,
-        rubric_version=judge.rubric_version,
-        **(extra or {}),
-    )
+from .records import JudgeResult, item_record, read_responses
 
 
 class JudgingStage(Stage[ResponseRecord, ItemRecord]):
