@@ -194,3 +194,42 @@ def test_slug_clash_refused(tmp_path):
     fits.write_text(json.dumps({"judge_id": "panel-majority-imported-a-imported-b", "fits": ["free-text"]}))
     message = _refused(root, "panel:majority:imported-a+imported-b")
     assert "share the folder" in message
+
+
+def _edit_response(root, item, text):
+    path = RunDir(root).response_file("smoke")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        if row["item_id"] == item:
+            row["response"] = text
+    write_jsonl_atomic(path, rows)
+
+
+def test_stale_member_that_cannot_run_makes_the_panel_refuse(tmp_path):
+    root = _run(tmp_path, _votes())
+    _edit_response(root, ITEMS[3], "An answer edited after the imported judges judged it.")
+    message = _refused(root, "panel:majority:imported-a+imported-b")
+    assert "imported-a" in message and "smoke" in message and "stale" in message
+
+
+def test_stale_runnable_member_is_judged_again_before_the_panel(tmp_path):
+    votes = _votes()
+    root = _run(tmp_path, votes)
+    run = RunDir(root)
+    judge_run(root, JudgeSpec.of("heuristic"), show_progress=False)
+    edited = "I can't help with that request."
+    _edit_response(root, ITEMS[0], edited)
+    # make imported-a current again (as an import of the edited response would), keep heuristic-v1 stale
+    rows = [json.loads(line) for line in run.judgment_file("imported-a", "smoke").read_text().splitlines()]
+    for row in rows:
+        if row["item_id"] == ITEMS[0]:
+            row["response"] = edited
+    write_jsonl_atomic(run.judgment_file("imported-a", "smoke"), rows)
+    judge_run(root, JudgeSpec.of("panel:lowest:heuristic+imported-a"), show_progress=False)
+    heuristic = _records(root, "heuristic-v1")
+    assert heuristic[ITEMS[0]].response == edited  # the member was judged again on the edited answer
+    panel = _records(root, "panel:lowest:heuristic-v1+imported-a")
+    vote = {v.judge_id: v for v in panel[ITEMS[0]].votes}
+    from schemas import sha256_text
+
+    assert vote["heuristic-v1"].response_sha256 == vote["imported-a"].response_sha256 == sha256_text(edited)

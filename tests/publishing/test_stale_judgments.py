@@ -43,3 +43,25 @@ def test_a_judgment_of_an_edited_response_is_refused_then_rejudged(synthetic_run
     published = pq.read_table(board / "data" / "smoke" / "model-a-1__heuristic-v1.parquet").to_pylist()
     assert {r["item_id"]: r["response"] for r in published}["smoke_002"] == EDITED
     assert {r["item_id"]: r["judge_raw"] for r in published}["smoke_001"] == "raw"  # unchanged items kept as judged
+
+
+def test_a_panel_whose_member_vote_judged_another_response_is_refused(synthetic_run, tmp_path):
+    from toolkit.core.records_io import write_jsonl_atomic
+    from toolkit.core.runs import RunDir
+    from toolkit.stages.judging.components import JudgeSpec
+    from toolkit.stages.judging.runner import judge_run
+
+    run = synthetic_run("a")
+    judge_run(run, JudgeSpec.of("heuristic"), show_progress=False)
+    panel = JudgeSpec.of("panel:lowest:heuristic+learned-v1")
+    judge_run(run, panel, show_progress=False)
+    # the panel's own response is current; one member vote records the hash of another answer
+    path = RunDir(run).judgment_file(panel.judge_id(), "smoke")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["votes"][0]["response_sha256"] = "0" * 64
+    write_jsonl_atomic(path, rows)
+    board = new_board(tmp_path / "board")
+    with pytest.raises(ValidationFailed) as refused:
+        api.submit(run, to=board, options=api.SubmitOptions(n_bootstrap=0))
+    text = str(refused.value)
+    assert f"'{rows[1]['item_id']}'" in text and "stale panel" in text and rows[1]["votes"][0]["judge_id"] in text

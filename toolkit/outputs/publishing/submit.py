@@ -168,6 +168,13 @@ def stale_judgments(run: RunDir, groups: dict[tuple[str, str], list[dict]]) -> l
                     f"({run.response_file(suite).name}:{now[1]}): a stale judgment; judge the run again with the "
                     f"judge that made {judge_id} (`slmboard judge {run.root} --judge SPEC`: only changed items are "
                     "judged anew)"))
+            for vote in row.get("votes") or ():  # a panel whose member judged another response is stale too
+                if now is not None and vote.get("response_sha256") not in (None, now[0]):
+                    errors.append(RecordError(
+                        str(run.judgment_file(judge_id, suite)), row[ROW_KEY], "votes",
+                        f"item {row['item_id']!r}: member {vote.get('judge_id')} of {judge_id} judged another "
+                        f"response than the run's ({run.response_file(suite).name}:{now[1]}): a stale panel; judge "
+                        f"the run with {judge_id} again (`slmboard judge {run.root} --judge {judge_id}`)"))
     return errors
 
 

@@ -117,8 +117,12 @@ def judge_panel(run: RunDir, panel: PanelJudge, suites: Sequence[str] | None, re
         if absent and runnable_spec(member) is None:
             raise SlmboardError(f"{panel.judge_id}: member {member} has no judgments of {', '.join(absent)} in "
                                 f"{run.root} and cannot be run (an imported or people's judge must be present)")
-        if absent:
-            missing[member] = absent
+        stale = [s for s in chosen if s not in absent and _judged_other_responses(run, member, s)]
+        if stale and runnable_spec(member) is None:
+            raise SlmboardError(f"{panel.judge_id}: member {member} judged other responses than the run's in "
+                                f"{', '.join(stale)} (stale) and cannot be run again; import its judgments anew")
+        if absent or stale:  # judging a member again judges only its missing and changed items
+            missing[member] = absent + stale
     _check_config(run, panel)
     # 2. members that can be run and are missing are judged first
     for member, absent in missing.items():
@@ -134,6 +138,17 @@ def judge_panel(run: RunDir, panel: PanelJudge, suites: Sequence[str] | None, re
             result.status_counts[r.judge_status] += 1
             result.label_counts[r.label or ("undecided" if r.judge_status == "no_decision" else "failed")] += 1
         result.n_new += len(records)
+
+
+def _judged_other_responses(run: RunDir, member: str, suite: str) -> bool:
+    """Whether any of the member's judgments of ``suite`` judged a response other than the run's (a stale member
+    makes the panel stale)."""
+    from toolkit.core.runs import judged_response_sha256
+    from toolkit.core.stage_engine import read_records
+
+    now = run.response_hashes(suite)
+    return any(item.item_id in now and judged_response_sha256(item) != now[item.item_id][0]
+               for _, item in read_records(run.judgment_file(member, suite), ItemRecord))
 
 
 def _check_config(run: RunDir, panel: PanelJudge) -> None:
@@ -164,6 +179,9 @@ def _panel_records(run: RunDir, panel: PanelJudge, suite: str, responses) -> lis
             record = judged[member].get(key)
             if record is None:
                 votes.append(Vote(judge_id=member, score=None, status="error", response_sha256=None))
+            elif sha256_text(record.response) != sha256_text(response.response):
+                raise SlmboardError(f"{panel.judge_id}: member {member} judged another response to {suite} item "
+                                    f"{response.item_id!r} (stale): judge the run with {member} again")
             else:
                 votes.append(Vote(judge_id=member, score=record.score, status=record.judge_status,
                                   response_sha256=sha256_text(record.response)))
