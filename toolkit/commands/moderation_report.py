@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
+from toolkit import api
 from . import add_token_argument, services_of
+from .options import OptionFlags
 
 
-def run(a) -> int:
-    from toolkit import api
-
-    options = api.ModerationReportOptions(n_bootstrap=a.n_bootstrap, n_splits=a.n_splits, seed=a.seed,
-                                          stability_repeats=a.stability_repeats, figures=not a.no_figures)
+def run(a, flags: OptionFlags) -> int:
+    options = api.ModerationReportOptions(**flags.given(a))
     r = api.moderation_report(a.data, a.out, options, services_of(a))
     board = r.ranking()
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
@@ -24,15 +24,8 @@ def run(a) -> int:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from toolkit import api
-
     p.add_argument("data", help="ModerationRecords: .jsonl / .parquet file, run folder, dataset folder or Hub dataset ORG/NAME")
     p.add_argument("--out", required=True, help="folder for moderators.csv, the other tables and the figures")
-    p.add_argument("--bootstrap", dest="n_bootstrap", type=int, default=api.MODERATION_N_BOOTSTRAP, metavar="N",
-                   help=f"bootstrap resamples for the 95%% bounds (default {api.MODERATION_N_BOOTSTRAP})")
-    p.add_argument("--splits", dest="n_splits", metavar="SPLITS", type=int, default=20, help="random fit/eval halves for temperature scaling")
-    p.add_argument("--stability-repeats", type=int, default=100, help="subsample draws per size (n = 50, 100, 150)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, the splits and the subsamples")
-    p.add_argument("--no-figures", action="store_true", help="write the tables only (no matplotlib)")
+    flags = OptionFlags(p).add_model(api.ModerationReportOptions, "moderation-report")
     add_token_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, flags=flags))

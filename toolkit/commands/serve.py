@@ -2,22 +2,20 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
+from toolkit import api
 from . import add_token_argument, services_of
+from .options import OptionFlags
 
 
-def run(a) -> int:
-    from toolkit import api
-
-    api.serve(a.data, api.ServeOptions(host=a.host, port=a.port, block=True, refresh=a.refresh), services_of(a))
+def run(a, flags: OptionFlags) -> int:
+    api.serve(a.data, api.ServeOptions(block=True, **flags.given(a)), services_of(a))
     return 0
 
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="dataset folder, or a Hub dataset id ORG/NAME (downloaded with snapshot_download)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
-    p.add_argument("--port", type=int, default=7860, help="port to listen on")
-    p.add_argument("--refresh", type=float, default=None, metavar="SECONDS",
-                   help="re-read the dataset this often when it changed (default 300; 0 = only on Refresh)")
+    flags = OptionFlags(p).add_model(api.ServeOptions, "serve")
     add_token_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, flags=flags))
