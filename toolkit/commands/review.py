@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
+from toolkit import api
 from . import add_token_argument, services_of
+from .options import OptionFlags
 
 
-def run(a) -> int:
-    from toolkit import api
-
-    reviews = api.review(a.dataset, api.ReviewOptions(post=not a.no_comment, data_dir=a.data_dir), services_of(a))
+def run(a, flags: OptionFlags) -> int:
+    options = api.ReviewOptions(**flags.given(a))
+    reviews = api.review(a.dataset, options, services_of(a))
     if not reviews:
         print(f"{a.dataset}: no open pull requests")
         return 0
@@ -20,15 +22,13 @@ def run(a) -> int:
             print(f"  - {e}")
         for n in r.notes:
             print(f"  (not checked) {n}")
-    if not a.no_comment:
+    if options.post:
         print("results posted as PR comments")
     return 0 if all(r.ok for r in reviews) else 1
 
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", metavar="ORG/NAME", help="the Hub dataset whose open pull requests are checked")
-    p.add_argument("--data-dir", help="local benchmark mirror the suites' canonical item lists load from "
-                                       "(as for submit); suites without one are reported as not checked")
-    p.add_argument("--no-comment", action="store_true", help="print the results only")
+    flags = OptionFlags(p).add_model(api.ReviewOptions, "review")
     add_token_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, flags=flags))
