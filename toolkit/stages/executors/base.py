@@ -109,8 +109,8 @@ def make_executor(name: str, **options: Any) -> Executor:
 
 
 class FanoutOptions(Options):
-    """Where a run's work runs and what each job needs: ``generate`` and ``evaluate`` (the same names as their
-    Python parameters)."""
+    """Where a run's work runs and what each job needs: ``generate`` and ``evaluate`` (their ``fanout``
+    and ``EvaluationOptions.execution`` objects)."""
 
     executor: str = option(DEFAULT_EXECUTOR, help="where the work runs: local (this process; default) or ray (one Ray "
                                                   "task per model and shard, retried when its worker or node dies; "

@@ -179,10 +179,10 @@ class BackendSpec(Spec):
 
 
 class GenerationRunOptions(Options):
-    """What ``generate`` (and ``evaluate``) is told besides the model: the same names as :func:`toolkit.api.generate`.
+    """What ``generate`` (and ``evaluate``) is told besides the model, passed whole to :func:`toolkit.api.generate`.
 
-    The one typed object of a run's options: the command line's flags, the API's keyword arguments (or this
-    object beside them), the runner, every fan-out job and the demo take it.
+    The one typed object of a run's options: the command line's flags build it, and the API, the runner, every
+    fan-out job and the demo take it.
     """
 
     suites: str = option(",".join(DEFAULT_SUITES), help=f"comma-separated suites: {', '.join(SUITES)}", aliases=("--suite",),

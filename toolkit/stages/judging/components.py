@@ -247,7 +247,7 @@ class JudgeSpec(Spec):
 
 
 class JudgingRunOptions(Options):
-    """What ``judge`` (and ``evaluate``) is told besides the judge: the same names as :func:`toolkit.api.judge`."""
+    """What ``judge`` (and ``evaluate``) is told besides the judge, passed whole to :func:`toolkit.api.judge`."""
 
     suites: Optional[str] = option(None, help="only these suites (comma-separated; default: every suite of the run)",
                                    metavar="SUITE[,SUITE]")

@@ -91,7 +91,7 @@ class ModeratorSpec(Spec):
 
 
 class ModerationRunOptions(Options):
-    """What ``moderate`` is told besides the moderator: the same names as :func:`toolkit.api.moderate`."""
+    """What ``moderate`` is told besides the moderator, passed whole to :func:`toolkit.api.moderate`."""
 
     suites: str = option("xstest,ethics", help=f"comma-separated moderation benchmarks: {', '.join(BENCHMARKS)}",
                          aliases=("--benchmarks",), metavar="BENCHMARK[,BENCHMARK]")
