@@ -182,7 +182,7 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
     ), primary
 
 
-def config_features(root: Path) -> list[dict]:
+def config_features(root: Path) -> list[dict] | None:
     """The card's ``dataset_info`` features of every record config, from the record schemas.
 
     Declared rather than inferred so that ``load_dataset`` casts every shard to the current schema: a shard written
@@ -202,8 +202,8 @@ def config_features(root: Path) -> list[dict]:
                               for name, schema in schemas.items()})
     holder = DatasetCardData()
     infos.to_dataset_card_data(holder)
-    info = holder.to_dict().get("dataset_info", [])
-    return info if isinstance(info, list) else [info]
+    info = holder.to_dict().get("dataset_info")
+    return None if not info else info if isinstance(info, list) else [info]
 
 
 def render_card(root: Path, repo_id: str | None = None, title: str = "slmboard: SLM safety judgments",
