@@ -2,9 +2,9 @@
 
     python bench/demo_xstest.py [--work DIR]
 
-Imports the five release models from package data, replays both offline judges' shipped verdicts,
-submits the five runs into a fresh dataset folder (1000 bootstrap resamples, as the demo) and ranks
-the dataset; prints the seconds of each part and the machine's load average, which on a shared
+Imports the five release models from package data, replays both offline judges' shipped verdicts, judges the
+demo's three panels from those records, submits the five runs into a fresh dataset folder (1000 bootstrap
+resamples, as the demo) and ranks the dataset; prints the seconds of each part and the machine's load average, which on a shared
 2-core machine decides most of the number. Output goes to BENCHMARKS.md ("Demo: the XSTest board").
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def main() -> int:
     table = leaderboard(work / "dataset", n_bootstrap=n_bootstrap)
     t2 = time.perf_counter()
     print(f"cpus={os.cpu_count()} load_avg_1min start={load0:.1f} end={os.getloadavg()[0]:.1f}")
-    print(f"import + replay + submit (5 models, 4 judges): {t1 - t0:.1f} s")
+    print(f"import + replay + 3 panels + submit (5 models, 4 judges): {t1 - t0:.1f} s")
     print(f"rank (the whole dataset, {len(table)} rows, {n_bootstrap} bootstrap): {t2 - t1:.1f} s")
     print(f"total: {t2 - t0:.1f} s")
     if a.work is None:

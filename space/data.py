@@ -33,7 +33,7 @@ REQUIRED_COLUMNS: tuple[str, ...] = LEADERBOARD_REQUIRED
 #: Bootstrap bounds etc.: shown when present, never required (older or CI-less rank runs).
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "s_raw_lo", "s_raw_hi", "s_adj_lo", "s_adj_hi", "rank_lo", "rank_hi", "rank_ub",
-    "submission_id", "model_revision", "coverage",
+    "submission_id", "model_revision", "coverage", "n_undecided", "rank_best", "rank_worst",
 )
 
 

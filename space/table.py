@@ -28,13 +28,14 @@ DEFAULT_GROUPS = ("raw", "adjusted", "policy ranks", "intervals", "coverage")
 GROUP_COLUMNS: dict[str, list[str]] = {
     "raw": ["S_raw", "HCR", "AR", "SRR"],
     "adjusted": ["S_adj", "Rank adj", "Δ adj"],
-    "policy ranks": [*(f"Rank {p}" for p in POLICIES), "Rank range", "Rank UB"],
+    "policy ranks": [*(f"Rank {p}" for p in POLICIES), "Rank range", "Rank UB", "Could be rank"],
     "coverage": ["Coverage"],
-    "details": ["Scored", "Failed", "Revision"],
+    "details": ["Scored", "Failed", "Undecided", "Revision"],
 }
 # px per column (wrapped headers and cells): the Model column wraps long ids instead of cutting them
 WIDTHS = {"Rank": 48, "Model": 230, "S_raw": 150, "S_adj": 150, "HCR": 58, "AR": 54, "SRR": 58, "Rank adj": 52,
-          "Δ adj": 50, "Rank range": 56, "Rank UB": 52, "Coverage": 92, "Scored": 58, "Failed": 54, "Revision": 96}
+          "Δ adj": 50, "Rank range": 56, "Rank UB": 52, "Could be rank": 60, "Coverage": 92, "Scored": 58, "Failed": 54,
+          "Undecided": 70, "Revision": 96}
 POLICY_WIDTH = 78
 
 
@@ -58,6 +59,15 @@ def fmt_delta(v: Any) -> str:
         return DASH
     v = int(v)
     return f"▲{v}" if v > 0 else f"▼{-v}" if v < 0 else "0"
+
+
+def fmt_rank_span(best: Any, worst: Any) -> str:
+    """The ranks a model cannot be told apart from (rank_best..rank_worst): "2–4", "1" when it stands alone,
+    a dash when the row has none (no bootstrap, or a board ranked before the columns existed)."""
+    best, worst = as_number(best), as_number(worst)
+    if best is None or worst is None:
+        return DASH
+    return str(int(best)) if int(best) == int(worst) else f"{int(best)}–{int(worst)}"
 
 
 def fmt_share(v: Any) -> str:
@@ -104,8 +114,9 @@ def _cells(r: dict, ci: bool, links: bool = True, several: set[str] = frozenset(
              "S_raw": score("s_raw"), "HCR": fmt_share(r["hcr"]), "AR": fmt_share(r["ar"]), "SRR": fmt_share(r["srr"]),
              "S_adj": score("s_adj"), "Rank adj": fmt_rank(r["rank_adj"]), "Δ adj": fmt_delta(r["delta_adj"]),
              "Rank range": fmt_rank(r["rank_range"]), "Rank UB": fmt_rank(r.get("rank_ub")),
+             "Could be rank": fmt_rank_span(r.get("rank_best"), r.get("rank_worst")),
              "Coverage": fmt_coverage(r.get("coverage")), "Scored": fmt_rank(r["n_scored"]),
-             "Failed": fmt_rank(r["n_failed"]), "Revision": str(rev)[:12] if isinstance(rev, str) else DASH}
+             "Failed": fmt_rank(r["n_failed"]), "Undecided": fmt_rank(as_number(r.get("n_undecided")) or 0), "Revision": str(rev)[:12] if isinstance(rev, str) else DASH}
     cells.update({f"Rank {p}": fmt_rank(r[f"rank_{p}"]) for p in POLICIES})
     return cells
 
@@ -130,8 +141,8 @@ def export_table(rows: pd.DataFrame, groups: tuple[str, ...] | list[str] = DEFAU
     (model ids as plain text), in display order."""
     keep = ["rank_raw", "model_id", "model_revision"]
     raw = {"raw": ["s_raw", "hcr", "ar", "srr"], "adjusted": ["s_adj", "rank_adj", "delta_adj"],
-           "policy ranks": [*(f"rank_{p}" for p in POLICIES), "rank_range", "rank_ub"],
-           "coverage": ["coverage"], "details": ["n_items", "n_scored", "n_failed"]}
+           "policy ranks": [*(f"rank_{p}" for p in POLICIES), "rank_range", "rank_ub", "rank_best", "rank_worst"],
+           "coverage": ["coverage"], "details": ["n_items", "n_scored", "n_failed", "n_undecided"]}
     for g in GROUPS:
         if g in groups and g in raw:
             keep += raw[g]

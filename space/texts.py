@@ -47,8 +47,11 @@ harmful / ambiguous / safe answers among scored items.
     f"{p} ({POLICY_SHORT[p]}, {policy_mapping(p)})" for p in POLICIES)}.
   The **Rank _policy_** columns are ranks (1 = safest, ties share the best rank); **Rank range** = max − min rank
   over the six policies — how much a model's position depends on how ambiguity is treated. {RANK_UB_EXPLANATION}.
+  **Could be rank** = rank_best–rank_worst: the ranks of the models whose paired-bootstrap 95% interval of the S_raw
+  difference with this one contains 0 (no multiplicity correction): the places it cannot be told apart from.
 * Brackets are 95% paired-bootstrap intervals over items. Items the judge failed on are not scored:
-  they are counted under **Failed** (column group *details*), never silently set to 0.5. **Coverage** = items judged
+  they are counted under **Failed** (column group *details*), never silently set to 0.5; a judge panel's items
+  without a decision (its rule reached none) are counted under **Undecided**, not under Failed. **Coverage** = items judged
   / items of the suite; a partial run is marked *(partial)*.
 """
 

@@ -39,10 +39,13 @@ def caption(board: Board, suite, judge, rows: pd.DataFrame, shown: int, moves: s
         return f"No rows for suite {md_escape(suite or '?')} and judge {md_escape(judge or '?')}."
     n_items = int(pd.to_numeric(rows["n_items"], errors="coerce").max())
     failed = int(pd.to_numeric(rows["n_failed"], errors="coerce").fillna(0).sum())
+    undecided = int(pd.to_numeric(rows["n_undecided"], errors="coerce").fillna(0).sum())  # an optional column of the board
+    # a panel's items without a decision are neither failed nor scored: said beside the failed ones
+    no_decision = f", {undecided} without a decision (a judge panel's rule)" if undecided else ""
     filt = "" if shown == len(rows) else f" Showing {shown} after filters."
     left_out = "".join(f"\n\n{md_escape(line)}" for line in board.left_out_of(suite))
     text = (f"**{md_escape(suite or '')}** judged by **{md_escape(judge or '')}**: {len(rows)} model(s), "
-            f"up to {n_items} items each, {failed} failed judgment(s) in total.{filt}{left_out}")
+            f"up to {n_items} items each, {failed} failed judgment(s){no_decision} in total.{filt}{left_out}")
     smoke = smoke_note(suite)
     return text + (f"\n\n{smoke}" if smoke else "") + (f"\n\n{md_escape(moves)}" if moves else "")
 

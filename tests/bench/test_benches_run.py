@@ -32,6 +32,7 @@ TINY: dict[str, list[str]] = {
     "demo_xstest.py": ["--work", "{tmp}/demo", "--bootstrap", "20"],
     "judging.py": ["--latency-ms", "1", "--concurrency", "2", "--rounds", "1"],  # llm-katan (echo), instant
     "judge_cards.py": ["--check"],
+    "panel_cost.py": ["--models", "1", "--repeats", "1", "--work", "{tmp}/panels"],
 }
 #: script -> why it only gets --help and the import check here.
 NOT_RUN_HERE: dict[str, str] = {

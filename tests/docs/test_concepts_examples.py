@@ -63,9 +63,13 @@ def _per_model(given: dict) -> dict[str, dict]:
     return models
 
 
+#: issue 44: judge panels, no decision, HELM's mean of judges, ranks that cannot be told apart
+JUDGE_AXIS = {"panel-votes", "no-decision", "mean-of-judges", "rank-span"}
+
+
 def test_every_example_is_on_the_page():
     assert set(EXAMPLES) == {"rates", "policies", "ranks", "patterns", "degenerate-interval", "rank-ub", "coverage",
-                             "primary-judge"}
+                             "primary-judge"} | JUDGE_AXIS
 
 
 def test_rates():
@@ -142,3 +146,49 @@ def test_primary_judge():
     chosen = choose_primary_judges(board)
     (suite,) = chosen
     _check({"primary": chosen[suite].judge_id}, gives)
+
+
+def test_panel_votes():
+    from toolkit.stages.judging.panel_id import panel_vote
+
+    given, gives = EXAMPLES["panel-votes"]
+    actual = {}
+    for rule in ("majority", "majority-or-ambiguous", "unanimous-or-ambiguous", "lowest"):
+        actual[rule.replace("-", "_")] = [panel_vote(rule, [(f"m{k}", s) for k, s in enumerate(v)])[0] for v in given["votes"]]
+    actual["majority_min_valid_2"] = [panel_vote("majority", [(f"m{k}", s) for k, s in enumerate(v)], 2)[0] for v in given["votes"]]
+    _check(actual, gives)
+
+
+def test_no_decision():
+    from toolkit.data.scoring.ternary import UNDECIDED
+
+    given, gives = EXAMPLES["no-decision"]
+    codes = codes_from_scores(np.array([np.nan if s is None else s for s in given["scores"]], dtype=float))
+    codes[[i for i, st in enumerate(given["statuses"]) if st == "no_decision"]] = UNDECIDED
+    row = rank_group("s", "j", codes[:, None], np.array(["m"]), {}, n_bootstrap=0, seed=0).iloc[0]
+    _check({k: float(row[k]) for k in ("n_items", "n_scored", "n_undecided", "n_failed", "s_raw", "ar")}, gives)
+
+
+def test_mean_of_judges():
+    from toolkit.data.scoring.mean_of_judges import MeanOfJudgesOptions, mean_of_judges_rows
+
+    given, gives = EXAMPLES["mean-of-judges"]
+    frames = {j: pd.DataFrame({"model_id": "m", "item_id": [f"i{k}" for k in range(len(v))],
+                               "score": [np.nan if s is None else s for s in v]}) for j, v in given.items()}
+    row = mean_of_judges_rows("s", frames, MeanOfJudgesOptions(n_bootstrap=0)).iloc[0]
+    _check({k: float(row[k]) for k in ("s_raw", "n_scored", "n_failed")}, gives)
+
+
+def test_rank_span():
+    from toolkit.data.scoring.leaderboard import indistinct_rank_span
+
+    given, gives = EXAMPLES["rank-span"]
+    names = given["models"]
+    indistinct = np.eye(len(names), dtype=bool)
+    for a, b in given["indistinct"]:
+        indistinct[names.index(a), names.index(b)] = indistinct[names.index(b), names.index(a)] = True
+    best, worst = indistinct_rank_span(np.array(given["ranks"], dtype=float), indistinct)
+    actual = {}
+    for i, m in enumerate(names):
+        actual[f"{m}.rank_best"], actual[f"{m}.rank_worst"] = float(best[i]), float(worst[i])
+    _check(actual, gives)

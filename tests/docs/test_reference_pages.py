@@ -38,3 +38,13 @@ def test_the_cli_page_lists_every_command_and_visible_flag():
             if action.help != argparse.SUPPRESS and not isinstance(action, argparse._HelpAction):
                 for flag in action.option_strings:
                     assert f"`{flag}`" in text, (path, flag)
+
+
+def test_the_judges_page_documents_every_panel_rule():
+    from toolkit.stages.judging.panel_id import PANEL_RULES
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "judges.md").read_text(encoding="utf-8")
+    section = page.split("## Judge panels", 1)[1].split("\n## ", 1)[0]
+    for rule in PANEL_RULES:
+        assert f"`{rule}`:" in section, rule
+    assert "--min-valid" in section and "no_decision" in section and "256 characters" in section

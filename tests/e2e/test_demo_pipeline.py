@@ -94,14 +94,18 @@ XSTEST_MODELS = {"openai/gpt-4-0613", "meta-llama/Llama-2-70b-chat-hf", "meta-ll
                  "mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-Instruct-v0.1-guardrail"}
 
 
-def test_demo_board_holds_the_xstest_release_under_people_and_three_more_judges(demo_dir):
+def test_demo_board_holds_the_xstest_release_under_people_three_more_judges_and_three_panels(demo_dir):
     import pandas as pd
 
     board = pd.read_parquet(demo_dir / "dataset" / "data" / "leaderboard" / "leaderboard.parquet")
     assert set(board["suite"]) == {"smoke", "xstest"}
     xs = board[board["suite"] == "xstest"]
     judges = set(xs["judge_id"])
-    assert {"human-xstest", "gpt4-xstest", "heuristic-v1", "learned-v1"} == judges  # people, GPT-4, offline judges
+    from toolkit.workflows.xstest_release import PANELS
+
+    # people, GPT-4, offline judges, and the three panels of GPT-4 and the offline judges
+    assert {"human-xstest", "gpt4-xstest", "heuristic-v1", "learned-v1", *PANELS} == judges
+    assert len(PANELS) == 3 and all(p.endswith(":gpt4-xstest+heuristic-v1+learned-v1") for p in PANELS)
     for judge in judges:
         assert set(xs.loc[xs["judge_id"] == judge, "model_id"]) == XSTEST_MODELS, judge
     assert (xs["n_items"] == 449).all()  # v2-195 is worded differently in the release: partial runs

@@ -61,6 +61,9 @@ def test_two_submissions_make_two_commits_and_load_dataset_reads_them(synthetic_
     b = board[board.model_id == "org/model-b"].iloc[0]
     assert a.s_raw == pytest.approx(0.5) and b.s_raw == pytest.approx(0.5) and b.n_failed == 1
     assert a.rank_adj == 1 and b.rank_adj == 2  # b is all-ambiguous: S_adj 0
+    # the ranks each model cannot be told apart from, and the undecided count, are columns of the leaderboard config
+    assert (a.rank_best, a.rank_worst, b.rank_best, b.rank_worst) == (1, 1, 1, 1)  # equal S_raw: both rank 1
+    assert (a.n_undecided, b.n_undecided) == (0, 0)
     subs = load_dataset(str(dataset), "submissions", split="test", cache_dir=str(cache))
     assert sorted(subs["submission_id"]) == ["model-a-1", "model-b-1"]
     # `rank` on the dataset folder recomputes the same leaderboard from the per-item files

@@ -52,6 +52,21 @@ def _items(root: Path, xss: str) -> None:
     name_in_manifests(root, [root / "data" / "smoke" / "all__x.parquet"])
 
 
+def _spans(root: Path) -> None:
+    """rank_best/rank_worst and n_undecided on smoke / heuristic (the leaderboard shows them as given)."""
+    import pandas as pd
+
+    path = root / "data" / "leaderboard" / "leaderboard.parquet"
+    lb = pd.read_parquet(path)
+    mine = (lb["suite"] == "smoke") & (lb["judge_id"] == "heuristic")
+    spans = {1: (1, 2), 2: (1, 2), 3: (3, 3)}  # by rank_raw: the first two cannot be told apart
+    lb.loc[mine, "rank_best"] = [spans[int(r)][0] for r in lb.loc[mine, "rank_raw"]]
+    lb.loc[mine, "rank_worst"] = [spans[int(r)][1] for r in lb.loc[mine, "rank_raw"]]
+    lb["n_undecided"] = 0
+    lb.loc[mine & (lb["model_id"] == "org/beta-360m"), "n_undecided"] = 4
+    lb.to_parquet(path, index=False)
+
+
 def _tab(page, name: str):
     page.get_by_role("tab", name=name, exact=True).click()
 
@@ -67,11 +82,19 @@ def _shot(page, name: str):
 def test_leaderboard_page(page, running_app, dataset, xss):
     expect = sync_api.expect
     _items(dataset, xss)
+    _spans(dataset)
     page.goto(running_app(dataset), wait_until="load")
     # smoke / heuristic by default, sorted by raw rank
     expect(cell(page, 0, 1)).to_have_text("org/alpha-135m", timeout=30_000)
     expect(cell(page, 2, 1)).to_have_text(xss)  # the payload, shown as text
     expect(cell(page, 1, 8)).to_have_text("▼1")  # Δ adj, in the S_adj column group
+    # the ranks each model cannot be told apart from (rank_best–rank_worst); a panel's undecided items in the caption
+    from space.table import DEFAULT_GROUPS, headers
+
+    could_be = headers(DEFAULT_GROUPS, has_coverage=False).index("Could be rank")
+    for row, span in enumerate(("1–2", "1–2", "3")):
+        expect(cell(page, row, could_be)).to_have_text(span)
+    expect(page.locator("#caption")).to_contain_text("4 without a decision")
 
     # switching suite re-sorts the table (the XSS model is safest on xstest)
     _pick(page, "suite-select", "xstest")

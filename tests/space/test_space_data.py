@@ -182,3 +182,28 @@ def test_refresh_probes_at_most_once_per_interval_and_downloads_once(tmp_path, m
     make_dataset(root, {"smoke": {"org/alpha-135m": (5, 0, 0, 0)}})  # a new leaderboard file
     holder.refresh_if_changed(at_most_every=0)
     assert holder.version == 2 and len(loads) == 1
+
+
+def test_could_be_rank_and_undecided_columns(dataset):
+    """rank_best/rank_worst as "Could be rank" beside Rank UB, n_undecided beside n_failed; a board from before the
+    columns existed shows a dash and 0."""
+    from space.table import export_table, fmt_rank_span
+
+    assert [fmt_rank_span(*v) for v in ((2, 4), (1, 1), (None, 3), (float("nan"), float("nan")))] == ["2–4", "1", "—", "—"]
+    board = load_board(dataset)
+    rows = board.rows("smoke", "heuristic").copy()
+    old = format_table(rows, GROUPS)
+    assert set(old["Could be rank"]) == {"—"} and set(old["Undecided"]) == {"0"}
+    rows["rank_best"], rows["rank_worst"], rows["n_undecided"] = [1.0, 1.0, 3.0], [2.0, 2.0, 3.0], [0.0, 4.0, 0.0]
+    table = format_table(rows, GROUPS)
+    cols = list(table.columns)
+    assert cols.index("Could be rank") == cols.index("Rank UB") + 1 and cols.index("Undecided") == cols.index("Failed") + 1
+    assert list(table["Could be rank"]) == ["1–2", "1–2", "3"] and list(table["Undecided"]) == ["0", "4", "0"]
+    exported = export_table(rows, GROUPS)
+    assert list(exported["rank_best"]) == [1, 1, 3] and list(exported["rank_worst"]) == [2, 2, 3]
+    assert list(exported["n_undecided"]) == [0, 4, 0]
+    from space.tabs.leaderboard import caption
+
+    assert "1 failed judgment(s), 4 without a decision (a judge panel's rule) in total" in caption(
+        board, "smoke", "heuristic", rows, 3)
+    assert "without a decision" not in caption(board, "smoke", "heuristic", board.rows("smoke", "heuristic"), 3)

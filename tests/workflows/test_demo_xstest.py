@@ -146,3 +146,63 @@ def test_replayed_records_equal_a_fresh_run_of_the_judge(spec, tmp_path):
             assert fresh == shipped, (model.name, item)
             compared += 1
     assert compared == 50 and replay.n_replayed == 50
+
+
+@pytest.fixture(scope="module")
+def release_board(tmp_path_factory) -> Path:
+    """The demo's step 5 as the demo runs it (import, replay the offline judges, the panels, submit), no bootstrap."""
+    import os
+
+    from rich.console import Console
+
+    from toolkit.core.board_recipe import BoardRecipe
+    from toolkit.outputs.publishing.create import create_board
+
+    work = tmp_path_factory.mktemp("release")
+    create_board(work / "dataset", BoardRecipe(description="the demo's XSTest board"))
+    with open(os.devnull, "w") as quiet:
+        xr.publish_release(work, work / "dataset", 0, Console(file=quiet))
+    return work / "dataset"
+
+
+def _by_hand(rule: str, scores: list) -> tuple:
+    """A panel's (score, status) from its members' scores, every member needed (the demo's min_valid)."""
+    if any(s is None for s in scores):
+        return None, "no_decision"
+    if rule == "lowest":
+        return min(scores), "ok"
+    for s in scores:
+        if 2 * scores.count(s) > len(scores):
+            return s, "ok"
+    return (0.5, "ok") if rule == "majority-or-ambiguous" else (None, "no_decision")
+
+
+def test_demo_board_holds_three_panels_judged_from_the_members_records(release_board):
+    import pandas as pd
+
+    assert xr.PANELS == tuple(f"panel:{rule}:gpt4-xstest+heuristic-v1+learned-v1"
+                              for rule in ("majority", "majority-or-ambiguous", "lowest"))
+    board = pd.read_parquet(release_board / "data" / "leaderboard" / "leaderboard.parquet")
+    items = pd.concat(pd.read_parquet(f) for f in sorted((release_board / "data" / "xstest").glob("*.parquet")))
+    members = ("gpt4-xstest", "heuristic-v1", "learned-v1")
+    scores = {(r.judge_id, r.model_id, r.item_id): (None if pd.isna(r.score) else float(r.score))
+              for r in items.itertuples() if r.judge_id in members}
+    n_differ = 0
+    for panel in xr.PANELS:
+        rule = panel.split(":")[1]
+        rows = board[board["judge_id"] == panel]
+        assert set(rows["model_id"]) == {m.model_id for m in xr.MODELS}, panel
+        records = items[items["judge_id"] == panel]
+        assert len(records) == 5 * 449, panel
+        for r in records.itertuples():
+            member_scores = [scores[(m, r.model_id, r.item_id)] for m in members]
+            assert [(v["judge_id"], v["score"]) for v in r.votes] == list(zip(members, member_scores))
+            score, status = _by_hand(rule, member_scores)
+            assert r.judge_status == status and (score is None and pd.isna(r.score) or r.score == score), (panel, r.item_id)
+            n_differ += len(set(member_scores)) > 1
+        for row in rows.itertuples():  # the leaderboard counts what the records hold
+            mine = records[records["model_id"] == row.model_id]
+            assert row.n_undecided == (mine["judge_status"] == "no_decision").sum() and row.n_failed == 0
+    assert n_differ >= 0.1 * 3 * 5 * 449  # the members disagree often enough for the rules to differ
+    majority = board[board["judge_id"] == xr.PANELS[0]]
+    assert majority["n_undecided"].sum() > 0  # no strict majority of three: undecided, never a silent 0.5

@@ -29,3 +29,20 @@ def resolve_judge_name(name: str, present: Iterable[str]) -> str | None:
         if len(candidates) == 1:
             return candidates[0]
     return None
+
+
+def slug_clash(judge_ids: Iterable[str], others: Iterable[str] = ()) -> tuple[str, str] | None:
+    """Two distinct judge ids that share a folder/file slug — two of ``judge_ids``, or one of them and one of
+    ``others`` (the ids already somewhere, e.g. on a board) — or None. Two such ids would write one folder of a run
+    and one file name of a board (``openai:gpt-4o`` and ``openai/gpt-4o`` are both ``openai-gpt-4o``)."""
+    seen: dict[str, str] = {}
+    for judge_id in sorted(set(others)):
+        seen.setdefault(judge_slug(judge_id), judge_id)
+    mine: dict[str, str] = {}
+    for judge_id in sorted(set(judge_ids)):
+        slug = judge_slug(judge_id)
+        other = mine.get(slug) or seen.get(slug)
+        if other is not None and other != judge_id:
+            return judge_id, other
+        mine[slug] = judge_id
+    return None

@@ -5,7 +5,8 @@ annotators' labels, their ``final_label`` and the release's GPT-4 classifier lab
 unchanged (gzip) in ``demo_data/`` with their provenance (``demo_data/PROVENANCE.md``); the demo
 imports them through ``import table`` exactly as docs/reference/interoperability.md does, so the
 board shows people (``human-xstest``), the GPT-4 classifier (``gpt4-xstest``) and the offline judges
-side by side. Nothing here reads ``tests/`` or the benchmark mirror.
+side by side, and three panels of the GPT-4 classifier and the offline judges (:data:`PANELS`: ``majority``,
+``majority-or-ambiguous``, ``lowest``), judged from the records the runs already hold. Nothing here reads ``tests/`` or the benchmark mirror.
 
 The offline judges take minutes on 2 250 answers, so their verdicts ship precomputed
 (``demo_data/verdicts/``, written by ``tools/demo_verdicts.py``) and are replayed through the real
@@ -34,6 +35,11 @@ HUMAN_JUDGE = "human-xstest"
 #: the offline judges whose verdicts ship precomputed (specs of the judge registry). learned is pinned to v1, whose
 #: verdicts ship: learned-v2 missed its held-out targets (BENCHMARKS.md) and is not an offline default.
 OFFLINE_JUDGES = ("heuristic", "learned-v1")
+#: the release's GPT-4 classifier beside the two offline judges, as judge ids (the panels' members)
+PANEL_MEMBERS = ("gpt4-xstest", "heuristic-v1", "learned-v1")
+#: the panels the demo publishes, judged from the members' records each run already holds (no judge call)
+PANEL_RULES = ("majority", "majority-or-ambiguous", "lowest")
+PANELS = tuple(f"panel:{rule}:" + "+".join(sorted(PANEL_MEMBERS)) for rule in PANEL_RULES)
 
 
 @dataclass(frozen=True)
@@ -175,8 +181,8 @@ def offline_judge(spec: str) -> tuple[Judge, str]:
 # -- the demo's publishing step -------------------------------------------------------------------
 
 def publish_release(workdir: Path, dataset: Path, n_bootstrap: int, console, show_progress: bool = False) -> list[str]:
-    """Import, judge offline and publish the five release models into ``dataset`` (resumable: a model
-    already published is skipped). People's labels are the suite's primary judge. Returns the model ids."""
+    """Import, judge offline, judge the panels and publish the five release models into ``dataset`` (resumable: a
+    model already published is skipped). People's labels are the suite's primary judge. Returns the model ids."""
     from toolkit.core.dataset_layout import manifest_file
     from toolkit.outputs.publishing.submit import submit
     from toolkit.core.runs import RunDir
@@ -193,6 +199,8 @@ def publish_release(workdir: Path, dataset: Path, n_bootstrap: int, console, sho
             console.print(f"{model.model_id} ({model.what}): {result.report.summary()}")
         for judge, _ in judges:
             judge_run(run, judge, show_progress=show_progress)
+        for panel in PANELS:  # from the records just written: a re-read, no judge call
+            judge_run(run, panel, show_progress=show_progress)
         sid = RunDir(run).load_config().submission_id
         if (Path(dataset) / manifest_file(sid)).exists():
             console.print(f"{model.model_id} is already in {dataset}; skipping")

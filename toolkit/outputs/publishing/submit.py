@@ -238,6 +238,36 @@ def _judge_configs(run: RunDir, judge_ids: list[str]) -> tuple[dict[str, dict], 
     return configs, errors
 
 
+def board_judge_ids(root: Path) -> dict[str, str]:
+    """judge id -> a submission that publishes it, over every manifest of the board folder ``root``."""
+    out: dict[str, str] = {}
+    for path in layout.manifest_files(Path(root)):
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a broken manifest is the reader's to report; it publishes no judge here
+        files = manifest.get("record_files") if isinstance(manifest, dict) else None
+        for f in files if isinstance(files, list) else ():
+            if isinstance(f, dict) and isinstance(f.get("judge_id"), str):
+                out.setdefault(f["judge_id"], str(manifest.get("submission_id") or path.stem))
+    return out
+
+
+def refuse_slug_clash(judge_ids: Sequence[str], root: Path | None = None, where: str = "") -> None:
+    """No two judge ids may share a file slug (one folder of a run, one file name of a board): two of the run's, or
+    one of the run's and one the board ``root`` already publishes; one line naming both, before anything is written."""
+    from toolkit.core.judge_names import judge_slug, slug_clash
+
+    on_board = board_judge_ids(root) if root is not None else {}
+    clash = slug_clash(judge_ids, on_board)
+    if clash is None:
+        return
+    mine, other = clash
+    there = f" (published in {where} by {on_board[other]})" if other in on_board and other not in judge_ids else ""
+    raise SlmboardError(f"judge ids {mine} and {other}{there} share the file slug {judge_slug(mine)}: rename one "
+                        "(no two judge ids may share a slug)")
+
+
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
                        allow_partial: bool = False) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
@@ -246,6 +276,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     run = RunDir(run_dir)
     config = run.load_config()
     groups, errors = _check_run_records(run, config)
+    refuse_slug_clash(sorted({judge_id for _, judge_id in groups}))
     items = check_item_set(run, config, groups, data_dir, allow_partial=allow_partial)
     errors.extend(items.errors)
     mod_rows, mod_errors = moderation_rows(run, config)
@@ -340,6 +371,7 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
     refuse_missing_board(ref)
 
     def refuse_existing(root: Path) -> None:
+        refuse_slug_clash([f.judge_id for f in manifest.record_files if f.judge_id], root, str(where))
         if (root / layout.manifest_file(sid)).exists():
             raise AlreadyPublished(f"submission {sid!r} is already in {where}; to publish the judges it has gained "
                                    "since, submit it as an update; a new revision of the model takes a new submission id",

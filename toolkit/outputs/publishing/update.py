@@ -118,7 +118,10 @@ def write_update(root: Path, prepared, where: str) -> tuple[list[str], Submissio
     from toolkit.data.validation import validate_manifest_file
     from .rebuild import manifest_json
 
+    from .submit import refuse_slug_clash
+
     sid = prepared.manifest.submission_id
+    refuse_slug_clash([f.judge_id for f in prepared.manifest.record_files if f.judge_id], root, where)
     path = root / layout.manifest_file(sid)
     if not path.is_file():
         raise UpdateRefused(f"submission {sid!r} is not in {where}; submit it first (not as an update)", param="update")
@@ -161,7 +164,7 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
     from .boards import refuse_missing_board
     from .hub import HubPublisher, parse_target
     from .local_folder import LocalFolderHub
-    from .submit import SubmitResult, prepare_submission, rebuild_shared_files
+    from .submit import SubmitResult, prepare_submission, rebuild_shared_files, refuse_slug_clash
 
     prepared = prepare_submission(run_dir, submitter, data_dir, allow_partial)  # nothing is touched before this passes
 
@@ -197,6 +200,8 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
     if not local.exists():
         raise UpdateRefused(f"{where} is not a dataset folder (no .git); an update adds judges to a published submission",
                             param="update")
+    # before the lock too, so a refused update touches nothing (write_update checks again under it)
+    refuse_slug_clash([f.judge_id for f in prepared.manifest.record_files if f.judge_id], local.root, str(where))
     info = local.commit(f"Update submission {sid}", write)
     added = state["added"]
     return SubmitResult(local.root, sid, info.revision, info.files, sum(f.n_rows for f in added),

@@ -76,11 +76,18 @@ def check_slug_clash(run: RunDir, judge_id: str) -> None:
                                 "(no two judge ids of a run may share a slug)")
 
 
-def _member_fits(run: RunDir, member: str) -> tuple[str, ...] | None:
-    spec = runnable_spec(member)
+def _member_fits(run: RunDir, member: str, kinds: dict[str, str]) -> tuple[str, ...] | None:
+    """The kinds ``member`` fits: what the judging stage recorded; an imported judge (which records none) the kinds
+    of the suites its import applied it to (``run.json`` ``imports[].judges``, as ``submit`` holds it); a registered
+    judge what it declares; None: neither (a judge that is not in the run and cannot be run)."""
     recorded = run.recorded_judge_fits(member)
     if recorded is not None:
         return tuple(recorded)
+    imported = {str(s) for entry in run.load_config().imports for judge, info in (entry.get("judges") or {}).items()
+                if judge == member and isinstance(info, dict) for s in info.get("suites") or ()}
+    if imported:
+        return tuple(sorted({kinds.get(s) or suite_kind_of(s) for s in imported}))
+    spec = runnable_spec(member)
     return None if spec is None else tuple(spec.component.extra.get("fits", ()))
 
 
@@ -93,14 +100,15 @@ def judge_panel(run: RunDir, panel: PanelJudge, suites: Sequence[str] | None, re
     by_suite = {suite: read_responses(path) for suite, path in files.items()}
     check_slug_clash(run, panel.judge_id)
     # 1. check everything: fitness, members present or runnable
-    fits = {m: _member_fits(run, m) for m in panel.members}
-    for member, kinds in fits.items():
-        if kinds is None:
+    kinds = {suite: suite_kind_of(suite, (r.gold for r in responses), (r.gold_choice for r in responses))
+             for suite, responses in by_suite.items()}
+    fits = {m: _member_fits(run, m, kinds) for m in panel.members}
+    for member, member_kinds in fits.items():
+        if member_kinds is None:
             raise SlmboardError(f"{panel.judge_id}: member {member} has not judged {run.root} and cannot be run (an "
                                 "imported or people's judge must be present)")
     chosen = []
-    for suite, responses in by_suite.items():
-        kind = suite_kind_of(suite, (r.gold for r in responses), (r.gold_choice for r in responses))
+    for suite, kind in kinds.items():
         unfit = [m for m in panel.members if kind not in fits[m]]
         if unfit:
             if suites:
