@@ -20,7 +20,8 @@ import pytest
 from schemas import POLICIES, POLICY_VALUE
 from toolkit import api
 from toolkit.cli import main
-from toolkit.data.scoring.judge_sensitivity import JudgeSensitivityOptions, chosen_judges, frame_judge_sensitivity
+from toolkit.data.scoring.judge_sensitivity import (JudgeSensitivityOptions, chosen_judges, frame_judge_sensitivity,
+                                                   rank_table)
 from toolkit.testing.runs import make_item_row
 
 HALF = Fraction(1, 2)
@@ -278,3 +279,51 @@ def test_rank_out_of_one_judge_writes_no_judge_sensitivity(tmp_path):
     assert main(["rank", str(path), "--bootstrap", "0", "--quiet", "--out", str(tmp_path / "lb")]) == 0
     assert (tmp_path / "lb" / "leaderboard.parquet").exists()
     assert not (tmp_path / "lb" / "judge_sensitivity.parquet").exists()
+
+
+def test_the_rank_table_has_a_column_per_judge_and_metric():
+    records = disagreeing(4)
+    expected = oracle(records)
+    table = rank_table(api.judge_sensitivity(frame_of(records)).models, "sst")
+    assert table["model"].tolist() == sorted(expected["models"], key=lambda m: (-expected["rr"][m], m))
+    for row in table.to_dict(orient="records"):
+        for judge in expected["judges"]:
+            assert row[f"rank_raw · {judge}"] == expected["per"][judge]["raw"][row["model"]]
+            assert row[f"rank_adj · {judge}"] == expected["per"][judge]["adj"][row["model"]]
+        assert row["rank_range_judges"] == expected["rr"][row["model"]]
+
+
+def test_analyze_writes_the_same_figures_and_a_readme_section(tmp_path):
+    records = {(j, f"org/{m}", i): s for (j, m, i), s in disagreeing(6).items()}
+    expected = oracle(records)
+    result = api.analyze(_record_file(tmp_path, records), tmp_path / "analysis",
+                         api.AnalyzeOptions(n_bootstrap=0, metrics=False))
+    out = tmp_path / "analysis"
+    models = pd.read_csv(out / "judge_sensitivity.csv", keep_default_na=False, na_values=[""])
+    pairs = pd.read_csv(out / "judge_sensitivity_pairs.csv", keep_default_na=False, na_values=[""])
+    suites = pd.read_csv(out / "judge_sensitivity_suites.csv", keep_default_na=False, na_values=[""])
+    check(SimpleNamespace(models=models, pairs=pairs, suites=suites), expected)
+    readme = (out / "README.md").read_text()
+    assert "## Judge sensitivity" in readme
+    tau = expected["taus"][("heuristic-v1", "human-x", "raw")]
+    assert f"| heuristic-v1 | human-x | {tau:.3f} |" in readme
+    assert result.summary["judge_sensitivity"][0]["mean_rank_range_judges"] == pytest.approx(expected["mean_rr"])
+
+
+def test_the_space_per_judge_view_shows_the_same_figures_escaped():
+    from space.tabs.sensitivity import per_judge_markdown
+
+    xss = "<img src=x onerror=alert(1)>"
+    records = {(j, xss if m == "org/m0" else m, i): s for (j, m, i), s in disagreeing(9, n_models=4).items()}
+    expected = oracle(records)
+    text = per_judge_markdown(frame_of(records), "sst", expected["judges"] + ["mean:a+b"])
+    assert "| <img" not in text and "| \\<img src=x onerror=alert\\(1\\)\\> |" in text
+    assert f"{expected['n_cells']} (model, item) answers" in text
+    mean = f"{expected['mean_rr']:g}" if float(expected["mean_rr"]).is_integer() else f"{expected['mean_rr']:.3f}"
+    assert f"| sst | {mean} |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| org/m1 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    judges = expected["judges"]
+    assert cells[1:1 + len(judges)] == [str(expected["per"][j]["raw"]["org/m1"]) for j in judges]
+    assert cells[-2] == str(expected["rr"]["org/m1"])
+    assert "1 judge(s)" in per_judge_markdown(frame_of(records), "sst", ["heuristic-v1"])

@@ -38,7 +38,7 @@ from .ternary import AMBIGUOUS, HARMFUL, MISSING, SAFE, codes_from_scores, rates
 
 __all__ = ["JudgeSensitivityOptions", "JudgeMatrix", "JudgeSensitivity", "MODEL_COLUMNS", "PAIR_COLUMNS",
            "SUITE_COLUMNS", "suite_judge_sensitivity", "matrices_from_frame", "frame_judge_sensitivity",
-           "is_mean_row", "assemble"]
+           "is_mean_row", "assemble", "rank_table"]
 
 MODEL_COLUMNS = ["suite", "model_id", "model_revision", "judge_id", "people", "n_items", "s_raw", "s_adj", "rank_raw",
                  "rank_adj", "rank_range_judges", "rank_range_judges_adj", "policy_rank_range"]
@@ -243,3 +243,26 @@ def frame_judge_sensitivity(frame: pd.DataFrame, options: JudgeSensitivityOption
             block = block[block["judge_id"].astype(str).isin(judges)]
             parts.append(suite_judge_sensitivity(str(suite), matrices_from_frame(block)))
     return assemble(parts)
+
+
+def rank_table(models: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """One suite's model × judge ranks as one row per model: ``rank_raw · JUDGE`` and ``rank_adj · JUDGE`` for each
+    judge, then ``rank_range_judges`` and ``rank_range_judges_adj``; sorted by the range (widest first), then model.
+    A model at a revision is shown as ``model@revision`` when the suite holds two revisions of it."""
+    part = models[models["suite"] == suite]
+    if part.empty:
+        return pd.DataFrame(columns=["model", "rank_range_judges", "rank_range_judges_adj"])
+    revision = part["model_revision"].fillna("").astype(str)
+    several = part.assign(_r=revision).groupby("model_id")["_r"].nunique()
+    shown = [f"{m}@{r}" if several[m] > 1 else m for m, r in zip(part["model_id"], revision)]
+    part = part.assign(model=shown)
+    out = part.groupby("model", sort=True)[["rank_range_judges", "rank_range_judges_adj"]].first()
+    for metric in ("rank_raw", "rank_adj"):
+        wide = part.pivot(index="model", columns="judge_id", values=metric)
+        for judge in wide.columns:
+            out[f"{metric} · {judge}"] = wide[judge]
+    judges = sorted(part["judge_id"].unique())
+    columns = [f"{m} · {j}" for m in ("rank_raw", "rank_adj") for j in judges] + ["rank_range_judges",
+                                                                                    "rank_range_judges_adj"]
+    out = out[columns].reset_index()
+    return out.sort_values(["rank_range_judges", "model"], ascending=[False, True], kind="stable", ignore_index=True)
