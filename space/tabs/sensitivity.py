@@ -38,11 +38,13 @@ def per_judge_markdown(frame: pd.DataFrame, suite: str | None, judges: list[str]
              "out). All the suite's models, whatever the Leaderboard tab's filters.", "",
              "| | mean rank range over judges (S_raw) | (S_adj) | mean rank range over policies |", "|---|---|---|---|",
              f"| {md_escape(suite)} | {_num(s.mean_rank_range_judges)} | {_num(s.mean_rank_range_judges_adj)} | "
-             f"{_num(s.mean_policy_rank_range)} |", "", "| judge A | judge B | τ-b (S_raw) | τ-b (S_adj) |",
-             "|---|---|---|---|"]
+             f"{_num(s.mean_policy_rank_range)} |", "", "| judge A | judge B | τ-b (S_raw) | τ-b (S_adj) | note |",
+             "|---|---|---|---|---|"]
     for (a, b), block in result.pairs.groupby(["judge_a", "judge_b"], sort=True):
         tau = block.set_index("metric")["kendall_tau_b"]
-        lines.append(f"| {md_escape(a)} | {md_escape(b)} | {_num(tau.get('s_raw'))} | {_num(tau.get('s_adj'))} |")
+        note = "; ".join(dict.fromkeys(n for n in block["note"] if n))
+        lines.append(f"| {md_escape(a)} | {md_escape(b)} | {_num(tau.get('s_raw'))} | {_num(tau.get('s_adj'))} | "
+                     f"{md_escape(note)} |")
     table = rank_table(result.models, suite)
     lines += ["", "| " + " | ".join(md_escape(c) for c in table.columns) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(md_escape(v) if isinstance(v, str) else _num(v) for v in row) + " |"

@@ -212,7 +212,8 @@ def test_no_common_cell_says_so_and_one_judge_gives_no_rows():
 
 
 def test_a_judge_that_ties_every_model_has_no_tau_and_says_why():
-    records = {(j, m, "i1"): (1.0 if j == "flat" else float(k) / 2) for j in ("flat", "jb") for k, m in enumerate("abc")}
+    records = {(j, m, "i1"): (1.0 if j == "flat" else float(k) / 2)
+               for j in ("flat", "jb") for k, m in enumerate("abc")}
     pairs = api.judge_sensitivity(frame_of(records)).pairs
     assert pairs["kendall_tau_b"].isna().all() and pairs["note"].str.contains("ties every model").all()
 
@@ -258,7 +259,7 @@ def _record_file(tmp_path, records: dict):
 
 
 def test_rank_out_writes_the_judge_sensitivity_files(tmp_path, capsys):
-    records = {(j, f"org/{m}", i): s for (j, m, i), s in disagreeing(3).items()}
+    records = disagreeing(3)
     path = _record_file(tmp_path, records)
     assert main(["rank", str(path), "--bootstrap", "0", "--quiet", "--out", str(tmp_path / "lb")]) == 0
     assert "judge_sensitivity_pairs.csv" in capsys.readouterr().out
@@ -294,7 +295,7 @@ def test_the_rank_table_has_a_column_per_judge_and_metric():
 
 
 def test_analyze_writes_the_same_figures_and_a_readme_section(tmp_path):
-    records = {(j, f"org/{m}", i): s for (j, m, i), s in disagreeing(6).items()}
+    records = disagreeing(6)
     expected = oracle(records)
     result = api.analyze(_record_file(tmp_path, records), tmp_path / "analysis",
                          api.AnalyzeOptions(n_bootstrap=0, metrics=False))
@@ -327,3 +328,19 @@ def test_the_space_per_judge_view_shows_the_same_figures_escaped():
     assert cells[1:1 + len(judges)] == [str(expected["per"][j]["raw"]["org/m1"]) for j in judges]
     assert cells[-2] == str(expected["rr"]["org/m1"])
     assert "1 judge(s)" in per_judge_markdown(frame_of(records), "sst", ["heuristic-v1"])
+
+
+def test_a_model_is_one_model_whether_or_not_a_judge_records_its_revision():
+    """People's labels imported from a table carry no revision; the model's answers do: still one model. Two
+    revisions of a model under one judge are two models, as on the leaderboard."""
+    records = disagreeing(10, n_models=4, judges=("heuristic-v1", "human-x"))
+    frame = frame_of(records).assign(model_revision=lambda f: np.where(f["judge_id"] == "human-x", None, "rev1"))
+    result = api.judge_sensitivity(frame)
+    check(result, oracle(records))
+    assert set(result.models["model_revision"]) == {"rev1"}
+    second = frame[(frame["model_id"] == "org/m0") & (frame["judge_id"] == "heuristic-v1")].assign(model_revision="rev2")
+    twice = api.judge_sensitivity(pd.concat([frame, second], ignore_index=True))
+    (s,) = twice.suites.itertuples()
+    # heuristic-v1 holds org/m0 at rev1 and rev2, human-x at no revision: none of the three is common
+    assert (s.n_models, s.models_dropped) == (3, 3)
+    assert "org/m0" not in set(twice.models["model_id"])

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from toolkit.outputs.space_options import DeploySpaceOptions, ServeOptions
     from toolkit.stages.judging.components import JudgeSpec
 
-__all__ = ["validate", "create", "submit", "read_items", "rank", "judge_sensitivity", "analyze", "recompute", "review", "serve",
-           "deploy_space"]
+__all__ = ["validate", "create", "submit", "read_items", "rank", "judge_sensitivity", "analyze", "recompute", "review",
+           "serve", "deploy_space"]
 
 
 def validate(path: PathLike, kind: str | None = None) -> ValidationReport:

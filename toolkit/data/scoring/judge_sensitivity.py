@@ -106,21 +106,54 @@ def assemble(parts: Sequence[JudgeSensitivity]) -> JudgeSensitivity:
                             cat([p.suites for p in parts], SUITE_COLUMNS))
 
 
+def _matching_keys(matrices: Sequence[JudgeMatrix]) -> tuple[list[list[tuple]], dict[tuple, Optional[str]]]:
+    """Each judge's model keys for matching, and the revision shown for each key.
+
+    A model is matched on its id where no judge holds two revisions of it (people's labels imported from a table
+    often carry no revision, the model's own answers do: still one model), else on (id, revision), as the
+    leaderboard's rows are."""
+    rows_of: dict[str, int] = {}
+    revisions: dict[str, set] = {}
+    for m in matrices:
+        ids = [k[0] for k in m.models]
+        for model_id in set(ids):
+            rows_of[model_id] = max(rows_of.get(model_id, 0), ids.count(model_id))
+        for model_id, revision in m.models:
+            revisions.setdefault(model_id, set()).add(revision or None)
+    keys, shown = [], {}
+    for m in matrices:
+        judge_keys = []
+        for model_id, revision in m.models:
+            if rows_of[model_id] == 1:
+                known = revisions[model_id] - {None}
+                key = (model_id, None)
+                shown[key] = next(iter(known)) if len(known) == 1 else None
+            else:
+                key = (model_id, revision or None)
+                shown[key] = revision or None
+            judge_keys.append(key)
+        keys.append(judge_keys)
+    return keys, shown
+
+
 def _aligned(matrices: Sequence[JudgeMatrix]) -> tuple[list, list, list[np.ndarray], int, int]:
-    """(common models, common items, each judge's codes on them) and how many models/items were not common."""
-    models = sorted(set.intersection(*(set(map(tuple, m.models)) for m in matrices)), key=lambda k: (k[0], k[1] or ""))
+    """(common models as (model_id, revision shown), common items, each judge's codes on them) and how many
+    models/items were not common."""
+    keys, shown = _matching_keys(matrices)
+    common = sorted(set.intersection(*(set(k) for k in keys)), key=lambda k: (k[0], k[1] or ""))
     items = sorted(set.intersection(*(set(m.items) for m in matrices)))
-    every_model = set().union(*(set(map(tuple, m.models)) for m in matrices))
+    every_model = set().union(*(set(k) for k in keys))
     every_item = set().union(*(set(m.items) for m in matrices))
     aligned = []
-    for m in matrices:
-        row_of = {tuple(k): i for i, k in enumerate(m.models)}
+    for m, judge_keys in zip(matrices, keys):
+        row_of = {k: i for i, k in enumerate(judge_keys)}
         item_of = {k: i for i, k in enumerate(m.items)}
         rows = np.asarray([item_of[i] for i in items], dtype=np.int64)
-        cols = np.asarray([row_of[k] for k in models], dtype=np.int64)
+        cols = np.asarray([row_of[k] for k in common], dtype=np.int64)
         aligned.append(m.codes[np.ix_(rows, cols)] if len(rows) and len(cols) else
-                       np.full((len(items), len(models)), MISSING, dtype=np.int8))
-    return models, items, aligned, len(every_model) - len(models), len(every_item) - len(items)
+                       np.full((len(items), len(common)), MISSING, dtype=np.int8))
+    models = [(k[0], shown[k]) for k in common]
+    return models, items, aligned, len(every_model) - len(common), len(every_item) - len(items)
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
@@ -182,7 +215,8 @@ def suite_judge_sensitivity(suite: str, matrices: Sequence[JudgeMatrix]) -> Judg
                  "items_dropped": items_out + int((~keep_items).sum()),
                  "mean_rank_range_judges": _mean(range_raw), "mean_rank_range_judges_adj": _mean(range_adj),
                  "mean_policy_rank_range": _mean(policy), "note": note}
-    return assemble([JudgeSensitivity(pd.concat(model_rows, ignore_index=True), pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
+    return assemble([JudgeSensitivity(pd.concat(model_rows, ignore_index=True),
+                                      pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
                                       pd.DataFrame([suite_row], columns=SUITE_COLUMNS))])
 
 

@@ -210,12 +210,13 @@ def _sensitivity_markdown(result) -> list[str]:
                      f"{_num(s.mean_rank_range_judges_adj)} | {_num(s.mean_policy_rank_range)} |")
     for suite in result.suites["suite"]:
         pairs = result.pairs[result.pairs["suite"] == suite]
-        lines += ["", f"### {suite}", "", "| judge A | judge B | τ-b (S_raw) | τ-b (S_adj) | models |",
-                  "|---|---|---|---|---|"]
+        lines += ["", f"### {suite}", "", "| judge A | judge B | τ-b (S_raw) | τ-b (S_adj) | models | note |",
+                  "|---|---|---|---|---|---|"]
         for (a, b), block in pairs.groupby(["judge_a", "judge_b"], sort=True):
             tau = block.set_index("metric")["kendall_tau_b"]
+            note = "; ".join(dict.fromkeys(n for n in block["note"] if n))
             lines.append(f"| {a} | {b} | {_num(tau.get('s_raw'))} | {_num(tau.get('s_adj'))} | "
-                         f"{int(block['n_models'].iloc[0])} |")
+                         f"{int(block['n_models'].iloc[0])} | {note} |")
         table = rank_table(result.models, suite)
         lines += ["", "| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
         lines += ["| " + " | ".join(_num(v) if not isinstance(v, str) else v for v in row) + " |"
