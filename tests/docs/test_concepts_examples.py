@@ -69,7 +69,7 @@ JUDGE_AXIS = {"panel-votes", "no-decision", "mean-of-judges", "rank-span"}
 
 def test_every_example_is_on_the_page():
     assert set(EXAMPLES) == {"rates", "policies", "ranks", "patterns", "degenerate-interval", "rank-ub", "coverage",
-                             "primary-judge"} | JUDGE_AXIS
+                             "primary-judge", "judge-sensitivity"} | JUDGE_AXIS
 
 
 def test_rates():
@@ -191,4 +191,25 @@ def test_rank_span():
     actual = {}
     for i, m in enumerate(names):
         actual[f"{m}.rank_best"], actual[f"{m}.rank_worst"] = float(best[i]), float(worst[i])
+
+
+def test_judge_sensitivity():
+    from toolkit import api
+
+    given, gives = EXAMPLES["judge-sensitivity"]
+    records = pd.DataFrame([{"suite": "s", "judge_id": key.split(".")[0], "model_id": key.split(".")[1],
+                             "item_id": f"i{k}", "score": float(score)}
+                            for key, scores in given.items() for k, score in enumerate(scores)])
+    result = api.judge_sensitivity(records)
+    (suite,) = result.suites.to_dict(orient="records")
+    models = result.models.sort_values(["judge_id", "model_id"])
+    actual = {k: suite[k] for k in ("n_models", "n_items", "models_dropped", "mean_rank_range_judges",
+                                    "mean_rank_range_judges_adj", "mean_policy_rank_range")}
+    for judge, block in models.groupby("judge_id"):
+        actual[f"{judge}.rank_raw"] = block["rank_raw"].tolist()
+        actual[f"{judge}.rank_adj"] = block["rank_adj"].tolist()
+        actual["rank_range_judges"] = block["rank_range_judges"].tolist()
+        actual["rank_range_judges_adj"] = block["rank_range_judges_adj"].tolist()
+    taus = result.pairs.set_index("metric")["kendall_tau_b"]
+    actual["tau_b_raw"], actual["tau_b_adj"] = float(taus["s_raw"]), float(taus["s_adj"])
     _check(actual, gives)

@@ -127,6 +127,7 @@ def test_leaderboard_page(page, running_app, dataset, xss):
 
     _tab(page, "Rank sensitivity")
     expect(page.locator("#rank-sensitivity img").first).to_be_visible(timeout=20_000)
+    expect(page.locator("#rank-sensitivity-judges")).to_contain_text("rank_range_judges", timeout=20_000)  # per judge
     _shot(page, "rank_sensitivity")
     _tab(page, "Label mix")
     expect(page.locator("#label-mix img").first).to_be_visible(timeout=20_000)

@@ -31,7 +31,7 @@ from toolkit.core.registry import Component, Description, OptionInfo, Options, R
 from toolkit.core.runs import NotARun, RunMismatch
 from toolkit.core.services import Services, services_or_default
 
-from .boards import analyze, create, deploy_space, read_items, rank, recipe, recompute, review, serve, submit, validate
+from .boards import analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, review, serve, submit, validate
 from .evaluation_requests import list_requests, request_evaluation, work_requests
 from .interop import download_suites, export, export_eee, export_eval_results, import_results, suite_list, task_folder
 from .judging import agreement, judge, not_comparable
@@ -52,6 +52,7 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.co
          "EvaluationOptions": "toolkit.workflows.fanout.options", "MergeOptions": "toolkit.stages.generation.merge_options",
          "DemoOptions": "toolkit.workflows.demo_board", "CreateOptions": "toolkit.outputs.publishing.options",
          "RecomputeOptions": "toolkit.outputs.publishing.options", "RecipeOptions": "toolkit.outputs.publishing.options", "RankOptions": "toolkit.data.reading.options",
+         "JudgeSensitivityOptions": "toolkit.data.scoring.judge_sensitivity",
          "AnalyzeOptions": "toolkit.outputs.analysis.options", "ReviewOptions": "toolkit.outputs.reviewing",
          "ServeOptions": "toolkit.outputs.space_options", "DeploySpaceOptions": "toolkit.outputs.space_options",
          "ImportOptions": "toolkit.stages.importing.options", "EeeOptions": "toolkit.outputs.exporting.components",
@@ -71,6 +72,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from toolkit.data.reading.options import RankOptions
+    from toolkit.data.scoring.judge_sensitivity import JudgeSensitivityOptions
     from toolkit.outputs.analysis.options import AnalyzeOptions
     from toolkit.outputs.exporting.components import EXPORT_FORMATS, EeeOptions, EvalResultsOptions
     from toolkit.outputs.publishing.options import CreateOptions, RecomputeOptions, SubmitOptions
@@ -93,7 +95,7 @@ if TYPE_CHECKING:
     from toolkit.workflows.fanout.options import EvaluationOptions
     from toolkit.workflows.requests.options import WorkRequestsOptions
 
-__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "read_items", "serve", "demo", "merge",
+__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items", "serve", "demo", "merge",
            "agreement", "analyze", "evaluate", "recompute", "moderate", "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
            "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "export", "export_eee",
@@ -101,7 +103,7 @@ __all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank"
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
            "ModerationRunOptions", "FanoutOptions", "EvaluationOptions", "MergeOptions", "DemoOptions",
-           "CreateOptions", "RecomputeOptions", "RecipeOptions", "RankOptions", "AnalyzeOptions", "ReviewOptions", "ServeOptions",
+           "CreateOptions", "RecomputeOptions", "RecipeOptions", "RankOptions", "JudgeSensitivityOptions", "AnalyzeOptions", "ReviewOptions", "ServeOptions",
            "DeploySpaceOptions", "ImportOptions", "EeeOptions", "EvalResultsOptions", "SuiteDownloadOptions",
            "ModerationReportOptions", "ModerationListOptions", "ReleasedModerationOptions", "WorkRequestsOptions",
            "Services", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description",

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from toolkit.outputs.publishing.recipe import RecipeChange
     from toolkit.core.board_recipe import BoardRecipe
     from toolkit.data.reading.options import RankOptions
+    from toolkit.data.scoring.judge_sensitivity import JudgeSensitivity, JudgeSensitivityOptions
     from toolkit.outputs.analysis import AnalysisResult
     from toolkit.outputs.analysis.options import AnalyzeOptions
     from toolkit.outputs.publishing import SubmitResult
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
     from toolkit.outputs.space_options import DeploySpaceOptions, ServeOptions
     from toolkit.stages.judging.components import JudgeSpec
 
-__all__ = ["validate", "create", "submit", "read_items", "rank", "analyze", "recompute", "review", "serve",
-           "deploy_space"]
+__all__ = ["validate", "create", "submit", "read_items", "rank", "judge_sensitivity", "analyze", "recompute", "review",
+           "serve", "deploy_space"]
 
 
 def validate(path: PathLike, kind: str | None = None) -> ValidationReport:
@@ -135,7 +136,9 @@ def read_items(data: DataSource, services: Services | None = None) -> pd.DataFra
 
 def rank(data: DataSource, out: PathLike | None = None, options: RankOptions | None = None,
          services: Services | None = None) -> pd.DataFrame:
-    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``.
+    """Recompute the leaderboard from per-item records only; optionally write leaderboard.parquet/.csv to ``out``,
+    and beside them the judge sensitivity files (:func:`judge_sensitivity`) when a suite has two judges or more
+    (``options.judge_sensitivity``; ``table.attrs["judge_sensitivity_files"]`` lists what was written).
 
     DATA: a record file, run folder(s), a dataset folder or a Hub dataset id (ORG/NAME[@rev]); read one
     (suite, judge) group at a time, so memory follows the largest group, not the number of records.
@@ -153,7 +156,34 @@ def rank(data: DataSource, out: PathLike | None = None, options: RankOptions | N
             table = _with_mean_rows(table, data, o)
     if out is not None:
         write_leaderboard(table, out)
+        if o.judge_sensitivity and _several_judges(table):
+            from toolkit.data.reading.judge_board import judge_sensitivity_board, write_judge_sensitivity
+
+            with hub_token(services_or_default(services).token):
+                result = judge_sensitivity_board(data)
+            if not result.empty:
+                table.attrs["judge_sensitivity_files"] = [str(p) for p in write_judge_sensitivity(result, out)]
     return table
+
+
+def _several_judges(table: pd.DataFrame) -> bool:
+    """Some suite has two record judges (``mean:`` rows are not judges of records): judge sensitivity has rows."""
+    judges = table.loc[~table["judge_id"].astype(str).str.startswith("mean:"), ["suite", "judge_id"]]
+    return bool(len(judges)) and int(judges.groupby("suite")["judge_id"].nunique().max()) >= 2
+
+
+def judge_sensitivity(data: DataSource, options: JudgeSensitivityOptions | None = None,
+                      services: Services | None = None) -> JudgeSensitivity:
+    """How far ranks move when the judge changes, per suite, on the (model, item) cells every compared judge scored:
+    each model's rank under each judge (S_raw and S_adj), ``rank_range_judges``, Kendall τ-b per judge pair, and the
+    suite's mean judge rank range beside its mean policy rank range (docs/concepts.md). ``options``
+    (:class:`JudgeSensitivityOptions`): which judges are compared (default: all of each suite's, people's labels
+    included). Read one suite at a time. ``services``: the Hugging Face token of its Hub calls."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.data.reading.judge_board import judge_sensitivity_board
+
+    with hub_token(services_or_default(services).token):
+        return judge_sensitivity_board(data, options)
 
 
 def _with_mean_rows(table: pd.DataFrame, data: DataSource, o: RankOptions) -> pd.DataFrame:

@@ -4,6 +4,9 @@ Outputs (all CSV unless noted; a README.md in the folder lists them with every n
   leaderboard.csv            the leaderboard with bootstrap intervals (as `rank`)
   suite_instability.csv      mean rank_range per (suite, judge)
   suite_rank_correlations.csv / policy_rank_correlations.csv   Kendall τ, Spearman ρ
+  judge_sensitivity.csv      each model's rank per judge (S_raw, S_adj), rank_range_judges, per suite, on the
+                             cells every judge scored; judge_sensitivity_pairs.csv (τ-b per judge pair) and
+                             judge_sensitivity_suites.csv (mean judge vs mean policy rank range); also in README.md
   bbq.csv                    BBQ accuracy, unmapped, by context condition, bias scores (when present)
   row_metrics.parquet        the 12 metrics per (model, item) row of the ternary suites
   prompt_level.csv           prompt-level AR and metrics per (suite, judge, prompt); ar_correlations.csv
@@ -73,6 +76,7 @@ def run_analysis(data: str | Path, out: str | Path, *, submissions: str | Path |
         if len(src) == 0:
             notes.append("suite rank correlations: only one (suite, judge) leaderboard, nothing to compare")
         policy_rank_correlations(tboard).to_csv(tmp / "policy_rank_correlations.csv", index=False)
+        sensitivity = _judge_sensitivity(dataset, tmp)
         summary: dict = {"data": str(data), "n_records": int(len(items)), "n_models": int(items["model_id"].nunique()),
                          "suites": sorted(items["suite"].unique().tolist()), "n_bootstrap": n_bootstrap, "seed": seed}
         if bbq_mask.any():
@@ -92,9 +96,11 @@ def run_analysis(data: str | Path, out: str | Path, *, submissions: str | Path |
         else:
             notes.append("model metadata correlations: no --submissions folder given")
         summary["notes"] = notes
+        summary["judge_sensitivity"] = sensitivity.suites.astype(object).where(sensitivity.suites.notna(), None) \
+            .to_dict(orient="records")
         summary["files"] = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
-        (tmp / "README.md").write_text(_readme(summary), encoding="utf-8")
+        (tmp / "README.md").write_text(_readme(summary, sensitivity), encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -174,6 +180,56 @@ def _diagnostics(ternary, tmp: Path, seed, max_prompts, unseen_k, show_progress,
     return notes
 
 
+def _judge_sensitivity(dataset, tmp: Path):
+    """Ranks per judge on the cells every judge of a suite scored (the multiple-choice suites left out)."""
+    from toolkit.data.reading.judge_board import judge_sensitivity_board
+    from toolkit.data.scoring.judge_sensitivity import JudgeSensitivity
+
+    result = judge_sensitivity_board(dataset)
+    result = JudgeSensitivity(*(t[t["suite"] != "bbq"].reset_index(drop=True)
+                                for t in (result.models, result.pairs, result.suites)))
+    result.models.to_csv(tmp / "judge_sensitivity.csv", index=False)
+    result.pairs.to_csv(tmp / "judge_sensitivity_pairs.csv", index=False)
+    result.suites.to_csv(tmp / "judge_sensitivity_suites.csv", index=False)
+    return result
+
+
+def _sensitivity_markdown(result) -> list[str]:
+    """README.md's judge sensitivity section: per suite, the means, the τ-b pairs and the model × judge ranks."""
+    from toolkit.data.scoring.judge_sensitivity import rank_table
+
+    lines = ["", "## Judge sensitivity", "",
+             "How far ranks move when the judge changes, beside how far they move across the six ambiguity policies, "
+             "on the (model, item) cells every judge of the suite scored (docs/concepts.md, *Judge sensitivity*)."]
+    if result.empty:
+        return lines + ["", "No suite has two judges: nothing to compare."]
+    lines += ["", "| suite | judges | models | items | mean rank range over judges (S_raw) | (S_adj) | "
+              "mean rank range over policies |", "|---|---|---|---|---|---|---|"]
+    for s in result.suites.itertuples():
+        lines.append(f"| {s.suite} | {s.judges} | {s.n_models} | {s.n_items} | {_num(s.mean_rank_range_judges)} | "
+                     f"{_num(s.mean_rank_range_judges_adj)} | {_num(s.mean_policy_rank_range)} |")
+    for suite in result.suites["suite"]:
+        pairs = result.pairs[result.pairs["suite"] == suite]
+        lines += ["", f"### {suite}", "", "| judge A | judge B | τ-b (S_raw) | τ-b (S_adj) | models | note |",
+                  "|---|---|---|---|---|---|"]
+        for (a, b), block in pairs.groupby(["judge_a", "judge_b"], sort=True):
+            tau = block.set_index("metric")["kendall_tau_b"]
+            note = "; ".join(dict.fromkeys(n for n in block["note"] if n))
+            lines.append(f"| {a} | {b} | {_num(tau.get('s_raw'))} | {_num(tau.get('s_adj'))} | "
+                         f"{int(block['n_models'].iloc[0])} | {note} |")
+        table = rank_table(result.models, suite)
+        lines += ["", "| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(_num(v) if not isinstance(v, str) else v for v in row) + " |"
+                  for row in table.itertuples(index=False)]
+    return lines
+
+
+def _num(value) -> str:
+    if value is None or value != value:
+        return "—"
+    return f"{float(value):g}" if float(value).is_integer() else f"{float(value):.3f}"
+
+
 def _metadata(tboard, submissions, tmp: Path) -> list[str]:
     from . import metadata
 
@@ -217,12 +273,14 @@ def _save(fig, path: Path) -> None:
     fig.savefig(path)
 
 
-def _readme(summary: dict) -> str:
+def _readme(summary: dict, sensitivity=None) -> str:
     lines = ["# slmboard analyze", "", f"Data: `{summary['data']}` — {summary['n_records']} records, "
              f"{summary['n_models']} models, suites: {', '.join(summary['suites'])}.", ""]
     for key in ("scorer", "embedder", "spacy_model", "syllables"):
         if key in summary:
             lines.append(f"- {key}: {summary[key]}")
+    if sensitivity is not None:
+        lines += _sensitivity_markdown(sensitivity)
     lines += ["", "## Notes", ""] + [f"- {n}" for n in summary["notes"]] + ["", "## Files", ""]
     lines += [f"- `{f}`" for f in summary["files"]]
     return "\n".join(lines) + "\n"
