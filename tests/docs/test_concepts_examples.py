@@ -65,7 +65,7 @@ def _per_model(given: dict) -> dict[str, dict]:
 
 def test_every_example_is_on_the_page():
     assert set(EXAMPLES) == {"rates", "policies", "ranks", "patterns", "degenerate-interval", "rank-ub", "coverage",
-                             "primary-judge"}
+                             "primary-judge", "against-people"}
 
 
 def test_rates():
@@ -142,3 +142,15 @@ def test_primary_judge():
     chosen = choose_primary_judges(board)
     (suite,) = chosen
     _check({"primary": chosen[suite].judge_id}, gives)
+
+
+def test_against_people():
+    from toolkit.data.scoring.against_people import against_people
+
+    given, gives = EXAMPLES["against-people"]
+    rows = [{"suite": "s", "judge_id": judge, "model_id": "m", "item_id": str(i), "score": float(v)}
+            for judge, key in (("human-x", "people"), ("a", "judge_a"), ("b", "judge_b")) for i, v in enumerate(given[key])]
+    block = against_people(pd.DataFrame(rows))["s"]["human-x"]
+    actual = {f"{j}.{k}": v for j, m in block["judges"].items() for k, v in m.items()}
+    actual.update(phi=block["error_correlation"]["pairs"][0]["phi"], n_eff=block["error_correlation"]["n_eff"])
+    _check(actual, gives)
