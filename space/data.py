@@ -171,6 +171,16 @@ def primary_judges(dataset: Dataset, leaderboard: pd.DataFrame) -> dict[str, tup
             out[suite] = (pj.judge_id, f"the dataset card names {chosen}, which has no rows here; by rule: {pj.reason}")
         else:
             out[suite] = (pj.judge_id, f"no primary judge in the dataset card; by rule: {pj.reason}")
+    for suite in sorted(set(leaderboard["suite"]) - set(out)) if len(leaderboard) else ():
+        # the rule picks no panel, mean row or people's labels: the page still opens on one, and says so
+        chosen = card.get(suite)
+        judges = sorted(set(leaderboard.loc[leaderboard["suite"] == suite, "judge_id"]))
+        if chosen in judges:
+            why = f": {reasons[suite]}" if suite in reasons else ""
+            out[suite] = (chosen, f"the suite's primary judge as the dataset card records it{why}")
+        else:
+            out[suite] = (judges[0], "no judge the rule may pick (panels, mean rows and people's labels are primary "
+                                     "only by --primary-judge); shown: the first by name")
     return out
 
 

@@ -10,11 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from schemas import POLICIES
-
-
-def is_human(judge: str) -> bool:
-    """Labels people gave (imported as ``human-<source>``, e.g. the XSTest release's ``human-xstest``)."""
-    return str(judge).startswith("human")
+from toolkit.core.judge_names import is_people_judge
 
 
 def offline_judges(judges: list[str]) -> list[str]:
@@ -86,9 +82,9 @@ def what_moves(rows: pd.DataFrame, frame: pd.DataFrame, judge: str | None) -> st
         return ""
     sentence = f"What moves: {rank_moves(rows)}; {policy_moves(rows)}"
     judges = sorted(str(j) for j in frame["judge_id"].dropna().unique()) if len(frame) else []
-    people = judge if judge and is_human(judge) else next((j for j in judges if is_human(j)), None)
+    people = judge if judge and is_people_judge(judge) else next((j for j in judges if is_people_judge(j)), None)
     if people is not None:
-        others = [j for j in ([judge] if judge and not is_human(judge) else []) + offline_judges(judges)]
+        others = [j for j in ([judge] if judge and not is_people_judge(judge) else []) + offline_judges(judges)]
         gone = departures(frame, people, list(dict.fromkeys(o for o in others if o != people)))
         if gone:
             sentence += f"; {gone}"

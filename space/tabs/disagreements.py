@@ -46,9 +46,10 @@ def verdicts(ctx: Ctx, suite: str, model: str, item: str) -> tuple[pd.DataFrame,
 def default_pair(judges: list[str]) -> tuple[str | None, str | None]:
     """The pair the tab opens on: people against slmboard's offline judge where the suite has both,
     else the first two judges by name."""
-    from space.moves import is_human, offline_judges
+    from space.moves import offline_judges
+    from toolkit.core.judge_names import is_people_judge
 
-    people = next((j for j in judges if is_human(j)), None)
+    people = next((j for j in judges if is_people_judge(j)), None)
     offline = offline_judges(judges)
     if people is not None and offline:
         return people, offline[0]

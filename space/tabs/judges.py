@@ -1,5 +1,6 @@
-"""Judges tab: agreement of every pair of judges of the suite (paper 1 Table 5), each pair's
-confusion matrix, and the same rates per model — which models do the judges disagree on?"""
+"""Judges tab: at the top every judge against people's labels (κ_linear, exact, AR error, contradiction, the
+judges' error correlation and n_eff); then agreement of every pair of judges of the suite (paper 1 Table 5), each
+pair's confusion matrix, and the same rates per model — which models do the judges disagree on?"""
 from __future__ import annotations
 
 import gradio as gr
@@ -116,7 +117,41 @@ def trust_markdown() -> str:
             + render_cards())
 
 
+def people_markdown(frame: pd.DataFrame, suite: str | None) -> str:
+    """Every judge of the suite against each people judge of it (toolkit.data.scoring.against_people), as Markdown."""
+    from toolkit.data.scoring.against_people import against_people
+
+    if not suite:
+        return ""
+    blocks = against_people(frame).get(suite, {}) if len(frame) else {}
+    if not blocks:
+        return (f"### Every judge against people\n\nSuite **{md_escape(suite)}** has no people's labels (a judge "
+                "whose id is named human or people, e.g. human-xstest): nothing to measure the judges against.")
+    lines = []
+    for people, block in blocks.items():
+        lines += [f"### Every judge against people: **{md_escape(people)}** on {md_escape(suite)}", "",
+                  "On the items both scored: κ_linear (linear-weighted Cohen's κ on 0 / 0.5 / 1), exact agreement, "
+                  "AR error (the judge's ambiguity rate − people's) and contradiction (one says 0, the other 1).", "",
+                  "| judge | items both scored | κ_linear | exact | AR error | contradiction |", "|---|---|---|---|---|---|"]
+        for judge, m in block["judges"].items():
+            lines.append(f"| {md_escape(judge)} | {m['n']} | {num(m['kappa_linear'])} | {pct(m['exact_agreement'])} | "
+                         f"{100 * m['ar_error']:+.1f} pts | {pct(m['contradiction_rate'])} |")
+        for panel in block["panels_with_people"]:
+            lines.append(f"| {md_escape(panel)} (holds {md_escape(people)}'s labels: left out) | | | | | |")
+        corr = block["error_correlation"]
+        if corr["pairs"]:
+            lines += ["", "**Error correlation**: φ between two judges' “disagrees with people” on the items all three "
+                      "scored.", "", "| judge A | judge B | items | φ |", "|---|---|---|---|"]
+            lines += [f"| {md_escape(x['judge_a'])} | {md_escape(x['judge_b'])} | {x['n']} | {num(x['phi'])} |"
+                      for x in corr["pairs"]]
+            lines += ["", f"Mean φ = {num(corr['mean_phi'])} over {corr['n_judges']} judges: they are worth "
+                      f"n_eff = {num(corr['n_eff'])} independent judges (n_eff = n / (1 + (n − 1)·mean φ))."]
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
 def build(ctx: Ctx) -> TabView:
+    people_md = gr.Markdown("", elem_id="judges-people")
     with gr.Accordion("How far to trust this judge: offline judges vs people", open=False):
         gr.Markdown(trust_markdown(), elem_id="judges-trust")
     md = gr.Markdown("Open this tab to compute judge agreement for the selected suite.", elem_id="judges-agreement")
@@ -130,6 +165,7 @@ def build(ctx: Ctx) -> TabView:
         judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
         note = f"\n\n**Records not shown:** {md_escape(h.items.error)}" if h.items.error else ""
         trained = board_training(h.board, judges)
-        return agreement_markdown(frame, suite, judges, trained) + note, per_model_table(frame, judges, trained)
+        return (people_markdown(frame, suite), agreement_markdown(frame, suite, judges, trained) + note,
+                per_model_table(frame, judges, trained))
 
-    return TabView("judges", [], [md, table], update, lazy=True, memo=True)
+    return TabView("judges", [], [people_md, md, table], update, lazy=True, memo=True)

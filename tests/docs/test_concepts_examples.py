@@ -69,7 +69,7 @@ JUDGE_AXIS = {"panel-votes", "no-decision", "mean-of-judges", "rank-span"}
 
 def test_every_example_is_on_the_page():
     assert set(EXAMPLES) == {"rates", "policies", "ranks", "patterns", "degenerate-interval", "rank-ub", "coverage",
-                             "primary-judge", "judge-sensitivity"} | JUDGE_AXIS
+                             "primary-judge", "judge-sensitivity", "against-people"} | JUDGE_AXIS
 
 
 def test_rates():
@@ -212,4 +212,15 @@ def test_judge_sensitivity():
         actual["rank_range_judges_adj"] = block["rank_range_judges_adj"].tolist()
     taus = result.pairs.set_index("metric")["kendall_tau_b"]
     actual["tau_b_raw"], actual["tau_b_adj"] = float(taus["s_raw"]), float(taus["s_adj"])
+
+
+def test_against_people():
+    from toolkit.data.scoring.against_people import against_people
+
+    given, gives = EXAMPLES["against-people"]
+    rows = [{"suite": "s", "judge_id": judge, "model_id": "m", "item_id": str(i), "score": float(v)}
+            for judge, key in (("human-x", "people"), ("a", "judge_a"), ("b", "judge_b")) for i, v in enumerate(given[key])]
+    block = against_people(pd.DataFrame(rows))["s"]["human-x"]
+    actual = {f"{j}.{k}": v for j, m in block["judges"].items() for k, v in m.items()}
+    actual.update(phi=block["error_correlation"]["pairs"][0]["phi"], n_eff=block["error_correlation"]["n_eff"])
     _check(actual, gives)

@@ -160,6 +160,24 @@ def test_primary_judge_from_the_card_export_writes(dataset):
     assert board.default_judge("smoke") == "heuristic" and "names gone-judge, which has no rows here" in board.judge_reason("smoke")
 
 
+def test_a_suite_of_only_people_and_panels_opens_on_one_and_says_the_rule_picks_none(tmp_path):
+    """The primary-judge rule never picks people's labels or a panel; the Space still opens the suite on one of them
+    (first by name) and says why, or on the one the card names."""
+    from space.data import primary_judges
+    from toolkit.data.reading import open_data
+
+    (tmp_path / "README.md").write_text("---\nconfigs: []\n---\n")
+    rows = [("xstest", j, m, 0) for j in ("panel:lowest:gpt4-xstest+human-xstest", "human-xstest") for m in ("a", "b")]
+    rows += [("smoke", "heuristic-v1", "a", 0), ("smoke", "human-x", "a", 0), ("smoke", "human-x", "b", 0)]
+    board = pd.DataFrame(rows, columns=["suite", "judge_id", "model_id", "n_failed"])
+    chosen = primary_judges(open_data(tmp_path), board)
+    assert chosen["smoke"][0] == "heuristic-v1" and "the only judge the rule may pick" in chosen["smoke"][1]
+    judge, why = chosen["xstest"]
+    assert judge == "human-xstest" and why.startswith("no judge the rule may pick")
+    (tmp_path / "README.md").write_text("---\nslmboard:\n  primary_judges:\n    xstest: panel:lowest:gpt4-xstest+human-xstest\n---\n")
+    assert primary_judges(open_data(tmp_path), board)["xstest"][0] == "panel:lowest:gpt4-xstest+human-xstest"
+
+
 def test_refresh_probes_at_most_once_per_interval_and_downloads_once(tmp_path, make_dataset, monkeypatch):
     """Every open page's timer asks for a refresh; the data are probed at most once per interval, and a
     Hub probe's download is the board that gets served (not downloaded a second time)."""

@@ -70,9 +70,11 @@ def write_research_dataset(root: Path, card_primary: str | None = None) -> tuple
 
 
 def expected_primary(items: pd.DataFrame) -> str:
-    """The rule, by hand: most models, then fewest failed items, then name."""
+    """The rule, by hand: most models, then fewest failed items, then name; never people's labels."""
     best = None
     for judge in sorted(set(items.judge_id)):
+        if judge.startswith("human"):  # people's labels: primary only when the maintainer names them
+            continue
         part = items[items.judge_id == judge]
         key = (-part.model_id.nunique(), int(part.score.isna().sum()), judge)
         best = key if best is None or key < best else best
@@ -195,11 +197,53 @@ def kappa_linear(pairs):
     return 1 - do / de if de else None
 
 
+def _pearson(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sx, sy = sum((a - mx) ** 2 for a in x) ** 0.5, sum((b - my) ** 2 for b in y) ** 0.5
+    return sxy / (sx * sy) if sx and sy else None
+
+
+def check_against_people(page, items):
+    """The top of the Judges tab: every judge against human-xstest and the error correlation, by plain loops."""
+    people, others = "human-xstest", sorted(j for j in JUDGES if j != "human-xstest")
+    top = page.locator("#judges-people")
+    expect(top).to_contain_text("Every judge against people", timeout=60_000)
+    rows = [row.locator("td").all_inner_texts() for row in top.locator("tbody tr").all()]
+    figures = {r[0]: r[1:] for r in rows if len(r) == 6}
+    pair_rows = [r for r in rows if len(r) == 4]
+    for judge in others:
+        p = pair_counts(items, people, judge)
+        n = len(p)
+        ar = sum(y == 0.5 for _, y in p) / n - sum(x == 0.5 for x, _ in p) / n
+        assert figures[judge] == [str(n), f"{kappa_linear(p):.3f}", f"{100 * sum(x == y for x, y in p) / n:.1f}%",
+                                  f"{100 * ar:+.1f} pts", f"{100 * sum({x, y} == {0.0, 1.0} for x, y in p) / n:.1f}%"]
+    score = {(r.judge_id, r.model_id, r.item_id): r.score for r in items.itertuples()}
+    keys = sorted({(m, i) for _, m, i in score})
+    phis = []
+    for k, a in enumerate(others):
+        for b in others[k + 1:]:
+            wa, wb = [], []
+            for m, i in keys:
+                ps, sa, sb = score.get((people, m, i)), score.get((a, m, i)), score.get((b, m, i))
+                if all(v is not None and v == v for v in (ps, sa, sb)):
+                    wa.append(float(sa != ps))
+                    wb.append(float(sb != ps))
+            phi = _pearson(wa, wb)  # None: gpt4 never departs from people here
+            assert [a, b, str(len(wa)), "—" if phi is None else f"{phi:.3f}"] in pair_rows, (a, b, pair_rows)
+            if phi is not None:
+                phis.append(phi)
+    rho = sum(phis) / len(phis)
+    expect(top).to_contain_text(f"Mean φ = {rho:.3f} over {len(others)} judges")
+    expect(top).to_contain_text(f"n_eff = {len(others) / (1 + (len(others) - 1) * rho):.3f} independent judges")
+
+
 def test_judges_tab_every_pair_and_per_model(page, running_app, tmp_path):
     root, items = write_research_dataset(tmp_path / "ds")
     page.goto(running_app(root) + "?tab=judges", wait_until="load")
     md = page.locator("#judges-agreement")
     expect(md).to_contain_text("exact agreement", timeout=120_000)  # 6 pairs x 5 models on a loaded machine
+    check_against_people(page, items)
     judges = sorted(JUDGES)
     pairs = [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]]
     for a, b in pairs:

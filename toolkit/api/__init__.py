@@ -34,7 +34,7 @@ from toolkit.core.services import Services, services_or_default
 from .boards import analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, review, serve, submit, validate
 from .evaluation_requests import list_requests, request_evaluation, work_requests
 from .interop import download_suites, export, export_eee, export_eval_results, import_results, suite_list, task_folder
-from .judging import agreement, judge, not_comparable
+from .judging import agreement, agreement_with_people, judge, not_comparable
 from .moderation import build_moderation_list, import_released_moderation, moderate, moderation_report
 from .running import demo, evaluate, evaluate_models, generate, merge
 
@@ -95,8 +95,9 @@ if TYPE_CHECKING:
     from toolkit.workflows.fanout.options import EvaluationOptions
     from toolkit.workflows.requests.options import WorkRequestsOptions
 
-__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items", "serve", "demo", "merge",
-           "agreement", "analyze", "evaluate", "recompute", "moderate", "moderation_report",
+__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
+           "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
+           "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
            "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "export", "export_eee",
            "export_eval_results", "import_results", "review", "deploy_space", "components", "not_comparable",

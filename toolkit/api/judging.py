@@ -1,5 +1,5 @@
-"""Judging: ``judge`` (one judge's verdicts added to a run), ``agreement`` (two judges compared) and
-``not_comparable`` (what makes results not comparable with reported ones)."""
+"""Judging: ``judge`` (one judge's verdicts added to a run), ``agreement`` (two judges compared),
+``agreement_with_people`` (every judge against people's labels) and ``not_comparable`` (what makes results not comparable with reported ones)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from toolkit.stages.judging import Judge, JudgeResult
     from toolkit.stages.judging.components import JudgeSpec, JudgingRunOptions
 
-__all__ = ["judge", "agreement", "not_comparable"]
+__all__ = ["judge", "agreement", "agreement_with_people", "not_comparable"]
 
 
 def judge(
@@ -55,6 +55,23 @@ def agreement(
 
     with hub_token(services_or_default(services).token):
         return judge_agreement(data, judge_a, judge_b, out=out)
+
+
+def agreement_with_people(
+    data: DataSource, out: PathLike | None = None, services: Services | None = None
+) -> tuple[dict[str, dict[str, dict[str, Any]]], tuple[Path, Path, Path] | None]:
+    """Every judge against people's labels, per suite that has them: each other judge's κ_linear, exact agreement,
+    AR error (judge − people) and contradiction rate on the items both scored, and the error correlation (φ between
+    each pair of judges' "disagrees with people", mean φ, n_eff); a panel with a people member is listed apart,
+    with no figures against those people. Returns ({suite: {people judge: block}}, (against_people.json,
+    against_people.csv, error_correlation.csv) or None); with ``out``, writes them there. ``services``: the
+    Hugging Face token of its Hub calls.
+    """
+    from toolkit.core.hub_access import hub_token
+    from toolkit.stages.judging.agreement_report import agreement_with_people as report
+
+    with hub_token(services_or_default(services).token):
+        return report(data, out=out)
 
 
 def not_comparable(suite_names: Iterable[str] = (), judge_specs: Iterable[JudgeSpec | str] = ()) -> list[str]:

@@ -29,7 +29,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("rank", "rank", "recompute the leaderboard from per-item records"),
     ("export", "export", "write results in other tools' formats (one subcommand per export format)"),
     ("analyze", "analyze", "diagnostics of paper 1: metrics, AR correlations, ambiguity prediction, figures"),
-    ("agreement", "agreement", "agreement between two judges (confusion, weighted kappa, boundary/contradiction rates)"),
+    ("agreement", "agreement", "agreement between two judges (confusion, weighted kappa, boundary/contradiction rates), "
+                               "or, without --judges, every judge against people's labels"),
     ("moderate", "moderate", "run a moderator on the flag / do-not-flag suite (paper 2)"),
     ("moderation_report", "moderation-report", "moderator reliability report (paper 2) → DIR/moderators.csv + figures"),
     ("serve", "serve", "start the leaderboard Space locally on a dataset folder or Hub dataset"),

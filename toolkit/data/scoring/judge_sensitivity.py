@@ -31,6 +31,7 @@ import pandas as pd
 from pydantic import field_validator
 
 from schemas import POLICIES
+from toolkit.core.judge_names import is_mean_row, is_people_judge as is_people
 from toolkit.core.options import comma_names
 from toolkit.core.registry import Options, option
 from .ranks import competition_rank, rank_range
@@ -60,16 +61,6 @@ class JudgeSensitivityOptions(Options):
     @classmethod
     def _comma_list(cls, value):
         return comma_names(value) if isinstance(value, str) else value
-
-
-def is_mean_row(judge_id: str) -> bool:
-    """A ``rank --mean-of-judges`` row (``mean:A+B``): a leaderboard row, never ItemRecords."""
-    return str(judge_id).startswith("mean:")
-
-
-def is_people(judge_id: str) -> bool:
-    """People's labels (the house rule today: the id starts with ``human``; to be one judge property)."""
-    return str(judge_id).startswith("human")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.core.defaults import N_BOOTSTRAP
+from toolkit.core.judge_names import MEAN_PREFIX
 from toolkit.core.registry import Options, option
 from .ranks import competition_rank
 
@@ -29,7 +30,7 @@ class MeanOfJudgesOptions(Options):
 
 def mean_row_id(judges: Sequence[str]) -> str:
     """The row's judge id: ``mean:`` + the judges sorted, joined by '+' (one set of judges, one id)."""
-    return "mean:" + "+".join(sorted(judges))
+    return MEAN_PREFIX + ":" + "+".join(sorted(judges))
 
 
 def mean_of_judges_rows(suite: str, scores: Mapping[str, pd.DataFrame], options: Optional[MeanOfJudgesOptions] = None,

@@ -2,7 +2,10 @@
 
 A maintainer sets it per suite (``--primary-judge SUITE=JUDGE``, recorded in the dataset card);
 unset, the rule is: the judge that covers the most models, then the fewest failed items, then the
-judge id (alphabetical) so the choice never depends on row order.
+judge id (alphabetical) so the choice never depends on row order. The rule never picks a panel, a
+``mean:`` row or people's labels (:func:`toolkit.core.judge_names.is_built_judge`): those are a
+suite's primary judge only when the maintainer names them; a suite that has no other judge gets none
+from the rule.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Mapping
 import pandas as pd
 
 from toolkit.core.errors import SlmboardError
-from toolkit.core.judge_names import resolve_judge_name
+from toolkit.core.judge_names import is_built_judge, resolve_judge_name
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,16 @@ def choose_primary_judges(board: pd.DataFrame, overrides: Mapping[str, str] | No
                 )
             out[suite] = PrimaryJudge(suite, chosen, "set by the maintainer (--primary-judge)")
             continue
+        built = rows["judge_id"].map(is_built_judge)
+        rows = rows[~built]
+        if rows.empty:  # only panels, mean rows or people's labels: the maintainer chooses among them
+            continue
         stats = rows.groupby("judge_id").agg(models=("model_id", "nunique"), failed=("n_failed", "sum"))
         stats = stats.reset_index().sort_values(["models", "failed", "judge_id"], ascending=[False, True, True])
         best = stats.iloc[0]
         if len(stats) == 1:
-            reason = "the only judge of this suite"
+            reason = ("the only judge of this suite" if not built.any() else
+                      "the only judge the rule may pick (a panel, mean row or people's labels only by --primary-judge)")
         else:
             second = stats.iloc[1]
             if best["models"] > second["models"]:

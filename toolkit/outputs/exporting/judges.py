@@ -34,8 +34,10 @@ def describe_judge(judge_id: str, suite: str) -> JudgeDescription:
             text, model, prompt = getattr(importlib.import_module(module), attr)(argument, suite)
             return JudgeDescription(extra["export_kind"], text, model, prompt)
         return JudgeDescription(extra["export_kind"], extra["export_text"])
+    from toolkit.core.judge_names import is_people_judge
+
     name = judge_id.partition(":")[0]
-    if name == "human" or judge_id.startswith("human"):
+    if is_people_judge(judge_id):
         return JudgeDescription("human", f"human labels ({judge_id}) mapped to the ternary rubric")
     if name in FORMATS or name in ("lm_eval", "import"):
         return JudgeDescription("imported", f"scores brought in from {name} by `slmboard import` ({judge_id})")

@@ -152,6 +152,7 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
     """The ``DatasetCardData`` of the dataset in ``root`` (also used by tests to check the header)."""
     from huggingface_hub import DatasetCardData
 
+    from toolkit.core.judge_names import is_people_judge
     from toolkit.data.scoring.primary_judge import choose_primary_judges
 
     root = Path(root)
@@ -161,7 +162,7 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
     primary = choose_primary_judges(board, choices.primary_judge_overrides) if not board.empty else {}
     judges = set(board["judge_id"]) if not board.empty else set()
     n_items = sum(_rows(root / layout.DATA_DIR / s / "*.parquet") for s in suites)
-    annotators = ["machine-generated"] + (["expert-generated"] if any(j.startswith("human") for j in judges) else [])
+    annotators = ["machine-generated"] + (["expert-generated"] if any(is_people_judge(j) for j in judges) else [])
     caveats = not_comparable(suites, sorted(judges))
     block = {
         **({"not_comparable": caveats} if caveats else {}),

@@ -4,6 +4,8 @@ The metrics are :mod:`toolkit.data.scoring.agreement` (confusion, exact agreemen
 boundary and contradiction rates, ambiguity rates, mean rank range); here the records are read
 through the data layer (only the two judges' groups, each checked), the judges named as the user
 names them (exactly, or as their folder slug), and the result written as agreement.json/.csv.
+Without two judges named, :func:`agreement_with_people` compares every judge with people's labels
+(:mod:`toolkit.data.scoring.against_people`) and writes against_people.json/.csv and error_correlation.csv.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from toolkit.core.errors import BadOption
 from toolkit.core.judge_names import resolve_judge_name
 from toolkit.data.scoring.agreement import AGREEMENT_FIELDS, suite_agreement
 
-__all__ = ["agreement_by_suite", "judge_agreement", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS"]
+__all__ = ["agreement_by_suite", "judge_agreement", "write_agreement", "resolve_judge_id", "AGREEMENT_FIELDS",
+           "agreement_with_people", "write_against_people"]
 
 _COLUMNS = ["suite", "judge_id", "model_id", "item_id", "score"]
 
@@ -98,3 +101,55 @@ def write_agreement(result: dict[str, dict], extra: dict[str, dict], judges: Seq
     atomic_write_text(json_path, json.dumps(result, indent=2, allow_nan=False) + "\n")
     atomic_write_text(csv_path, pd.DataFrame(rows).to_csv(index=False))
     return json_path, csv_path
+
+
+def agreement_with_people(data, out: str | Path | None = None) -> tuple[dict[str, dict[str, dict]], tuple[Path, Path, Path] | None]:
+    """Every judge against people, per suite of DATA that holds people's labels ({suite: {people judge: block}}, see
+    :func:`toolkit.data.scoring.against_people.against_people`); with ``out``, against_people.json, against_people.csv
+    (one row per judge against people) and error_correlation.csv (one row per pair of judges) are written there.
+    Only the suites with people's labels are read; DATA without any is refused, naming the judges it has."""
+    from toolkit.data.reading import iter_item_groups, open_items
+    from toolkit.data.scoring.against_people import against_people, people_judges
+
+    source = open_items(data)
+    groups = list(source.groups())
+    suites = sorted({suite for suite, judge in groups if people_judges([judge])})
+    if not suites:
+        judges = sorted({str(judge) for _, judge in groups})
+        raise BadOption(f"no judge of the data is people's labels (an id named human or people, e.g. human-xstest); "
+                        f"judges present: {', '.join(judges) or 'none'}: name two judges to compare them",
+                        param="data")
+    frames = [g.frame for g in iter_item_groups(source, columns=_COLUMNS + ["model_revision"], suites=suites)]
+    result = against_people(pd.concat(frames, ignore_index=True))
+    paths = write_against_people(result, out) if out is not None else None
+    return result, paths
+
+
+def write_against_people(result: dict[str, dict[str, dict]], out_dir: str | Path) -> tuple[Path, Path, Path]:
+    """Write ``against_people.json`` (as returned), ``against_people.csv`` and ``error_correlation.csv`` atomically."""
+    from toolkit.core.records_io import atomic_write_text
+    from toolkit.data.scoring.against_people import AGAINST_PEOPLE_FIELDS
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures, pairs = [], []
+    for suite, blocks in result.items():
+        for people, block in blocks.items():
+            for judge, m in block["judges"].items():
+                figures.append({"suite": suite, "people": people, "judge": judge, **{k: m[k] for k in AGAINST_PEOPLE_FIELDS}})
+            for judge in block["panels_with_people"]:  # marked, no figures: the panel holds these labels
+                figures.append({"suite": suite, "people": people, "judge": judge, "panel_with_people": True})
+            corr = block["error_correlation"]
+            for pair in corr["pairs"]:
+                pairs.append({"suite": suite, "people": people, **pair, "mean_phi": corr["mean_phi"],
+                              "n_judges": corr["n_judges"], "n_eff": corr["n_eff"]})
+    figure_columns = ["suite", "people", "judge", *AGAINST_PEOPLE_FIELDS, "panel_with_people"]
+    frame = pd.DataFrame(figures, columns=figure_columns)
+    frame["panel_with_people"] = frame["panel_with_people"].fillna(False).astype(bool)
+    frame["n"] = frame["n"].astype("Int64")  # a marked panel's row has none
+    pair_columns = ["suite", "people", "judge_a", "judge_b", "n", "phi", "mean_phi", "n_judges", "n_eff"]
+    paths = out_dir / "against_people.json", out_dir / "against_people.csv", out_dir / "error_correlation.csv"
+    atomic_write_text(paths[0], json.dumps(result, indent=2, allow_nan=False) + "\n")
+    atomic_write_text(paths[1], frame.to_csv(index=False))
+    atomic_write_text(paths[2], pd.DataFrame(pairs, columns=pair_columns).to_csv(index=False))
+    return paths

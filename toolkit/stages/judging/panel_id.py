@@ -13,11 +13,11 @@ from typing import Callable, Optional, Sequence
 from schemas import AMBIGUOUS_SCORE, NO_DECISION, check_judge_id
 
 from toolkit.core.errors import BadOption
+from toolkit.core.judge_names import PANEL_PREFIX
 
 __all__ = ["PANEL_RULES", "PANEL_PREFIX", "MAX_JUDGE_ID", "parse_panel", "panel_id", "panel_vote",
            "member_id", "is_panel"]
 
-PANEL_PREFIX = "panel"
 #: rule -> what it does with the valid votes (the judges reference page lists these)
 PANEL_RULES: dict[str, str] = {
     "majority": "the strict majority of the valid votes; none → no decision",
