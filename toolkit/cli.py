@@ -109,10 +109,24 @@ PARAM_FLAGS = {"judge_a": "--judges", "judge_b": "--judges", "commit": "--no-com
 
 
 def _flag(param: str, parser: argparse.ArgumentParser | None) -> str:
+    """The flag or argument of the command the user typed that fills ``param``: an action whose dest is the
+    parameter, or that says it fills it (``action.param``: `request --to` is the board); a positional argument by
+    the name its usage shows (BOARD)."""
     for action in parser._actions if parser is not None else ():
-        if action.dest == param and action.option_strings and action.help != argparse.SUPPRESS:
+        if param in (action.dest, getattr(action, "param", None)) and action.help != argparse.SUPPRESS:
+            if not action.option_strings:
+                return _positional_name(action)
             return max(action.option_strings, key=len)
     return PARAM_FLAGS.get(param, "--" + param.replace("_", "-"))
+
+
+def _positional_name(action: argparse.Action) -> str:
+    return action.metavar if isinstance(action.metavar, str) else action.dest.upper()  # DATA, as the docs write it
+
+
+def _named(param: str, parser: argparse.ArgumentParser | None) -> str:
+    flag = _flag(param, parser)
+    return flag if flag.startswith("-") else f"the argument {flag}"
 
 
 def cli_wording(exc: BaseException, parser: argparse.ArgumentParser | None = None) -> str:
@@ -121,6 +135,8 @@ def cli_wording(exc: BaseException, parser: argparse.ArgumentParser | None = Non
     message = str(exc)
     for p in _params(exc):
         flag = _flag(p, parser)
+        if not flag.startswith("-"):
+            continue  # a positional argument: the hint names it
         message = re.sub(rf"\bpass {re.escape(p)}=(?=\S)", f"pass {flag} ", message)  # not inside a Python call
         message = re.sub(rf"\bset {re.escape(p)}\b", f"pass {flag}", message)
         message = re.sub(rf"\bleave {re.escape(p)} unset\b", f"leave out {flag}", message)
@@ -142,7 +158,7 @@ def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None)
         params = [p for p in _params(exc) if _flag(p, parser) not in worded]
         if not params:
             return None
-        return ", ".join(f"{p} is {_flag(p, parser)}" for p in params) + " on the command line"
+        return ", ".join(f"{p} is {_named(p, parser)}" for p in params) + " on the command line"
     if isinstance(exc, api.AlreadyPublished):
         return "generate with another --submission-id, or submit to another dataset"
     if isinstance(exc, api.RunMismatch):

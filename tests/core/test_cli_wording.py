@@ -49,3 +49,30 @@ def test_rank_piped_keeps_its_last_column(tmp_path):
     assert proc.returncode == 0, proc.stderr
     header = next(line for line in proc.stdout.splitlines() if "S_raw [95% CI]" in line)
     assert header.rstrip().endswith("rank UB ┃"), header
+
+
+def _error_line(argv, capsys, cwd, monkeypatch) -> str:
+    from toolkit.cli import main
+
+    monkeypatch.chdir(cwd)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+def test_a_hint_names_the_flag_or_argument_the_users_command_has(tmp_path, capsys, monkeypatch):
+    """`request` fills the board from --to, `requests` from its positional BOARD: neither has a --board (issue 47)."""
+    (tmp_path / "board").mkdir()
+    err = _error_line(["request", "some/model", "--to", "./board"], capsys, tmp_path, monkeypatch)
+    assert "(board is --to on the command line)" in err and "--board" not in err
+    err = _error_line(["requests", "./board"], capsys, tmp_path, monkeypatch)
+    assert "(board is the argument BOARD on the command line)" in err and "--board" not in err
+    parser = build_parser("rank")._subparsers._group_actions[0].choices["rank"]
+    assert flag_hint(SlmboardError("x", param="data"), parser) == "data is the argument DATA on the command line"
+
+
+def test_space_deploy_refuses_a_local_folder_in_the_users_words(tmp_path, capsys, monkeypatch):
+    err = _error_line(["space", "deploy", "me/space", "--data", "./safety-board"], capsys, tmp_path, monkeypatch)
+    assert err.startswith("error: './safety-board': a Space shows a board on the Hub") and "hf://datasets/./" not in err
+    assert "`slmboard serve`" in err

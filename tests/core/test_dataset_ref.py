@@ -77,3 +77,21 @@ def test_the_folder_note_is_said_once_per_folder_not_per_spelling(tmp_path, monk
         assert parse_hub_id("org/name") is None
         assert parse_hub_id("org/name") is None
         assert capsys.readouterr().err.count("read the local folder org/name") == 1, place
+
+
+def test_the_folder_note_only_where_the_words_could_be_both(tmp_path, monkeypatch, capsys):
+    """A run folder (it holds run.json) can be no Hub dataset: reading runs/llama2 says nothing; a folder of records
+    spelled like an id is said once in the command, however often the command reads it (issue 47)."""
+    import shutil
+
+    from slmboard_testing import make_run
+    from toolkit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    run = make_run(tmp_path / "runs" / "llama2")
+    for argv in (["rank", "runs/llama2"], ["validate", "runs/llama2"]):
+        assert main(argv) == 0
+        assert "note:" not in capsys.readouterr().err, argv
+    shutil.copytree(run / "judgments", tmp_path / "org" / "board")
+    assert main(["rank", "org/board"]) == 0
+    assert capsys.readouterr().err.count("note: read the local folder org/board (it exists here)") == 1

@@ -114,3 +114,17 @@ def test_agreement_of_a_judge_with_itself(tmp_path, item_row, capsys):
                  "--out", str(tmp_path / "agr")]) == 1
     assert "same judge (heuristic-v1) (judge_b is --judges on the command line)" in capsys.readouterr().err
     assert not (tmp_path / "agr").exists()
+
+
+#: a folder of the repository that a pip install does not have
+REPOSITORY_PATH = re.compile(r"(?<![\w./-])(docs|tests|benchmarks)/")
+
+
+def test_no_message_a_pip_user_sees_names_a_path_of_the_repository():
+    """A pip user has no docs/, tests/ or benchmarks/ folder: a message pointing there is a dead end (issue 47)."""
+    found = []
+    for path in sorted((ROOT / "toolkit").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        found += [f"{rel}:{line}: {text!r}" for line, text in _raised_texts(path) if REPOSITORY_PATH.search(text)]
+    assert found == []
+    assert REPOSITORY_PATH.search("(see docs/reference/x.md)") and not REPOSITORY_PATH.search("the ./docs/ of a board")

@@ -343,7 +343,7 @@ def test_real_release_answers_agree_with_people(tmp_path, capsys):
         w.writerows(rows)
     run = tmp_path / "run"
     assert main(["import", "table", str(source), "--suites", "xstest", "--data-dir", str(benchmarks),
-                 "--model-id", "meta-llama/Llama-2-70b-chat-hf", "--out", str(run),
+                 "--model-id", "meta-llama/Llama-2-70b-chat-hf-sysprompt", "--out", str(run),
                  "--columns", "prompt=prompt,response=completion", "--judge-column", "human-xstest=final_label",
                  "--labels", "refusal"]) == 0
     assert main(["judge", str(run), "--judge", "learned-v1"]) == 0

@@ -142,6 +142,21 @@ def test_no_network_is_one_line_and_leaves_nothing(base, tmp_path, monkeypatch, 
     assert "no network here?" in err and not [p for p in (tmp_path / "data").rglob("*") if p.is_file()]
 
 
+def test_a_refused_download_leaves_no_empty_suite_folder(tmp_path, monkeypatch, no_cache, capsys):
+    """bring-results' first step offline: one line, and no `suite-data/xstest/` left empty behind it (issue 47);
+    a data folder that was there before is kept, with what it held."""
+    base = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setattr(SUITES.get("xstest").load(), "source", f"{base}/xstest.csv")
+    monkeypatch.chdir(tmp_path)
+    assert main(["suites", "download", "--suites", "xstest,sst,bbq", "--to", "suite-data"]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "suite-data").exists()
+
+    (tmp_path / "kept" / "mine").mkdir(parents=True)
+    assert main(["suites", "download", "--suites", "xstest", "--to", "kept"]) == 1
+    assert sorted(p.name for p in (tmp_path / "kept").rglob("*")) == ["mine"]
+
+
 def test_fetching_into_the_cache_checks_the_hash_too(tmp_path, no_cache):
     src = tmp_path / "remote.csv"
     src.write_text("id\n1\n", encoding="utf-8")

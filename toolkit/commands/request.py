@@ -23,6 +23,7 @@ def run(a) -> int:
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL[@REVISION]", help="the Hub model to evaluate (revision: a branch, tag or "
                                                              "commit; default main, resolved to a commit)")
-    p.add_argument("--to", required=True, metavar="BOARD", help="the board (a Hub dataset made by `slmboard create`)")
+    to = p.add_argument("--to", required=True, metavar="BOARD", help="the board (a Hub dataset made by `slmboard create`)")
+    to.param = "board"  # the API's parameter it fills: a message about board names --to
     add_token_argument(p)
     p.set_defaults(func=run)

@@ -5,7 +5,8 @@ The grammar (docs/reference/dataset-layout.md, "Naming a dataset"):
 - ``hf://datasets/ORG/NAME[@REV]``: a Hub dataset, always.
 - ``./x``, ``../x``, ``/x``, ``~/x`` (and a ``Path`` object): a local path, always.
 - a path that exists on this machine: that path, even when it is spelled like a Hub id (``org/name``);
-  :attr:`DatasetRef.shadows_hub_id` says so, and the commands say they read the folder.
+  :attr:`DatasetRef.shadows_hub_id` says so, and the commands say they read the folder (not for a run folder,
+  which no Hub dataset can be).
 - ``ORG/NAME`` or ``ORG/NAME@REV``: a Hub dataset (REV: a branch, tag, commit or ``refs/pr/N`` when
   reading; a branch when writing).
 - anything else: a local path when reading (a record file, a run folder); refused as ambiguous when
@@ -28,6 +29,13 @@ _EXPLICIT_PATH = ("./", "../", "/", "~")
 def is_repo_id(text: str) -> bool:
     """``ORG/NAME`` as the Hub spells a repo id (no revision)."""
     return bool(_REPO_ID.match(text)) and ".." not in text
+
+
+def _holds_a_run(path: Path) -> bool:
+    """A run folder (its config file is there) is never a Hub dataset: the words are not both."""
+    from toolkit.core.runs import RUN_CONFIG_FILE
+
+    return (path / RUN_CONFIG_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,8 @@ class DatasetRef:
         repo, at, revision = text.partition("@")
         spelled_as_id = is_repo_id(repo) and "@" not in revision and not (at and not revision)
         if text.startswith(_EXPLICIT_PATH) or path.exists():
-            return cls(text, path=path, shadows_hub_id=spelled_as_id and not text.startswith(_EXPLICIT_PATH))
+            return cls(text, path=path, shadows_hub_id=spelled_as_id and not text.startswith(_EXPLICIT_PATH)
+                       and not _holds_a_run(path))
         if spelled_as_id:
             if writing and Path(repo.split("/", 1)[0]).is_dir():
                 raise BadOption(f"{text!r} is ambiguous: {repo.split('/', 1)[0]}/ is a folder here, and {text} also reads "

@@ -133,6 +133,12 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
 @contextmanager
 def _replacing(path: Path) -> Iterator[str]:
     """A temporary file beside ``path`` for the caller to fill; on success it is synced and replaces ``path``
@@ -140,6 +146,7 @@ def _replacing(path: Path) -> Iterator[str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600: the file gets what a plain open gives (0644)
     try:
         yield tmp
         with open(tmp, "rb") as fh:

@@ -22,6 +22,7 @@ from toolkit.core.errors import NotARun, RunMismatch, SlmboardError
 from toolkit.core.judge_names import judge_slug
 from toolkit.core.records_io import atomic_write_text
 
+RUN_CONFIG_FILE = "run.json"
 JUDGE_CONFIG_FILE = "judge-config.json"
 JUDGE_FITS_FILE = "judge-fits.json"
 
@@ -69,7 +70,7 @@ class RunDir:
 
     @property
     def config_path(self) -> Path:
-        return self.root / "run.json"
+        return self.root / RUN_CONFIG_FILE
 
     @property
     def responses_dir(self) -> Path:

