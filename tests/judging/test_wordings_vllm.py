@@ -61,7 +61,7 @@ def _run(root: Path, model_id: str, items, answers: list[str]) -> Path:
 
 def _judge_args(run: Path, server, judge: str) -> list[str]:
     return ["judge", str(run), "--judge", judge, "--base-url", server.base_url, "--max-tokens", "24",
-            "--concurrency", "8", "--timeout", "300",
+            "--concurrency", "20", "--timeout", "300",
             "--judge-extra-body", json.dumps({"structured_outputs": {"regex": REGEX}})]
 
 
