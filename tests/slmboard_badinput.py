@@ -172,6 +172,12 @@ class CliCase:
     around: Callable[[Path], ContextManager[Mapping[str, str]]] | None = None
 
 
+def _air_run(root: Path) -> None:
+    from slmboard_testing import make_run
+
+    make_run(root, scores={"air_1.1.1_1": 1.0}, suite="airbench", judged=False)
+
+
 SHARED_BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 
 
@@ -379,6 +385,13 @@ CLI_CASES: list[CliCase] = [
     CliCase("unknown_judge", "judge --judge nope", ["judge", "{run}", "--judge", "nope"], "unknown judge"),
     CliCase("learned_judge_argument", "judge --judge learned:big", ["judge", "{run}", "--judge", "learned:big"],
             "judge 'learned' takes no ':<argument>'"),
+    CliCase("unknown_wording", "judge --judge openai:m@plian (a rubric wording that does not exist)",
+            ["judge", "{run}", "--judge", "openai:m@plian", "--base-url", "http://127.0.0.1:9/v1"],
+            "wording 'plian' is unknown (did you mean 'plain'?)"),
+    CliCase("wording_on_air_bench", "judge --judge openai:m@plain <a run of AIR-Bench answers>",
+            ["judge", "{tmp}/air-run", "--judge", "openai:m@plain", "--base-url", "http://127.0.0.1:9/v1"],
+            "suite airbench is judged with AIR-Bench's own per-category templates; wording 'plain' does not apply",
+            prepare=lambda tmp: _air_run(tmp / "air-run")),
     CliCase("submit_not_a_run", "submit <a folder that is not a run>", ["submit", "{tmp}", "--to", "{tmp}/dataset"], "not a run folder"),
     CliCase("submit_no_board", "submit RUN --to <a folder that does not exist>", ["submit", "{run}", "--to", "{tmp}/nope"],
             "no such dataset; create the board first with `slmboard create"),

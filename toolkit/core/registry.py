@@ -179,6 +179,11 @@ def _option_error(component: Component, exc: ValidationError) -> BadOption:
         return BadOption(f"the {component.name} {component.kind} needs its {name}: {component.describe().spec}", param=name)
     if err["type"] == "missing":
         return BadOption(f"{component.kind} {component.name!r}: option {name!r} is required", param=name)
+    if err["type"] == "value_error":  # a validator's own message says what is wrong, starting with the option's name
+        message = err["msg"].removeprefix("Value error, ")
+        first = message.split(" ", 1)[0]
+        name = name or (first if first in component.options.model_fields else None)
+        return BadOption(f"{component.kind} {component.name!r}: {message}", param=name)
     return BadOption(f"{component.kind} {component.name!r}: option {name!r}: {err['msg'][:1].lower()}{err['msg'][1:]} "
                      f"(got {err.get('input')!r})", param=name)
 

@@ -150,6 +150,10 @@ class Judge(abc.ABC):
         """Batching and state needs; the default is plain batches of the user's size."""
         return JudgeCapabilities()
 
+    def check_suites(self, suites: Sequence[str]) -> None:
+        """Refuse, before anything is written, suites this judge cannot judge as configured (default: none; the
+        LLM judge refuses a rubric wording on AIR-Bench)."""
+
     def prepare(self, state_dir: Path) -> None:
         """Called once before a run is judged, with a folder where resumable state may be kept."""
 

@@ -18,10 +18,11 @@ from typing import Optional, Union
 
 from toolkit.core.defaults import DEFAULT_JUDGE
 from toolkit.core.endpoints import EndpointOptions
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from toolkit.core.registry import NoOptions, Options, Registry, Spec, option, option_default
 from .panel_id import PANEL_RULES, panel_id, parse_panel
+from .wordings import DEFAULT_WORDING, WORDINGS, check_wording, split_wording, worded_argument
 
 __all__ = ["JUDGES", "GUARD_STYLES", "JudgeSpec", "HeuristicOptions", "OpenAIJudgeOptions",
            "GuardJudgeOptions", "LearnedOptions", "MDJudgeOptions", "DEFAULT_JUDGE", "JudgingRunOptions",
@@ -70,6 +71,31 @@ class OpenAIJudgeOptions(RequestOptions):
     max_tokens: int = option(256, help="reply token cap (AIR-Bench templates: at most 64)", ge=1, metavar="N")
     air_templates: Optional[str] = option(None, help="AIR-Bench judge_prompts JSONL (per-category templates)",
                                           metavar="FILE")
+    wording: str = option(DEFAULT_WORDING, help="the rubrics' wording (" + ", ".join(WORDINGS) + "): the same levels "
+                                                "and reply format in other words; part of the judge id "
+                                                "(openai:MODEL@WORDING; the default adds nothing)", metavar="NAME")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _wording_in_the_argument(cls, values: object) -> object:
+        """One wording, named by the ``wording`` option or the spec's ``@WORDING`` suffix (both: the same one);
+        ``model`` keeps it as the suffix (the spec and the id say it), the default wording as none."""
+        if not isinstance(values, dict) or not isinstance(values.get("model"), str):
+            return values
+        model, named = split_wording(values["model"])
+        given = values.get("wording")
+        if named is not None and given is not None and named != given:
+            raise ValueError(f"wording given twice: {named!r} in the spec, {given!r} as the option")
+        wording = check_wording(given or named or DEFAULT_WORDING)
+        if wording != DEFAULT_WORDING and values.get("air_templates") is not None:
+            raise ValueError(f"wording {wording!r} cannot apply to AIR-Bench templates (air_templates): they are the "
+                             f"suite's own, one per category")
+        return {**values, "model": worded_argument(model, wording), "wording": wording}
+
+    @property
+    def served_model(self) -> str:
+        """The model name the server is asked for (the spec's argument without its ``@WORDING``)."""
+        return split_wording(self.model)[0] if self.wording != DEFAULT_WORDING else self.model.strip()
 
 
 class GuardJudgeOptions(RequestOptions):
@@ -243,6 +269,9 @@ class JudgeSpec(Spec):
                   "extra_body": dict(options.extra_body or {})}
         if hasattr(options, "guard_style"):
             config["style"] = options.guard_style
+        wording = getattr(options, "wording", DEFAULT_WORDING)
+        if wording != DEFAULT_WORDING:  # the default's file keeps the first release's keys (a judged run resumes)
+            config.update(model=options.served_model, wording=wording)
         return config
 
 

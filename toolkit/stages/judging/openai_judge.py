@@ -40,6 +40,7 @@ from .components import OpenAIJudgeOptions, option_default
 from .parsing import parse_reply
 from .retry import RateLimiter, RetryPolicy, RetryStats, call_with_retry
 from .rubrics import RUBRIC_VERSION, AirBenchTemplates, Rubric, load_air_bench_templates, render, rubric_for
+from .wordings import DEFAULT_WORDING, WORDINGS, check_suite, is_air_bench, split_wording
 
 __all__ = ["OpenAIJudge", "ApiKeyMissing", "JudgeConfigMismatch", "DEFAULT_SEED", "JUDGE_CONFIG_FILE"]
 
@@ -82,7 +83,9 @@ class OpenAIJudge(Judge):
         o = self.options
         if not o.model or not o.model.strip():
             raise BadOption(f"{self.registered_as} judge: the model name after '{self.registered_as}:' is empty")
-        self.model = o.model.strip()
+        #: the served model (the spec's argument without its ``@WORDING``) and the rubrics' wording (:mod:`.wordings`)
+        self.wording = getattr(o, "wording", DEFAULT_WORDING)
+        self.model = o.served_model if self.wording != DEFAULT_WORDING else o.model.strip()
         self.judge_id = self.spec.judge_id()
         self.base_url = o.base_url
         self.api_key_env = o.api_key_env
@@ -114,6 +117,11 @@ class OpenAIJudge(Judge):
         # Many items per call keep the request pool full; the Batch API wants every pending item in one job.
         return JudgeCapabilities(whole_run=self.batch_api, preferred_batch_size=max(64, 8 * self.concurrency),
                                  batch_api=self.batch_api)
+
+    def check_suites(self, suites: Sequence[str]) -> None:
+        """A wording on an AIR-Bench suite is refused before anything is written (its templates are its own)."""
+        for suite in suites:
+            check_suite(suite, self.wording, self.judge_id)
 
     def prepare(self, state_dir: Path) -> None:
         """Record the request settings (refusing other ones); the pending batch id lives there too."""
@@ -161,7 +169,8 @@ class OpenAIJudge(Judge):
     def rubric(self, item: JudgeInput) -> Rubric:
         if self.air_templates is not None and item.suite.startswith("air_bench"):
             return self.air_templates.rubric(item.category or "")
-        return rubric_for(item)
+        check_suite(item.suite, self.wording, self.judge_id)
+        return rubric_for(item, self.wording)
 
     def judge_prompt(self, item: JudgeInput) -> tuple[Rubric, str]:
         rubric = self.rubric(item)
@@ -297,16 +306,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}{f' (HTTP {status})' if status else ''}: {msg}"
 
 
-def export_description(model: str, suite: str) -> tuple[str, str, str]:
-    """How export formats describe ``openai:<model>`` on ``suite``: (text, judging model, the prompt it was given)."""
-    return (f"LLM judge {model} scoring each answer with the suite's rubric (ternary)", model, _rubric_prompt(suite))
+def export_description(argument: str, suite: str) -> tuple[str, str, str]:
+    """How export formats describe ``openai:<model>[@<wording>]`` on ``suite``: (text, judging model, the prompt it
+    was given)."""
+    model, wording = split_wording(argument)
+    if wording not in WORDINGS:
+        model, wording = argument.strip(), DEFAULT_WORDING
+    worded = "" if wording == DEFAULT_WORDING else f" in its {wording!r} wording"
+    return (f"LLM judge {model} scoring each answer with the suite's rubric{worded} (ternary)", model,
+            _rubric_prompt(suite, wording))
 
 
-def _rubric_prompt(suite: str) -> str:
-    from .rubrics import XSTEST_SAFE, XSTEST_UNSAFE
-
+def _rubric_prompt(suite: str, wording: str = DEFAULT_WORDING) -> str:
     if suite == "xstest":  # the template depends on the item's gold label
-        return f"[items with gold 'safe']\n{XSTEST_SAFE.template}\n\n[items with gold 'unsafe']\n{XSTEST_UNSAFE.template}"
-    if suite == "airbench":
+        safe, unsafe = (rubric_for(JudgeInput(suite, "-", "", "", gold=g), wording).template for g in ("safe", "unsafe"))
+        return f"[items with gold 'safe']\n{safe}\n\n[items with gold 'unsafe']\n{unsafe}"
+    if is_air_bench(suite):
         return "(AIR-Bench's per-category judge templates, judge_prompt_final.csv of the suite's pinned revision)"
-    return rubric_for(JudgeInput(suite=suite, item_id="-", prompt="", response="")).template
+    return rubric_for(JudgeInput(suite=suite, item_id="-", prompt="", response=""), wording).template

@@ -11,7 +11,8 @@ answers contain braces). The judge replies with a one-sentence reasoning tag and
 Suites without a rubric of their own (e.g. ``smoke`` or a user's CSV suite) use the generic
 safety rubric (SimpleSafetyTests semantics), or the XSTest pair when the item carries a gold label.
 AIR-Bench's per-category templates are the suite's data: load them with
-:func:`load_air_bench_templates` and pass them to the judge.
+:func:`load_air_bench_templates` and pass them to the judge. Other wordings of these rubrics (the same
+levels and reply format): :mod:`.wordings`; the wording is part of the judge id, ``RUBRIC_VERSION`` covers them all.
 """
 from __future__ import annotations
 
@@ -22,14 +23,13 @@ from pathlib import Path
 from toolkit.core.errors import BadOption
 from .base import JudgeInput
 from .parsing import FIVE_LEVEL_TO_TERNARY
+from .wordings import DEFAULT_WORDING, REPLY_FORMAT, is_air_bench, template
 
 __all__ = ["RUBRIC_VERSION", "Rubric", "RUBRICS", "rubric_for", "render", "load_air_bench_templates", "AirBenchTemplates"]
 
 RUBRIC_VERSION = "slmboard-helm-safety-v1.0-r1"
 
-_REPLY_FORMAT = """Answer in exactly this format and nothing else:
-<reasoning>one short sentence, under 20 words</reasoning>
-<score>the number</score>"""
+_REPLY_FORMAT = REPLY_FORMAT  # shared with every wording (:mod:`.wordings`)
 
 
 def _framed(intro: str, scale: str) -> str:
@@ -125,8 +125,19 @@ RUBRICS: dict[str, Rubric] = {
 }
 
 
-def rubric_for(item: JudgeInput) -> Rubric:
-    """The rubric an item is judged with; XSTest-style items pick by gold label."""
+def rubric_for(item: JudgeInput, wording: str = DEFAULT_WORDING) -> Rubric:
+    """The rubric an item is judged with, in ``wording`` (:mod:`.wordings`: the same levels, reply format and
+    parser, other sentences); XSTest-style items pick by gold label."""
+    rubric = _rubric_of(item)
+    if wording == DEFAULT_WORDING:
+        return rubric
+    if is_air_bench(item.suite):  # AIR-Bench's templates are its own (the judge refuses a wording on it first)
+        raise BadOption(f"{item.suite}/{item.item_id}: AIR-Bench keeps its own judge templates; no wording {wording!r}",
+                        param="wording")
+    return Rubric(rubric.name, template(rubric.name, wording), rubric.fmt, rubric.levels)
+
+
+def _rubric_of(item: JudgeInput) -> Rubric:
     if item.suite in RUBRICS:
         return RUBRICS[item.suite]
     gold = None if item.gold is None else item.gold.strip().lower()

@@ -121,6 +121,7 @@ def judge_run(
                              + "; ".join(result.skipped_suites))
     skipped = {line.split(":", 1)[0] for line in result.skipped_suites}
     tasks = [r for suite, responses in by_suite.items() if suite not in skipped for r in responses]
+    judge_obj.check_suites(sorted(s for s in by_suite if s not in skipped))  # e.g. a wording on AIR-Bench
     judge_obj.prepare(run.judgments_dir(judge_obj.judge_id))  # may refuse (a judge-config.json of other settings)
     run.record_judge_fits(judge_obj.judge_id, list(fits))  # what submit records in the manifest
     record_plugin(run, judge_obj)
