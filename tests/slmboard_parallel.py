@@ -43,6 +43,7 @@ MEASURED_S: dict[str, float] = {
     "publishing/test_hub_failures.py": 72,
     "space/test_space_browser.py": 69,
     "judging/test_judges_vllm.py": 66,
+    "judging/test_wordings_vllm.py": 130,
     "judging/test_fitness.py": 64,
     "judging/test_learned.py": 63,
     "requests/test_request_queue.py": 53,
