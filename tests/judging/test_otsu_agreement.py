@@ -1,5 +1,6 @@
 """MD-Judge's Otsu mapping and the judge-agreement statistics (paper 1 §3.2, Tables 5-6)."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -159,6 +160,8 @@ def test_agreement_cli_writes_json_and_csv(tmp_path, item_row, capsys):
                      submission_id=r["model_id"].split("/")[1] + "-1") for r in _frame().to_dict("records")]
     write_jsonl_atomic(tmp_path / "items.jsonl", rows)
     assert main(["agreement", str(tmp_path / "items.jsonl"), "--judges", "A,openai:gpt-4o", "--out", str(tmp_path / "agr")]) == 0
+    printed = capsys.readouterr().out
+    assert "boundary=" in printed and not re.search(r"\d\.\d{4,}", printed), printed  # figures at 3 decimals (issue 47)
     data = json.loads((tmp_path / "agr" / "agreement.json").read_text())
     assert list(data) == ["harmbench"] and tuple(data["harmbench"]) == AGREEMENT_FIELDS
     csv = pd.read_csv(tmp_path / "agr" / "agreement.csv")

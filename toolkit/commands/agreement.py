@@ -7,8 +7,12 @@ import argparse
 from . import add_token_argument, services_of
 
 
-def _f(v) -> str:
+def _f(v) -> str:  # printed at the precision of the figure; the files keep every digit
     return "n/a" if v is None else f"{v:.3f}"
+
+
+def _signed(v) -> str:
+    return "n/a" if v is None else f"{v:+.3f}"
 
 
 def run_against_people(a) -> int:
@@ -19,7 +23,7 @@ def run_against_people(a) -> int:
         for people, block in blocks.items():
             for judge, m in block["judges"].items():
                 print(f"{suite}: {judge} against {people}: n={m['n']} kappa_w={_f(m['kappa_linear'])} "
-                      f"exact={_f(m['exact_agreement'])} ar_error={m['ar_error']:+.3f} "
+                      f"exact={_f(m['exact_agreement'])} ar_error={_signed(m['ar_error'])} "
                       f"contradiction={_f(m['contradiction_rate'])}")
             for panel in block["panels_with_people"]:
                 print(f"{suite}: {panel} holds {people}'s labels: left out of the figures against {people}")
@@ -40,9 +44,8 @@ def run(a) -> int:
         raise api.BadOption(f"--judges needs exactly two judge ids separated by a comma, got {a.judges!r}")
     result, paths = api.agreement(a.data[0] if len(a.data) == 1 else a.data, names[0], names[1], a.out, services_of(a))
     for suite, m in result.items():
-        kappa = "n/a" if m["kappa_linear"] is None else f"{m['kappa_linear']:.3f}"
-        exact = "n/a" if m["exact_agreement"] is None else f"{m['exact_agreement']:.3f}"
-        print(f"{suite}: n={m['n']} exact={exact} kappa_w={kappa} boundary={m['boundary_rate']} contradiction={m['contradiction_rate']}")
+        print(f"{suite}: n={m['n']} exact={_f(m['exact_agreement'])} kappa_w={_f(m['kappa_linear'])} "
+              f"boundary={_f(m['boundary_rate'])} contradiction={_f(m['contradiction_rate'])}")
     print(f"wrote {paths[0]} and {paths[1]}")
     return 0
 
