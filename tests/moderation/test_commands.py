@@ -146,3 +146,13 @@ def test_any_slm_judge_runs_as_moderator(tmp_path, shared_benchmarks, capsys):
     assert len(frame) == 6 and frame["moderator_id"].nunique() == 1
     assert frame["decision"].isin(["flag", "no_flag"]).all()
     assert main(["moderation-report", str(run), "--out", str(tmp_path / "rep"), "--no-figures"]) == 0
+
+
+def test_a_data_folder_without_the_benchmark_says_where_its_file_comes_from(tmp_path, capsys):
+    (tmp_path / "suite-data" / "xstest").mkdir(parents=True)
+    code = main(["moderate", "--out", str(tmp_path / "run"), "--suites", "ethics", "--data-dir",
+                 str(tmp_path / "suite-data"), "--model", "judge", "--judge", "heuristic", "--limit", "2"])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "ethics/cm_test_hard.csv: no such file" in err and "curl -L --create-dirs -o" in err
+    assert "https://raw.githubusercontent.com/oughtinc/ice/" in err and not (tmp_path / "run").exists()

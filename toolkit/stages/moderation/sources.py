@@ -174,6 +174,12 @@ def source_rows(benchmark: str, data: str | Path | None = None) -> tuple[list[Ro
                 f"{benchmark}: no local mirror layout for this Hub-only source; pass a .parquet/.jsonl/.csv "
                 f"export of {src.hub_id} ({src.config or 'default'} / {src.split}) instead of the folder {data}"
             )
+        if data.is_dir() and not path.is_file():  # a mirror folder without this benchmark: say where it comes from
+            fetch = (f"download {src.url} to that path (e.g. `curl -L --create-dirs -o {path} {src.url}`), or "
+                     if src.url else "")
+            raise SuiteDataError(f"{path}: no such file: the data folder {data} has no {benchmark} file; {fetch}pass "
+                                 f"an export of {src.hub_id} ({src.config or 'default'} / {src.split}) as its data, or "
+                                 f"leave out the data folder for {benchmark}")
         rows, where = read_file_rows(path), str(path)
     elif src.url:
         from toolkit.stages.suites._fetch import fetch_url
