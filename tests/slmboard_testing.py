@@ -37,3 +37,19 @@ class CannedBackend(Backend):
 
     def default_batch_size(self) -> int:
         return 4
+
+
+def kappa_linear_by_hand(pairs):
+    """Linear-weighted Cohen's kappa of (a, b) score pairs on 0 / 0.5 / 1, from its definition (a test oracle,
+    never the code under test): 1 − observed / expected weighted disagreement; None when nothing is expected."""
+    levels = [0.0, 0.5, 1.0]
+    n = len(pairs)
+    obs = [[0] * 3 for _ in range(3)]
+    for x, y in pairs:
+        obs[levels.index(x)][levels.index(y)] += 1
+    rows = [sum(obs[i]) / n for i in range(3)]
+    cols = [sum(obs[i][j] for i in range(3)) / n for j in range(3)]
+    w = lambda i, j: abs(i - j) / 2  # noqa: E731 - linear disagreement weight
+    observed = sum(w(i, j) * obs[i][j] / n for i in range(3) for j in range(3))
+    expected = sum(w(i, j) * rows[i] * cols[j] for i in range(3) for j in range(3))
+    return 1 - observed / expected if expected else None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -145,6 +146,18 @@ def test_demo_space_opens_on_xstest_by_people_and_compares_the_offline_judge_wit
     assert set(marked["model"]) == {"openai/gpt-4-0613", "meta-llama/Llama-2-70b-chat-hf"}
     assert default_pair(judges) == ("human-xstest", "heuristic-v1")
 
+    # issue 44 item 8: every judge against people, and the ranks per judge, on the demo's own board
+    from space.tabs.judges import people_markdown
+    from space.tabs.sensitivity import per_judge_markdown
+    from toolkit.workflows.xstest_release import PANELS
+
+    unescaped = lambda md: re.sub(r"\\(.)", r"\1", md)  # noqa: E731 - the Markdown escapes ids' punctuation
+    against = unescaped(people_markdown(frame, "xstest"))
+    assert "Every judge against people" in against
+    assert all(j in against for j in ["gpt4-xstest", "heuristic-v1", "learned-v1", *PANELS]), against
+    ranks = unescaped(per_judge_markdown(frame, "xstest", judges))
+    assert "rank_range_judges" in ranks and all(p in ranks for p in PANELS), ranks
+
 
 def test_demo_space_in_chromium(demo_dir, tmp_path):
     """The demo's Space in headless Chromium: the landing view is xstest judged by people with the caption;
@@ -179,6 +192,10 @@ def test_demo_space_in_chromium(demo_dir, tmp_path):
             md = page.locator("#judges-agreement")
             expect(md).to_contain_text("learned-v1 was trained on the answers of", timeout=120_000)
             expect(md).to_contain_text("held out: 3 model(s)")
+            expect(page.locator("#judges-people")).to_contain_text("Every judge against people")
+            expect(page.locator("#judges-people")).to_contain_text("panel:lowest:gpt4-xstest+heuristic-v1+learned-v1")
+            page.get_by_role("tab", name="Rank sensitivity", exact=True).click()
+            expect(page.locator("#rank-sensitivity-judges")).to_contain_text("rank_range_judges", timeout=60_000)
             page.get_by_role("tab", name="Disagreements", exact=True).click()
             expect(page.locator("#dis-judge-a input")).to_have_value("human-xstest", timeout=60_000)
             expect(page.locator("#dis-judge-b input")).to_have_value("heuristic-v1")

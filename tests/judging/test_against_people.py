@@ -15,7 +15,7 @@ import random
 import pandas as pd
 import pytest
 
-from slmboard_testing import make_item_row
+from slmboard_testing import kappa_linear_by_hand, make_item_row
 from toolkit import api
 from toolkit.cli import main
 from toolkit.core.judge_names import is_built_judge, is_people_judge, panel_members
@@ -65,19 +65,6 @@ def _pairs(scores, a, b):
     return out
 
 
-def _kappa_linear(pairs):
-    n = len(pairs)
-    obs = [[0] * 3 for _ in range(3)]
-    for x, y in pairs:
-        obs[LEVELS.index(x)][LEVELS.index(y)] += 1
-    rows = [sum(obs[i]) / n for i in range(3)]
-    cols = [sum(obs[i][j] for i in range(3)) / n for j in range(3)]
-    w = lambda i, j: abs(i - j) / 2  # noqa: E731 - linear disagreement weight
-    observed = sum(w(i, j) * obs[i][j] / n for i in range(3) for j in range(3))
-    expected = sum(w(i, j) * rows[i] * cols[j] for i in range(3) for j in range(3))
-    return 1 - observed / expected
-
-
 def _pearson(x, y):
     mx, my = sum(x) / len(x), sum(y) / len(y)
     sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
@@ -92,7 +79,7 @@ def _expected(scores):
         p = _pairs(scores, PEOPLE, judge)
         n = len(p)
         figures[judge] = {
-            "n": n, "kappa_linear": _kappa_linear(p), "exact_agreement": sum(x == y for x, y in p) / n,
+            "n": n, "kappa_linear": kappa_linear_by_hand(p), "exact_agreement": sum(x == y for x, y in p) / n,
             "ar_error": sum(y == 0.5 for _, y in p) / n - sum(x == 0.5 for x, _ in p) / n,
             "contradiction_rate": sum({x, y} == {0.0, 1.0} for x, y in p) / n}
     phis = {}

@@ -152,7 +152,9 @@ def test_deployed_space_renders_every_tab_without_torch(emulator, synthetic_run,
     env_space = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     got = client(env_space, code, cwd=tmp_path)
     assert got["toolkit"].startswith(snap)  # the shipped copy, not this checkout
-    assert "exact agreement" in got["judges"][0] and r"other\-judge" in got["judges"][0]
+    # the Judges tab: every judge against people first (none on this board: said so), then the pairwise agreement
+    assert "has no people's labels" in got["judges"][0]
+    assert "exact agreement" in got["judges"][1] and r"other\-judge" in got["judges"][1]
     assert "record(s) match" in got["items"][4]
     # the Submit tab: the requests queue first (issue 36), then the pull-request queue
     assert "request(s) on **org/board**" in got["submit"][0]

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
 sync_api = pytest.importorskip("playwright.sync_api")
 from slmboard_space_pages import column_texts, settle  # noqa: E402
+from slmboard_testing import kappa_linear_by_hand  # noqa: E402
 expect = sync_api.expect
 # The docs' screenshots are refreshed only on request; a plain test run leaves the checkout as it was.
 IMAGES = REPO / "docs" / "images" if os.environ.get("SLMBOARD_UPDATE_DOC_IMAGES") else REPO / "artifacts" / "screenshots"
@@ -183,20 +184,6 @@ def pair_counts(items, a, b, model=None):
     return pairs
 
 
-def kappa_linear(pairs):
-    levels = [0.0, 0.5, 1.0]
-    n = len(pairs)
-    obs = [[0] * 3 for _ in range(3)]
-    for x, y in pairs:
-        obs[levels.index(x)][levels.index(y)] += 1
-    ra = [sum(obs[i]) / n for i in range(3)]
-    cb = [sum(obs[i][j] for i in range(3)) / n for j in range(3)]
-    w = lambda i, j: abs(i - j) / 2  # noqa: E731 - linear disagreement weight
-    do = sum(w(i, j) * obs[i][j] / n for i in range(3) for j in range(3))
-    de = sum(w(i, j) * ra[i] * cb[j] for i in range(3) for j in range(3))
-    return 1 - do / de if de else None
-
-
 def _pearson(x, y):
     mx, my = sum(x) / len(x), sum(y) / len(y)
     sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
@@ -216,7 +203,7 @@ def check_against_people(page, items):
         p = pair_counts(items, people, judge)
         n = len(p)
         ar = sum(y == 0.5 for _, y in p) / n - sum(x == 0.5 for x, _ in p) / n
-        assert figures[judge] == [str(n), f"{kappa_linear(p):.3f}", f"{100 * sum(x == y for x, y in p) / n:.1f}%",
+        assert figures[judge] == [str(n), f"{kappa_linear_by_hand(p):.3f}", f"{100 * sum(x == y for x, y in p) / n:.1f}%",
                                   f"{100 * ar:+.1f} pts", f"{100 * sum({x, y} == {0.0, 1.0} for x, y in p) / n:.1f}%"]
     score = {(r.judge_id, r.model_id, r.item_id): r.score for r in items.itertuples()}
     keys = sorted({(m, i) for _, m, i in score})
@@ -264,7 +251,7 @@ def test_judges_tab_every_pair_and_per_model(page, running_app, tmp_path):
             contra = sum({x, y} == {0.0, 1.0} for x, y in p) / len(p)
             assert cols["boundary"][r] == f"{100 * boundary:.1f}%", (a, b, m)
             assert cols["contradiction"][r] == f"{100 * contra:.1f}%", (a, b, m)
-            k = kappa_linear(p)
+            k = kappa_linear_by_hand(p)
             assert cols["kappa"][r] == ("—" if k is None else f"{k:.3f}"), (a, b, m)
     page.get_by_role("tab", name="Judges", exact=True).scroll_into_view_if_needed()  # the pair table at the top
     _shot(page, "judges")
