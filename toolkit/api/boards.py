@@ -168,7 +168,9 @@ def rank(data: DataSource, out: PathLike | None = None, options: RankOptions | N
 
 def _several_judges(table: pd.DataFrame) -> bool:
     """Some suite has two record judges (``mean:`` rows are not judges of records): judge sensitivity has rows."""
-    judges = table.loc[~table["judge_id"].astype(str).str.startswith("mean:"), ["suite", "judge_id"]]
+    from toolkit.core.judge_names import is_mean_row
+
+    judges = table.loc[~table["judge_id"].map(is_mean_row), ["suite", "judge_id"]]
     return bool(len(judges)) and int(judges.groupby("suite")["judge_id"].nunique().max()) >= 2
 
 
