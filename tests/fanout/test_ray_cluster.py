@@ -294,3 +294,18 @@ def test_a_local_model_judge_runs_as_a_ray_task(cluster, tmp_path):
     rows = [json.loads(x) for x in next((tmp_path / "run" / "judgments").glob("*/smoke.jsonl")).read_text().splitlines()]
     # The stand-in is no MD-Judge: its first token may be neither 'safe' nor 'unsafe' (a parse error, recorded as such).
     assert len(rows) == 2 and all(r["judge_id"] == judge and r["judge_status"] in ("ok", "parse_error") for r in rows)
+
+
+def test_no_address_starts_a_ray_of_its_own_beside_a_running_cluster(cluster):
+    """No address and no $RAY_ADDRESS: the executor starts a one-node Ray for the command, even while another
+    cluster on this machine is the one Ray's own address file names (a bare ray.init() would join that cluster,
+    and die when it stops: the request worker's flake in CI, beside this file's cluster)."""
+    from ray._private.utils import read_ray_address
+
+    assert read_ray_address() == cluster.address  # the trap is set: Ray's address file names the test cluster
+    env = {k: v for k, v in ENV.items() if k != "RAY_ADDRESS"}
+    code = ("from toolkit.stages.executors.ray_executor import RayExecutor\n"
+            "with RayExecutor() as ex: print(ex.describe())")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().startswith("ray (1 node(s)"), out.stdout  # not the test cluster's two nodes

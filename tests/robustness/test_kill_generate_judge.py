@@ -1,6 +1,8 @@
 """kill -9 of generation and judging in the middle of writing their output (20 trials each), then
 resume: no record lost, none duplicated, every line whole. The model and the judge are served by a
-real OpenAI-compatible server on 127.0.0.1 (llm-katan, echo backend with injected latency).
+real OpenAI-compatible server on 127.0.0.1 (llm-katan, echo backend with injected latency). Each command is a
+process of its own forked from a pre-imported parent (robustness/_zygote.py): the kill is the same, the trials do
+not each pay for importing the toolkit.
 
 Each kill is proved to land mid-write: the test waits for a seeded marker (generation: k >= 1 whole
 records in the file; judging: k answers in the judge's cache beyond its first appended batch),
@@ -14,13 +16,12 @@ import os
 import random
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from robustness._kill import freeze_look_kill, reap, start_quiet, wait_for
+from robustness._kill import freeze_look_kill, reap, wait_for
+from robustness._zygote import Zygote
 from toolkit.stages.judging.components import OpenAIJudgeOptions
 from toolkit.testing.servers import TEST_API_KEY, start_llm_katan
 
@@ -32,9 +33,17 @@ JUDGE_CONCURRENCY = 8
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    handle = start_llm_katan("echo-model", backend="echo", latency_ms=150, workdir=tmp_path_factory.mktemp("katan"))
+    handle = start_llm_katan("echo-model", backend="echo", latency_ms=60, workdir=tmp_path_factory.mktemp("katan"))
     yield handle
     handle.stop()
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    parent = Zygote(preload=("toolkit.api", "openai", "toolkit.stages.generation.openai_backend",
+                             "toolkit.stages.judging.openai_judge"), env=_env())
+    yield parent
+    parent.close()
 
 
 def _env() -> dict:
@@ -43,12 +52,12 @@ def _env() -> dict:
 
 def _generate_cmd(run: Path, server) -> list[str]:
     args = f"model=echo-model,base_url={server.base_url},api_key_env=SLMBOARD_TEST_KEY"
-    return [sys.executable, "-m", "toolkit.cli", "generate", "--out", str(run), "--model", "openai", "--model-args", args,
+    return ["generate", "--out", str(run), "--model", "openai", "--model-args", args,
             "--suites", "smoke", "--limit", str(N_ITEMS), "--max-new-tokens", "8", "--batch-size", "2"]
 
 
 def _judge_cmd(run: Path, server, cache: Path) -> list[str]:
-    return [sys.executable, "-m", "toolkit.cli", "judge", str(run), "--judge", "openai:echo-model", "--base-url", server.base_url,
+    return ["judge", str(run), "--judge", "openai:echo-model", "--base-url", server.base_url,
             "--api-key-env", "SLMBOARD_TEST_KEY", "--concurrency", str(JUDGE_CONCURRENCY), "--cache", str(cache)]
 
 
@@ -72,13 +81,13 @@ def _cache_rows(path: Path) -> int:
         return 0
 
 
-def _kill_mid_write(cmd: list[str], output: Path, target: int, n_items: int, progress=None) -> tuple[int, int] | None:
+def _kill_mid_write(zygote: Zygote, cmd: list[str], output: Path, target: int, n_items: int, progress=None) -> tuple[int, int] | None:
     """Start ``cmd``; once ``progress()`` (default: whole records in ``output``) reaches ``target``,
     freeze it, note the progress and the records of ``output``, and kill it. Returns (progress at the
     kill, records at the kill), or None when it finished first (a miss): a kill counts only with
     records still to come."""
     progress = progress or (lambda: len(_item_ids(output)))
-    proc = start_quiet(cmd, env=_env())
+    proc = zygote.start(cmd, _env())
     try:
         if not wait_for(lambda: progress() >= target, proc):
             return None
@@ -91,7 +100,7 @@ def _kill_mid_write(cmd: list[str], output: Path, target: int, n_items: int, pro
     return at_kill, written
 
 
-def _kill_trials(make_cmd, output, prepare, seed: int, n_items: int, targets: tuple[int, int], resume_says,
+def _kill_trials(zygote: Zygote, make_cmd, output, prepare, seed: int, n_items: int, targets: tuple[int, int], resume_says,
                  progress_of=None) -> list[tuple[int, int, int]]:
     """TRIALS kills, each once the progress marker reaches a seeded target in ``targets`` and before
     the last record is written (a trial that finishes first is retried, at most 3 times); then resume.
@@ -104,7 +113,7 @@ def _kill_trials(make_cmd, output, prepare, seed: int, n_items: int, targets: tu
         for attempt in range(3):
             key = (trial, attempt)
             prepare(key)
-            result = _kill_mid_write(make_cmd(key), output(key), target, n_items, progress_of(key) if progress_of else None)
+            result = _kill_mid_write(zygote, make_cmd(key), output(key), target, n_items, progress_of(key) if progress_of else None)
             if result is not None:
                 break
         assert result is not None, f"trial {trial}: the process finished before the kill three times"
@@ -113,7 +122,7 @@ def _kill_trials(make_cmd, output, prepare, seed: int, n_items: int, targets: tu
         assert target <= at_kill and 1 <= written < n_items, (trial, target, at_kill, written)
         partial = _item_ids(output(key))
         assert len(partial) == len(set(partial)), f"trial {trial}: duplicates after the kill"
-        done = subprocess.run(make_cmd(key), capture_output=True, text=True, env=_env(), timeout=300)
+        done = zygote.run(make_cmd(key), _env())
         assert done.returncode == 0, done.stderr[-2000:]
         for says in resume_says(at_kill, written):
             assert says in done.stdout, (trial, at_kill, written, done.stdout)
@@ -124,16 +133,16 @@ def _kill_trials(make_cmd, output, prepare, seed: int, n_items: int, targets: tu
     return landed
 
 
-def test_kill_9_generation_then_resume(tmp_path, server):
+def test_kill_9_generation_then_resume(tmp_path, server, zygote):
     run = lambda key: tmp_path / f"gen-{key[0]}-{key[1]}"  # noqa: E731
     # --batch-size 2: records are appended two at a time, so every target 1..N-2 has records after it.
-    landed = _kill_trials(lambda key: _generate_cmd(run(key), server), lambda key: run(key) / "responses" / "smoke.jsonl",
+    landed = _kill_trials(zygote, lambda key: _generate_cmd(run(key), server), lambda key: run(key) / "responses" / "smoke.jsonl",
                           lambda key: None, seed=7, n_items=N_ITEMS, targets=(1, N_ITEMS - 2),
                           resume_says=lambda _, written: [f"generated {N_ITEMS - written} response(s), skipped {written} already done"])
     assert len(landed) == TRIALS and len({w for _, _, w in landed}) > 1  # kills spread over the writing
 
 
-def test_kill_9_judging_then_resume(tmp_path, server):
+def test_kill_9_judging_then_resume(tmp_path, server, zygote):
     from slmboard_testing import make_run
     from toolkit.stages.judging.openai_judge import OpenAIJudge
 
@@ -158,7 +167,7 @@ def test_kill_9_judging_then_resume(tmp_path, server):
         return [f"judged {n_items - written}, skipped {written} already judged",
                 f"requests {n_items - cached}, retries 0, cache hits {cached - written}"]
 
-    landed = _kill_trials(lambda key: _judge_cmd(run(key), server, cache(key)), out, prepare, seed=11, n_items=n_items,
+    landed = _kill_trials(zygote, lambda key: _judge_cmd(run(key), server, cache(key)), out, prepare, seed=11, n_items=n_items,
                           targets=(batch + 1, n_items - 1), resume_says=resume_says,
                           progress_of=lambda key: lambda: _cache_rows(cache(key)))
     assert len(landed) == TRIALS and len({w for _, _, w in landed}) > 1  # after the first and after the second append

@@ -80,8 +80,9 @@ class RayExecutor(Executor):
         try:
             if target:
                 self._ray.init(address=target, **quiet)
-            else:  # a cluster on this machine for this command only
-                self._ray.init(include_dashboard=False, **quiet)
+            else:  # a cluster on this machine for this command only: "local", because a bare ray.init()
+                # joins the last `ray start` cluster it finds in /tmp/ray, and dies with it
+                self._ray.init(address="local", include_dashboard=False, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ExecutorError(f"cannot reach the Ray cluster at {target}: {exc}", param="ray_address") from exc
 
