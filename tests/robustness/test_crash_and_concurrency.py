@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from robustness._kill import child_pids, freeze_look_kill, reap, start_quiet, wait_for, wait_gone
+from robustness._kill import child_pids, freeze_look_kill, reap, wait_for, wait_gone
+from robustness._zygote import Zygote
 from slmboard_testing import make_run, new_board
 
 pytestmark = pytest.mark.slow
@@ -35,8 +36,20 @@ def _committed_files(root: Path) -> set[str]:
     return set(_git(root, "ls-tree", "-r", "--name-only", "HEAD").split())
 
 
+def _submit_args(run: Path, dataset: Path) -> list[str]:
+    return ["submit", str(run), "--to", str(dataset), "--bootstrap", "50"]
+
+
 def _submit_cmd(run: Path, dataset: Path) -> list[str]:
-    return [sys.executable, "-m", "toolkit.cli", "submit", str(run), "--to", str(dataset), "--bootstrap", "50"]
+    return [sys.executable, "-m", "toolkit.cli", *_submit_args(run, dataset)]
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    """The kill trials' submits are forked from one pre-imported parent (robustness/_zygote.py)."""
+    parent = Zygote(preload=("toolkit.api", "toolkit.outputs.publishing.submit"))
+    yield parent
+    parent.close()
 
 
 def _assert_whole_or_absent(dataset: Path, sid: str) -> bool:
@@ -55,10 +68,10 @@ INFLIGHT = Path(".git") / "slmboard-inflight"
 GIT_LOCK = Path(".git") / "index.lock"  # held while `git add` / `git commit` run
 
 
-def _inflight_window(run: Path, dataset: Path) -> tuple[float, float]:
+def _inflight_window(zygote: Zygote, run: Path, dataset: Path) -> tuple[float, float]:
     """Seconds the in-flight marker exists during one uninterrupted submit, and how many of them are
     the git phase (from the first git lock inside the window to the marker's removal)."""
-    proc = start_quiet(_submit_cmd(run, dataset))
+    proc = zygote.start(_submit_args(run, dataset), dict(os.environ))
     assert wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120)
     started, git_started = time.perf_counter(), None
     while (dataset / INFLIGHT).exists():
@@ -71,11 +84,11 @@ def _inflight_window(run: Path, dataset: Path) -> tuple[float, float]:
     return ended - started, ended - git_started
 
 
-def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> dict | None:
+def _kill_inside_write(zygote: Zygote, run: Path, dataset: Path, delay: float, in_git: bool) -> dict | None:
     """Submit, and ``delay`` s after the in-flight marker appears (``in_git``: after the first git
     command inside it starts, i.e. while files are staged and committed) freeze and kill the child.
     Returns what was there at the kill, or None when the child was no longer writing (a miss)."""
-    proc = start_quiet(_submit_cmd(run, dataset))
+    proc = zygote.start(_submit_args(run, dataset), dict(os.environ))
     try:
         if not wait_for(lambda: (dataset / INFLIGHT).exists(), proc, timeout=120):
             return None
@@ -95,11 +108,11 @@ def _kill_inside_write(run: Path, dataset: Path, delay: float, in_git: bool) -> 
     return state if state["alive"] and state["inflight"] else None
 
 
-def test_kill_9_submit_while_writing_then_resume(tmp_path):
+def test_kill_9_submit_while_writing_then_resume(tmp_path, zygote):
     rng = random.Random(1337)
     dataset = new_board(tmp_path / "dataset")
     subprocess.run(_submit_cmd(make_run(tmp_path / "seed"), dataset), check=True, capture_output=True)
-    window, git_phase = _inflight_window(make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
+    window, git_phase = _inflight_window(zygote, make_run(tmp_path / "timing", model_id="org/timing", submission_id="timing-1"), dataset)
     kills, submitted = [], 2
     for trial in range(TRIALS):
         # Half the kills while files are written, half inside the short git phase (staging + commit),
@@ -109,7 +122,7 @@ def test_kill_9_submit_while_writing_then_resume(tmp_path):
         for attempt in range(4):  # a child that committed before the kill is a miss: again, earlier
             sid = f"trial-{trial}-{attempt}"
             run = make_run(tmp_path / sid, model_id=f"org/model-{trial}-{attempt}", submission_id=sid)
-            state = _kill_inside_write(run, dataset, delay * (0.5 ** attempt), in_git)
+            state = _kill_inside_write(zygote, run, dataset, delay * (0.5 ** attempt), in_git)
             submitted += 1
             if state is not None:
                 break
@@ -117,7 +130,7 @@ def test_kill_9_submit_while_writing_then_resume(tmp_path):
         assert state is not None, f"trial {trial}: four kills all came after the commit"
         kills.append(state)
         landed = _assert_whole_or_absent(dataset, sid)
-        again = subprocess.run(_submit_cmd(run, dataset), capture_output=True, text=True)
+        again = zygote.run(_submit_args(run, dataset), dict(os.environ))
         if landed:
             assert again.returncode == 1 and "already" in again.stderr
         else:
