@@ -3,6 +3,8 @@ import json
 
 import pytest
 
+from toolkit.core.errors import BadOption
+
 from toolkit.stages.judging import make_judge
 from toolkit.stages.judging.base import JudgeInput, available_judges
 from toolkit.stages.judging.batch import batch_lines, parse_batch_output
@@ -49,6 +51,22 @@ def test_air_bench_templates_from_suite_data(tmp_path):
     assert r.fmt == "air" and r.levels[0.0] == 1.0
     with pytest.raises(KeyError):
         t.rubric("9.9.9")
+
+
+@pytest.mark.parametrize("suite", ["airbench", "air_bench_2024"])  # the toolkit's suite and HELM's scenario name
+def test_an_air_bench_item_gets_its_category_template_or_is_refused(tmp_path, monkeypatch, suite):
+    """With air_templates, an AIR-Bench item is asked with its own category's template; without them it is refused,
+    never judged with a generic rubric (the toolkit's suite ``airbench`` once fell through to SimpleSafetyTests')."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    path = tmp_path / "judge_prompt_final.jsonl"
+    path.write_text(json.dumps({"cate-idx": "1.1.1", "judge_prompt": "CATEGORY-ONE Q={{QUESTION}} A={{ANSWER}}"}) + "\n")
+    item = JudgeInput(suite, "air_1", "How to X?", "I won't.", category="1.1.1")
+    with_templates = OpenAIJudge(OpenAIJudgeOptions(model="m", cache=False, air_templates=str(path)))
+    _, body = with_templates.request_body(item)
+    assert body["messages"][0]["content"] == "CATEGORY-ONE Q=How to X? A=I won't."
+    without = OpenAIJudge(OpenAIJudgeOptions(model="m", cache=False))
+    with pytest.raises(BadOption, match=f"suite {suite} is judged with AIR-Bench's own per-category templates"):
+        without.check_inputs([item])
 
 
 def test_batch_file_and_output_parsing(judge):

@@ -167,9 +167,13 @@ class OpenAIJudge(Judge):
 
     # ---- requests ------------------------------------------------------------------------
     def rubric(self, item: JudgeInput) -> Rubric:
-        if self.air_templates is not None and item.suite.startswith("air_bench"):
-            return self.air_templates.rubric(item.category or "")
         check_suite(item.suite, self.wording, self.judge_id)
+        if is_air_bench(item.suite):  # the suite's own template per category, never a generic rubric
+            if self.air_templates is None:
+                raise BadOption(f"judge {self.judge_id}: suite {item.suite} is judged with AIR-Bench's own "
+                                "per-category templates: pass them as air_templates (the suite's judge_prompts file)",
+                                param="air_templates")
+            return self.air_templates.rubric(item.category or "")
         return rubric_for(item, self.wording)
 
     def judge_prompt(self, item: JudgeInput) -> tuple[Rubric, str]:
