@@ -165,8 +165,9 @@ def comma_names(value: Any) -> Any:
     """A comma list as the command line types it (``"a, b"``) or a sequence -> its names, stripped; None stays None."""
     if value is None:
         return None
-    raw = value.split(",") if isinstance(value, str) else list(value)
-    return [str(n).strip() for n in raw if str(n).strip()]
+    # a name never holds a comma, so a repeated flag's values may each be a comma list too
+    raw = [part for v in ([value] if isinstance(value, str) else value) for part in str(v).split(",")]
+    return [n.strip() for n in raw if n.strip()]
 
 
 def comma_text(value: Any) -> Any:

@@ -22,12 +22,12 @@ class RankOptions(Options):
     mean_of_judges: Optional[list[str]] = option(None, help="add a row mean:A+B per suite: the mean over items of "
                                                             "these judges' mean score (HELM's number; a leaderboard row "
                                                             "only, no ternary rates)", metavar="A,B")
-    judge_sensitivity: bool = option(True, help="with an output folder: also write judge_sensitivity.parquet/.csv, "
-                                                "judge_sensitivity_pairs.csv and judge_sensitivity_suites.csv (ranks "
-                                                "per judge, rank_range_judges, τ-b) when a suite has two judges or "
-                                                "more")
+    judge_sensitivity: bool = option(True, help="write the judge sensitivity files beside the leaderboard (with an "
+                                                "output folder, when a suite has two judges or more): "
+                                                "judge_sensitivity.parquet/.csv, judge_sensitivity_pairs.csv and "
+                                                "judge_sensitivity_suites.csv (ranks per judge, rank_range_judges, τ-b)")
 
     @field_validator("mean_of_judges", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
-        return comma_names(value) if isinstance(value, str) else value
+        return comma_names(value) if isinstance(value, (str, list, tuple)) else value  # "A,B", or the flag repeated

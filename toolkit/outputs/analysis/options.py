@@ -17,7 +17,7 @@ class AnalyzeOptions(Options):
     seed: int = option(0, help="seed of the bootstrap, the prompt sample and the prediction splits")
     max_prompts: Optional[int] = option(None, help="compute the 12 metrics on a seeded sample of at most N prompts "
                                                    "per suite", ge=1, metavar="MAX_PROMPTS")
-    metrics: bool = option(True, help="the 12 metrics (off: no torch/spaCy; leaderboard, consistency, BBQ, figures "
-                                      "only)")
+    metrics: bool = option(True, help="compute the 12 metrics (they need torch and spaCy; without them: "
+                                      "leaderboard, consistency, BBQ and figures only)")
     unseen_k: Optional[int] = option(None, help="models held out in the unseen-model transfer (default: 6/26 of the "
                                                 "models)", ge=1, metavar="UNSEEN_K")
