@@ -61,7 +61,7 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.co
          "ModerationReportOptions": "toolkit.stages.moderation.options",
          "ModerationListOptions": "toolkit.stages.moderation.options",
          "ReleasedModerationOptions": "toolkit.stages.moderation.options",
-         "WorkRequestsOptions": "toolkit.workflows.requests.options"}
+         "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy"}
 
 
 def __getattr__(name: str) -> Any:
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from toolkit.workflows.demo_board import DemoOptions
     from toolkit.workflows.fanout.options import EvaluationOptions
     from toolkit.workflows.requests.options import WorkRequestsOptions
+    from toolkit.core.request_policy import RequestPolicy
 
 __all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
@@ -106,7 +107,7 @@ __all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank"
            "ModerationRunOptions", "FanoutOptions", "EvaluationOptions", "MergeOptions", "DemoOptions",
            "CreateOptions", "RecomputeOptions", "RecipeOptions", "RankOptions", "JudgeSensitivityOptions", "AnalyzeOptions", "ReviewOptions", "ServeOptions",
            "DeploySpaceOptions", "ImportOptions", "EeeOptions", "EvalResultsOptions", "SuiteDownloadOptions",
-           "ModerationReportOptions", "ModerationListOptions", "ReleasedModerationOptions", "WorkRequestsOptions",
+           "ModerationReportOptions", "ModerationListOptions", "ReleasedModerationOptions", "WorkRequestsOptions", "RequestPolicy",
            "Services", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description",
            "N_BOOTSTRAP", "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError",
            "BadOption", "SlmboardError", "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs",

@@ -2,21 +2,15 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from toolkit import api
 from . import add_token_argument, services_of
+from .options import OptionFlags
 
 
-def run(a: argparse.Namespace) -> int:
-    primary = dict(api.parse_pairs(a.primary_judge, "--primary-judge")) if a.primary_judge else None
-    given = {"dataset": a.requests_dataset, "max_params": a.max_params, "per_user_per_day": a.per_user_per_day,
-             "licenses": [x for x in a.licenses.split(",") if x] if a.licenses else None,
-             "chat_template_required": False if a.allow_no_chat_template else None, "stale_after_s": a.stale_after}
-    policy = {k: v for k, v in given.items() if v is not None} or None
-    options = api.CreateOptions(suites=a.suites, judges=a.judges, primary_judges=primary, temperature=a.temperature,
-                                max_new_tokens=a.max_new_tokens, limit=a.limit, complete=a.complete or None,
-                                gate=not a.no_gate, description=a.description, private=a.private,
-                                requests=not a.no_requests, request_policy=policy)
+def run(a: argparse.Namespace, flags: OptionFlags, policy: OptionFlags) -> int:
+    options = api.CreateOptions(**flags.given(a), request_policy=policy.given(a) or None)
     r = api.create(a.dataset, a.recipe, options, services_of(a))
     if not r.created:
         print(f"{r.dataset} is already this board (its board.yaml holds this recipe); nothing changed")
@@ -31,31 +25,9 @@ def run(a: argparse.Namespace) -> int:
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", help="the new board: ORG/NAME or hf://datasets/ORG/NAME (Hub), or a folder (./NAME, /abs/NAME)")
-    p.add_argument("--suites", default=None, metavar="A,B", help="the suites a submission may hold (default: any)")
-    p.add_argument("--judges", default=None, metavar="A,B", help="the judge ids a submission may hold (default: any)")
-    p.add_argument("--primary-judge", action="append", default=None, metavar="SUITE=JUDGE",
-                   help="the judge a suite is ranked under (repeatable; default: chosen by rule)")
-    p.add_argument("--temperature", type=float, default=None, help="decoding every submission must have used")
-    p.add_argument("--max-new-tokens", type=int, default=None, help="decoding every submission must have used")
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="items per suite every run must be generated with")
-    p.add_argument("--complete", action="store_true", help="every submission covers each suite's canonical items")
-    p.add_argument("--no-gate", action="store_true",
-                   help="no access requests on the dataset (default: gated, since records hold harmful completions)")
-    p.add_argument("--description", default=None, help="one line about the board, kept in board.yaml")
+    flags = OptionFlags(p).add_model(api.CreateOptions, "create")
     p.add_argument("--recipe", default=None, metavar="board.yaml", help="a whole recipe file instead of the flags above")
-    p.add_argument("--private", action="store_true", help="a private Hub dataset")
-    q = p.add_argument_group("evaluation requests (a Hub board; board.yaml requests:)")
-    q.add_argument("--no-requests", action="store_true", help="no requests dataset: the board takes no evaluation requests")
-    q.add_argument("--requests-dataset", default=None, metavar="ORG/NAME", help="where requests go (default: the board's "
-                                                                                  "id + '-requests')")
-    q.add_argument("--max-params", type=int, default=None, metavar="N",
-                   help="most parameters a requested model may have (default 4000000000)")
-    q.add_argument("--per-user-per-day", type=int, default=None, metavar="N", help="requests one user may file a day "
-                                                                                    "(default 5)")
-    q.add_argument("--licenses", default=None, metavar="A,B", help="licences a requested model's card may declare "
-                                                                    "(default: any)")
-    q.add_argument("--allow-no-chat-template", action="store_true", help="take models without a chat template")
-    q.add_argument("--stale-after", type=int, default=None, metavar="SECONDS",
-                   help="a running request whose heartbeat is older is claimed again (default 600)")
+    policy = OptionFlags(p, dest_prefix="policy_").add_model(api.RequestPolicy, "requests",
+                                                             title="evaluation requests (a Hub board; board.yaml requests:)")
     add_token_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=partial(run, flags=flags, policy=policy))

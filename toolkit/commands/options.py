@@ -101,8 +101,10 @@ def _int_or_text(value: str) -> int | str:
 class OptionFlags:
     """The flags of one or more options models on one parser (see the module docstring)."""
 
-    def __init__(self, parser: argparse.ArgumentParser, prefix: str = "") -> None:
-        self.parser, self.prefix = parser, prefix
+    def __init__(self, parser: argparse.ArgumentParser, prefix: str = "", dest_prefix: str = "") -> None:
+        """``prefix``: of the flags and their attributes (``--judge-base-url``); ``dest_prefix``: of the attributes only,
+        where a model's option names would meet the command's own arguments (``create``'s positional ``dataset``)."""
+        self.parser, self.prefix, self.dest_prefix = parser, prefix, dest_prefix
         self.flags: dict[str, Flag] = {}
         self.owners: dict[str, list[str]] = {}  # owner -> its option names that have flags
 
@@ -144,7 +146,7 @@ class OptionFlags:
         on = any(d is True for d in owners.values())
         if kind == "switch" and on and not info.flag.startswith("--no-") and info.flag == "--" + info.name.replace("_", "-"):
             flag = flag.replace("--", "--no-", 1)  # a switch that is on by default is turned off
-        dest = (self.prefix + info.name).replace("-", "_")
+        dest = (self.dest_prefix + self.prefix + info.name).replace("-", "_")
         spec = Flag(info.name, flag, dest, kind, dict(owners))
         self.flags[info.name] = spec
         text = _help(info, owners, all_owners)

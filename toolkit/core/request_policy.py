@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolkit.core.defaults import DEFAULT_JUDGE, DEFAULT_SUITES
 from toolkit.core.errors import SlmboardError, pydantic_errors
+from toolkit.core.options import comma_names, option
 
 #: Paper 1 bounds a small language model at 4B parameters.
 DEFAULT_MAX_PARAMS = 4_000_000_000
@@ -27,13 +28,21 @@ class RequestPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    dataset: Optional[str] = Field(None, description="the requests dataset (default: the board's id + '-requests')")
-    max_params: int = Field(DEFAULT_MAX_PARAMS, ge=1, description="most parameters a requested model may have "
-                                                                  "(from its safetensors metadata)")
-    chat_template_required: bool = Field(True, description="refuse a model whose tokenizer has no chat template")
-    licenses: Optional[list[str]] = Field(None, description="licences a model card may declare (unset: any)")
-    per_user_per_day: int = Field(5, ge=1, description="requests one Hub user may file in 24 hours")
-    stale_after_s: int = Field(600, ge=1, description="a running request whose heartbeat is older is claimed again")
+    dataset: Optional[str] = option(None, help="the requests dataset (default: the board's id + '-requests')",
+                                    flag="--requests-dataset", metavar="ORG/NAME")
+    max_params: int = option(DEFAULT_MAX_PARAMS, help="most parameters a requested model may have (from its "
+                                                      "safetensors metadata)", ge=1, metavar="N")
+    chat_template_required: bool = option(True, help="a requested model needs a chat template (off: models without "
+                                                     "one are taken)", flag="--allow-no-chat-template")
+    licenses: Optional[list[str]] = option(None, help="licences a model card may declare (unset: any)", metavar="A,B")
+    per_user_per_day: int = option(5, help="requests one Hub user may file in 24 hours", ge=1, metavar="N")
+    stale_after_s: int = option(600, help="a running request whose heartbeat is older is claimed again",
+                                flag="--stale-after", ge=1, metavar="SECONDS")
+
+    @field_validator("licenses", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        return comma_names(value) if isinstance(value, (str, list, tuple)) else value  # "A,B", or the flag repeated
 
     def requests_dataset(self, board: str) -> str:
         return self.dataset or f"{board}-requests"

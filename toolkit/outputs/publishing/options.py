@@ -55,17 +55,21 @@ class CreateOptions(Options):
     """What ``create`` is told besides the board: its recipe's fields (None leaves one unconstrained), the card's
     gate, the Hub dataset's visibility and its requests queue."""
 
-    suites: Optional[list[str]] = option(None, help="the suites a submission may hold (default: any)", cli=False)
-    judges: Optional[list[str]] = option(None, help="the judge ids a submission may hold (default: any)", cli=False)
-    primary_judges: Optional[dict[str, str]] = option(None, help="the judge a suite is ranked under", cli=False)
-    temperature: Optional[float] = option(None, help="decoding every submission must have used", cli=False)
-    max_new_tokens: Optional[int] = option(None, help="decoding every submission must have used", cli=False)
-    limit: Optional[int] = option(None, help="items per suite every run must be generated with", ge=1, cli=False)
-    complete: Optional[bool] = option(None, help="every submission covers each suite's canonical items", cli=False)
-    gate: bool = option(True, help="access requests on the dataset (records hold harmful completions)", cli=False)
-    description: Optional[str] = option(None, help="one line about the board, kept in board.yaml", cli=False)
-    private: bool = option(False, help="a private Hub dataset", cli=False)
-    requests: bool = option(True, help="a Hub board: open its requests dataset beside it", cli=False)
+    suites: Optional[list[str]] = option(None, help="the suites a submission may hold (default: any)", metavar="A,B")
+    judges: Optional[list[str]] = option(None, help="the judge ids a submission may hold (default: any)", metavar="A,B")
+    primary_judges: Optional[dict[str, str]] = option(None, help="the judge a suite is ranked under (repeatable; "
+                                                                 "default: chosen by rule)", flag="--primary-judge",
+                                                      metavar="SUITE=JUDGE")
+    temperature: Optional[float] = option(None, help="decoding every submission must have used")
+    max_new_tokens: Optional[int] = option(None, help="decoding every submission must have used", metavar="N")
+    limit: Optional[int] = option(None, help="items per suite every run must be generated with", ge=1, metavar="N")
+    complete: Optional[bool] = option(None, help="every submission covers each suite's canonical items")
+    gate: bool = option(True, help="access requests on the dataset, since records hold harmful completions (off: no "
+                                   "gate)", flag="--no-gate")
+    description: Optional[str] = option(None, help="one line about the board, kept in board.yaml")
+    private: bool = option(False, help="a private Hub dataset")
+    requests: bool = option(True, help="a Hub board: open its requests dataset beside it (off: the board takes no "
+                                       "evaluation requests)", flag="--no-requests")
     request_policy: Optional[dict[str, Any]] = option(None, help="the policy requests are checked against (board.yaml "
                                                                  "requests:; None: the defaults of RequestPolicy)",
                                                       cli=False)
@@ -73,7 +77,7 @@ class CreateOptions(Options):
     @field_validator("suites", "judges", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
-        return comma_names(value) if isinstance(value, str) else value
+        return comma_names(value) if isinstance(value, (str, list, tuple)) else value  # "A,B", or the flag repeated
 
     @field_validator("request_policy", mode="before")
     @classmethod
