@@ -34,11 +34,21 @@ def wait_for(condition: Callable[[], bool], proc: subprocess.Popen, timeout: flo
 def freeze_look_kill(proc: subprocess.Popen, look: Callable[[], T]) -> tuple[bool, T]:
     """SIGSTOP ``proc``, call ``look()`` while it is frozen, then SIGKILL it and reap it.
     Returns (whether it was still alive when frozen, what ``look()`` saw)."""
-    os.kill(proc.pid, signal.SIGSTOP)
+    # A Popen child that exited stays a zombie until reaped, so both signals land; a forked child of the zygote
+    # (robustness/_zygote.py) is reaped by the kernel, and one caught in its exit path ignores the SIGSTOP and is
+    # gone before the SIGKILL: it had finished writing, so it counts as not alive (a miss).
+    try:
+        os.kill(proc.pid, signal.SIGSTOP)
+    except ProcessLookupError:
+        proc.wait()
+        return False, look()
     alive = proc.poll() is None  # a child that had already exited is reaped here: nothing left to kill
     seen = look()
     if alive:
-        os.kill(proc.pid, signal.SIGKILL)
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            alive = False
     proc.wait()
     return alive, seen
 

@@ -77,8 +77,10 @@ class Child:
         return True
 
     def poll(self) -> int | None:
-        if self.returncode is None and not self._alive():
-            status = self.files / "rc"
+        status = self.files / "rc"  # written last: a child with one is done, even while the kernel reaps it
+        if self.returncode is None and status.exists():
+            self.returncode = int(status.read_text())
+        elif self.returncode is None and not self._alive():
             self.returncode = int(status.read_text()) if status.exists() else -signal.SIGKILL
         return self.returncode
 
