@@ -2,8 +2,8 @@
 
     python tools/suite_samples.py ../shared/benchmarks
 
-Each sample keeps the source's rows unchanged (the same header, the same cells; CSV quoting as Python's csv writes
-it), chosen by a fixed rule (:data:`RULES`), so running it again gives the same bytes. ``suites download --sample``
+Each sample is the source's header and some of its records, byte for byte (line endings included), chosen by a
+fixed rule (:data:`RULES`), so running it again gives the same bytes. ``suites download --sample``
 copies them into a data folder (toolkit/stages/suites/_samples.py); PROVENANCE.md there says what each is.
 """
 from __future__ import annotations
@@ -25,16 +25,24 @@ RULES = {
 }
 
 
+def _records(text: str) -> list[str]:
+    """The CSV records of ``text`` as their source text (line endings kept): a record ends at a line end outside
+    quotes (an even count of quote characters so far; an escaped quote is two)."""
+    out, buf = [], ""
+    for line in text.splitlines(keepends=True):
+        buf += line
+        if buf.count('"') % 2 == 0:
+            out.append(buf)
+            buf = ""
+    return out
+
+
 def _csv_rows(path: Path, keep) -> bytes:
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader)
-        rows = [r for r in reader if keep(dict(zip(header, r)))]
-    out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue().encode("utf-8")
+    """The header and the records of ``path`` whose row ``keep`` accepts, byte for byte."""
+    header, *records = _records(path.read_bytes().decode("utf-8"))
+    names = next(csv.reader(io.StringIO(header, newline="")))
+    kept = [r for r in records if keep(dict(zip(names, next(csv.reader(io.StringIO(r, newline=""))))))]
+    return (header + "".join(kept)).encode("utf-8")
 
 
 def build(mirror: Path) -> dict[str, bytes]:

@@ -125,7 +125,7 @@ test "$(command -v slmboard)" = "$VIRTUAL_ENV/bin/slmboard" && test "$(command -
     assert not problems, "\n\n".join(problems)
 
 
-def test_the_runner_supplies_only_other_tools_output_folders():
+def test_every_fetch_has_an_offline_twin_and_the_runner_supplies_only_other_tools_output():
     """The suites' data, the XSTest release and Safety-Flag's outputs come from the package by a block of the page
     (its offline twin); the runner stands in only for the output folder of another tool's marked run."""
     assert set(SUPPLIES) == {"lm-eval-out", "benchmark_output", "inspect-logs"}, sorted(SUPPLIES)
@@ -133,6 +133,10 @@ def test_the_runner_supplies_only_other_tools_output_folders():
     fetching = {p.name for p in doc_pages() if any(not b.needs and "--data-dir suite-data" in b.code
                                                    for b in blocks(p))}
     assert fetching <= twins, f"pages that read suite-data without making it offline: {sorted(fetching - twins)}"
+    hub_model = {p.name for p in doc_pages() for b in blocks(p) if "network" in b.needs and "pretrained=HuggingFaceTB/" in b.code}
+    local_model = {p.name for p in doc_pages() for b in blocks(p)
+                   if "lm_eval " in b.code and 'pretrained="$(slmboard model-path)"' in b.code}
+    assert hub_model and hub_model <= local_model, f"lm-eval on the Hub's model, no offline twin: {hub_model - local_model}"
 
 
 def test_no_page_reaches_into_the_repository():
