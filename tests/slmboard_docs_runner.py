@@ -14,12 +14,14 @@ The convention the pages are written to:
   the Makefile. A marked python block must compile.
 - ``<!-- docs: output -->`` before a block, or any other fence language (text, yaml, console), is never run.
 
-Outside the repository: every page runs against the built wheel installed into a fresh venv
-(:mod:`slmboard_docs_sandbox`), in an empty folder, with nothing of the checkout on ``PYTHONPATH``. What a page
-reads it makes in an earlier block, or fetches with a command marked ``<!-- needs: network -->`` (not run): the
-runner then makes the same file under the same name in the page's folder (:data:`slmboard_docs_sandbox.SUPPLIES`:
-the suites' data as ``slmboard suites download --to suite-data`` leaves it, a release file, a tool's output
-folder). No block names ``tests/``.
+Outside the repository and off the network: every page runs against the built wheel installed into a fresh venv
+(:mod:`slmboard_docs_sandbox`), in an empty folder, with nothing of the checkout on ``PYTHONPATH``, and with
+every proxy variable at a closed port of this machine (only the Hub emulator, on 127.0.0.1, answers) and no
+package index. What a page reads it makes in an earlier block from the installed package: a block that fetches
+(``<!-- needs: network -->``) is followed by its offline twin (``slmboard suites download --sample``, the
+package's copy of a release file, ``slmboard model-path`` for another tool's model). Only another tool's output
+folder, written by a marked run of that tool, is made by the runner under the same name
+(:data:`slmboard_docs_sandbox.SUPPLIES`). No block names ``tests/``.
 """
 from __future__ import annotations
 
@@ -158,21 +160,25 @@ def page_env(scratch: Path, emulator, install) -> dict[str, str]:
     nothing of the checkout importable."""
     # `pip install` on a page installs into the scratch folder (on PYTHONPATH), never into the session's venv,
     # from local folders only and with the venv's setuptools (no index: the test machine has no network)
+    from slmboard_docs_sandbox import offline_env
+
     site = scratch / ".site-packages"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "SLMBOARD_DATA_DIR")}
-    return {**env, "PATH": str(install.bin) + os.pathsep + os.environ.get("PATH", ""), "VIRTUAL_ENV": str(install.root),
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "SLMBOARD_DATA_DIR")
+           and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
+    return {**env, **offline_env(), "PATH": str(install.bin) + os.pathsep + os.environ.get("PATH", ""), "VIRTUAL_ENV": str(install.root),
             "HF_ENDPOINT": emulator.url,
             "HF_TOKEN": emulator.token, "HF_HOME": str(scratch / ".hf-home"), "HF_HUB_DISABLE_XET": "1",
             "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": str(site), "PIP_TARGET": str(site), "PIP_NO_INDEX": "1",
+            "PYTHONPATH": str(site), "PIP_TARGET": str(site),
             "PIP_NO_BUILD_ISOLATION": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "COLUMNS": "100"}
 
 
 def supply_inputs(page_blocks: list[Block], scratch: Path) -> list[str]:
-    """What the page's network-marked blocks fetch, made in ``scratch`` under the same names."""
+    """What the page's marked blocks leave (another tool's output folder), made in ``scratch`` under the same
+    names."""
     from slmboard_docs_sandbox import supply
 
-    return supply([b.code for b in page_blocks if "network" in b.needs], scratch)
+    return supply([b.code for b in page_blocks if b.needs], scratch)
 
 
 def run_block(block: Block, scratch: Path, env: dict[str, str], install,

@@ -3,15 +3,16 @@
 - :func:`install_wheel`: the wheel ``pip wheel`` builds from the checkout, installed with ``--no-deps`` into a
   fresh venv whose other packages are the test venv's (so package data the wheel lacks fails the page, and the
   checkout is never imported: :func:`install_wheel` checks that ``toolkit`` comes from the new venv).
-- :data:`SUPPLIES`: what a page's ``<!-- needs: network -->`` commands would fetch (the suites' data as
-  ``slmboard suites download --to suite-data`` leaves it, XSTest's release file, an lm-eval / HELM / Inspect
-  output folder, Safety-Flag's released outputs), made here under the same name from the workspace's benchmark
-  mirror and the fixture runs those tools wrote, and put into the page's folder only when a network-marked
-  block of that page names it. Nothing in a page's folder points back into the repository.
+- :data:`SUPPLIES`: the output folder of another tool's run that a page shows in a marked block (lm-eval, HELM,
+  Inspect: minutes of CPU or an API key), made here under the same name from the fixture runs those tools wrote,
+  and put into the page's folder only when a marked block of that page names it. Everything else a page reads
+  comes from the installed package by a block of the page itself (``slmboard suites download --sample``, the
+  package's copy of a release file): nothing is copied from the benchmark mirror, and nothing in a page's
+  folder points back into the repository.
+- :func:`offline_env`: the network off for a page (proxies at a closed port, the Hub emulator excepted).
 """
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import shutil
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_BENCHMARKS = REPO.parent / "shared" / "benchmarks"
 FIXTURES = REPO / "tests" / "importing" / "fixtures"
 #: what the wheel is built from: pyproject.toml's packages and the files it names
 _WHEEL_SOURCES = ("pyproject.toml", "README.md", "toolkit", "schemas", "space")
@@ -90,37 +90,28 @@ def install_wheel(wheel: Path, root: Path) -> Install:
     return install
 
 
+#: where a page's HTTP(S) goes: a port of this machine that nothing listens on (the discard port's), so any
+#: request that honours the proxy variables (urllib, requests, httpx, pip, curl) fails at once with
+#: "connection refused" instead of reaching the network
+CLOSED_PROXY = "http://127.0.0.1:9"
+
+
+def offline_env() -> dict[str, str]:
+    """The environment that keeps a page off the network: every proxy variable at :data:`CLOSED_PROXY`, except
+    for this machine (the Hub emulator at 127.0.0.1), no package index, and the dataset / transformers clients
+    offline (``HF_HUB_OFFLINE`` stays unset: the Hub calls go to the emulator)."""
+    proxies = {name: CLOSED_PROXY for base in ("http_proxy", "https_proxy", "all_proxy")
+               for name in (base, base.upper())}
+    local = "127.0.0.1,localhost,::1"
+    return {**proxies, "no_proxy": local, "NO_PROXY": local, "PIP_NO_INDEX": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
 def _clean_env() -> dict[str, str]:
     """This process's environment without what would make the checkout importable."""
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
 
 
-# ---- what network-marked commands fetch ----------------------------------------------------------------
-def seed_suite_data(target: Path) -> None:
-    """A data folder as ``slmboard suites download --to TARGET`` leaves it (each suite's source files at the
-    paths the suites read, and the manifest), from the workspace's mirror of the pinned sources; files the
-    mirror lacks (five BBQ categories) are left out, as a partial download leaves them."""
-    from toolkit.stages.suites import SUITES, get_suite
-    from toolkit.stages.suites._sources import FetchedFile, HubFiles, _sha256, _write_manifest
-
-    fetched = []
-    for component in SUITES.components():
-        suite = get_suite(component.name)
-        for source in suite.sources():
-            if isinstance(source, HubFiles):
-                files = [p for pattern in source.patterns for p in (SHARED_BENCHMARKS / source.folder).glob(pattern)]
-                where, revision = f"hf://datasets/{source.repo_id}", source.revision
-            else:
-                files = [SHARED_BENCHMARKS / source.path] if (SHARED_BENCHMARKS / source.path).is_file() else []
-                where, revision = source.url, suite.revision
-            for file in files:
-                rel = file.relative_to(SHARED_BENCHMARKS).as_posix()
-                (target / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(file, target / rel)
-                fetched.append(FetchedFile(suite.name, rel, where, revision, _sha256(file), True))
-    _write_manifest(target, fetched)
-
-
+# ---- what another tool's marked run writes ------------------------------------------------------------
 def _copy(source: Path) -> Callable[[Path], None]:
     def make(target: Path) -> None:
         if source.is_dir():
@@ -128,12 +119,6 @@ def _copy(source: Path) -> Callable[[Path], None]:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-    return make
-
-
-def _gunzip(source: Path) -> Callable[[Path], None]:
-    def make(target: Path) -> None:
-        target.write_bytes(gzip.decompress(source.read_bytes()))
     return make
 
 
@@ -146,16 +131,12 @@ def _into(inner: str, make: Callable[[Path], None]) -> Callable[[Path], None]:
 
 
 _INSPECT_LOG = "2026-12-03T08-50-40-00-00_xstest_dYBA3y4tNbuoDXBL2itzxq.eval"
-#: name a network-marked command of a page leaves in the page's folder -> how the runner makes the same here
+#: name a marked block of a page leaves in the page's folder -> how the runner makes the same here. Only the output
+#: folders of other tools' runs (minutes of CPU, or an API key): the suites' data, the XSTest release and
+#: Safety-Flag's outputs come from the package itself, by a runnable block of the page (its offline twin)
 SUPPLIES: dict[str, Callable[[Path], None]] = {
-    # slmboard suites download --suites ... --to suite-data
-    "suite-data": seed_suite_data,
-    # curl -LO of XSTest's release file (the fixture is its gzip -9n copy, unchanged inside)
-    "xstest_v2_completions_llama2orig_gpteval.csv": _gunzip(
-        FIXTURES / "xstest_release" / "xstest_v2_completions_llama2orig_gpteval.csv.gz"),
-    # curl -LO of Safety-Flag's released per-item outputs
-    "Llama-3.1-8B__xstest.jsonl": _copy(SHARED_BENCHMARKS / "safety-flag" / "results" / "Llama-3.1-8B__xstest.jsonl"),
-    # lm_eval ... --output_path lm-eval-out/ (real lm-eval 0.4.13 with slmboard's tasks, --limit 3)
+    # lm_eval ... --output_path lm-eval-out/ (real lm-eval 0.4.13 with slmboard's tasks on the embedded model's
+    # folder, `slmboard model-path`, and the package's samples, --limit 3)
     "lm-eval-out": _copy(FIXTURES / "lm_eval" / "run"),
     # helm-run ... --suite safety (real crfm-helm 0.5.16 runs of SmolLM2-135M)
     "benchmark_output": _into("runs/safety", _copy(FIXTURES / "helm_real" / "runs")),
@@ -164,25 +145,16 @@ SUPPLIES: dict[str, Callable[[Path], None]] = {
 }
 
 
-#: the supplies made from the workspace's benchmark mirror (../shared), which a clone elsewhere lacks
-FROM_MIRROR = frozenset({"suite-data", "Llama-3.1-8B__xstest.jsonl"})
-
-
 def named(code: str, names: Iterable[str] = SUPPLIES) -> list[str]:
     """The names of ``names`` that ``code`` mentions as a path word (``lm-eval-out/`` names ``lm-eval-out``)."""
     return [n for n in names if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", code)]
 
 
 def supply(codes: Iterable[str], scratch: Path) -> list[str]:
-    """Make in ``scratch`` what the network-marked blocks ``codes`` fetch; the names made."""
+    """Make in ``scratch`` what the marked blocks ``codes`` leave there; the names made."""
     made = []
     for code in codes:
         for name in named(code):
-            if name in FROM_MIRROR and not SHARED_BENCHMARKS.is_dir():
-                import pytest
-
-                pytest.skip(f"the page fetches {name}, which the runner makes from the benchmark mirror, "
-                            f"not found at {SHARED_BENCHMARKS}")
             if not (scratch / name).exists():
                 SUPPLIES[name](scratch / name)
                 made.append(name)

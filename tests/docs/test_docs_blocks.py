@@ -69,20 +69,24 @@ def test_the_runner_fails_a_failing_block_and_an_unknown_flag(tmp_path, docs_ins
     assert "--no-such-flag" in problems[0] and "make: no target ['no-such-target']" in problems[1]
 
 
-def test_a_page_runs_against_the_installed_wheel_outside_the_checkout(tmp_path, docs_install):
+def test_a_page_runs_against_the_installed_wheel_outside_the_checkout_and_off_the_network(tmp_path, docs_install):
     """The blocks import the wheel's toolkit (not the checkout's), run in a folder with nothing of the repository,
-    and find what the page's network-marked command fetches (a data folder as `suites download` leaves it)."""
+    make their suite data from the package (`suites download --sample`), and reach no network: a proxy that
+    refuses stands for it, a full download fails at once and leaves nothing, and the Hub emulator still answers."""
     page = tmp_path / "page.md"
     page.write_text(f"""# t
 
-<!-- needs: network -->
 ```bash
-slmboard suites download --suites xstest --to suite-data
+test -z "$(ls)"    # the page's folder starts empty (its own .hf-home aside)
+slmboard suites download --sample --suites xstest,sst --to suite-data
+! slmboard suites download --suites bbq --to full-data 2> refused.txt
+grep -q "could not download" refused.txt && test ! -e full-data
 ```
 
 ```python
-import json, os, sys
+import json, os, socket, sys, urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 import toolkit
 assert Path(toolkit.__file__).resolve().is_relative_to(Path(os.environ["VIRTUAL_ENV"]).resolve()), toolkit.__file__
 # the test venv's site-packages are shared on purpose, and CI keeps that venv inside the checkout (.venv)
@@ -95,8 +99,20 @@ except ImportError:
     pass
 else:
     raise AssertionError("the tests' helpers are importable")
-files = json.loads(Path("suite-data/slmboard-suites.json").read_text())["files"]
-assert any(f["path"] == "xstest/xstest_prompts.csv" for f in files), files
+files = {{f["path"]: f for f in json.loads(Path("suite-data/slmboard-suites.json").read_text())["files"]}}
+assert set(files) == {{"xstest/xstest_prompts.csv", "simple_safety_tests/simple_safety_tests.csv"}}, files
+assert files["simple_safety_tests/simple_safety_tests.csv"]["source"].startswith("slmboard's sample: 30 of 100")
+# the network: every scheme goes to a proxy nobody listens on; the Hub emulator (this machine) is let through
+for scheme in ("http", "https"):
+    proxy = urlsplit(urllib.request.getproxies()[scheme])
+    try:
+        socket.create_connection((proxy.hostname, proxy.port), timeout=5).close()
+    except ConnectionRefusedError:
+        pass
+    else:
+        raise AssertionError(f"{{scheme}}: the proxy {{proxy.geturl()}} answers")
+assert urllib.request.proxy_bypass(urlsplit(os.environ["HF_ENDPOINT"]).hostname)
+assert os.environ["PIP_NO_INDEX"] == "1"
 ```
 
 ```bash
@@ -109,16 +125,30 @@ test "$(command -v slmboard)" = "$VIRTUAL_ENV/bin/slmboard" && test "$(command -
     assert not problems, "\n\n".join(problems)
 
 
+def test_every_fetch_has_an_offline_twin_and_the_runner_supplies_only_other_tools_output():
+    """The suites' data, the XSTest release and Safety-Flag's outputs come from the package by a block of the page
+    (its offline twin); the runner stands in only for the output folder of another tool's marked run."""
+    assert set(SUPPLIES) == {"lm-eval-out", "benchmark_output", "inspect-logs"}, sorted(SUPPLIES)
+    twins = {p.name for p in doc_pages() for b in blocks(p) if not b.needs and "suites download --sample" in b.code}
+    fetching = {p.name for p in doc_pages() if any(not b.needs and "--data-dir suite-data" in b.code
+                                                   for b in blocks(p))}
+    assert fetching <= twins, f"pages that read suite-data without making it offline: {sorted(fetching - twins)}"
+    hub_model = {p.name for p in doc_pages() for b in blocks(p) if "network" in b.needs and "pretrained=HuggingFaceTB/" in b.code}
+    local_model = {p.name for p in doc_pages() for b in blocks(p)
+                   if "lm_eval " in b.code and 'pretrained="$(slmboard model-path)"' in b.code}
+    assert hub_model and hub_model <= local_model, f"lm-eval on the Hub's model, no offline twin: {hub_model - local_model}"
+
+
 def test_no_page_reaches_into_the_repository():
     """A reader with only the installed package has no tests/ and no workspace mirror: no block of any page names
     them, no guide sends the reader there, and every input the runner supplies is fetched by a command a page
-    shows (marked as needing the network)."""
+    shows (a marked block: another tool's run)."""
     inside = re.compile(r"(?<![\w/.])tests/|\.\./shared\b|shared/benchmarks")
     offenders = [b.where for p in doc_pages() for b in blocks(p) if inside.search(b.code)]
     offenders += [str(p.relative_to(REPO)) for p in USER_PAGES if inside.search(p.read_text(encoding="utf-8"))]
     assert not offenders, offenders
-    fetched = {n for p in doc_pages() for b in blocks(p) if "network" in b.needs for n in named(b.code)}
-    assert fetched == set(SUPPLIES), f"supplied but fetched by no page: {sorted(set(SUPPLIES) - fetched)}"
+    made = {n for p in doc_pages() for b in blocks(p) if b.needs for n in named(b.code)}
+    assert made == set(SUPPLIES), f"supplied but made by no marked block: {sorted(set(SUPPLIES) - made)}"
 
 
 def test_a_marked_block_that_parses_passes():

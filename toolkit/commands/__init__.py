@@ -16,6 +16,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("import_", "import", "turn another tool's results (table, eee, lm-eval, inspect, helm) into a run folder"),
     ("suites", "suites", "list the suites (kind, items, source, pinned revision, licence) or download their data"),
     ("tasks", "tasks", "print the folder of slmboard's suites as another tool's tasks (lm-eval)"),
+    ("model_path", "model-path", "print the embedded model's folder (dense weights, tokenizer) for another tool "
+                                 "(lm_eval --model_args pretrained=...)"),
     ("judge", "judge", "add judgments to a run (never regenerates)"),
     ("validate", "validate", "check record files, run folders, datasets and manifests; exit 1 on any error"),
     ("create", "create", "create a board (dataset folder or Hub dataset): its recipe board.yaml and its card"),

@@ -8,6 +8,7 @@ from urllib.parse import unquote
 
 from toolkit import api
 from . import add_token_argument, services_of
+from .options import OptionFlags
 
 KINDS = {"free-text": "free text", "free-text-gold": "free text, gold label", "multiple-choice": "multiple choice"}
 _RAW = re.compile(r"^https://raw\.githubusercontent\.com/([^/]+/[^/]+)/[0-9a-f]{40}/(.+)$")
@@ -28,15 +29,20 @@ def run_list(a: argparse.Namespace) -> int:
     return 0
 
 
-def run_download(a: argparse.Namespace) -> int:
-    files = api.download_suites(a.to, api.SuiteDownloadOptions(suites=a.suites), services_of(a))
+def run_download(a: argparse.Namespace, flags: OptionFlags) -> int:
+    options = api.SuiteDownloadOptions(**flags.given(a))
+    files = api.download_suites(a.to, options, services_of(a))
     if not files:
-        print(f"nothing to download: {a.suites} ships with the package")
+        print(f"nothing to download: {options.suites} ships with the package")
         return 0
+    made = "written" if options.sample else "downloaded"
     for f in files:
-        print(f"{f.suite:<14} {f.path}  sha256 {f.sha256[:16]}…  {'downloaded' if f.fresh else 'already there'}"
+        print(f"{f.suite:<14} {f.path}  sha256 {f.sha256[:16]}…  {made if f.fresh else 'already there'}"
               f"  ({f.source} @ {f.revision[:12]})")
     print(f"{len(files)} file(s) in {a.to}; read them with --data-dir {a.to} (or SLMBOARD_DATA_DIR={a.to})")
+    if options.sample:
+        print("samples: a run judged or published from them covers only their rows; "
+              "`slmboard suites download` without --sample fetches the full files")
     return 0
 
 
@@ -46,8 +52,7 @@ def register(p: argparse.ArgumentParser) -> None:
     ls.set_defaults(func=run_list)
     dl = actions.add_parser("download", help="the suites' pinned source files into DIR, hashes checked "
                                              "(then --data-dir DIR, or SLMBOARD_DATA_DIR=DIR, on a machine without network)")
-    dl.add_argument("--suites", default=None, metavar="NAME[,NAME...]",
-                    help="the suites to download (default: every suite whose data is not part of the package)")
+    flags = OptionFlags(dl).add_model(api.SuiteDownloadOptions, "suites download")
     dl.add_argument("--to", required=True, metavar="DIR", help="the data folder to fill (created if missing)")
     add_token_argument(dl)
-    dl.set_defaults(func=run_download)
+    dl.set_defaults(func=lambda a: run_download(a, flags))

@@ -117,11 +117,15 @@ def suite_infos() -> list[SuiteInfo]:
     return out
 
 
-def download_suites(to: Union[Path, str], names: Union[Sequence[str], str, None] = None) -> list:
+def download_suites(to: Union[Path, str], names: Union[Sequence[str], str, None] = None,
+                    sample: bool = False) -> list:
     """The pinned source files of ``names`` (default: every suite whose data does not ship with the package) into
-    the data folder ``to``, hashes checked (see ``_sources``); returns what is there (``FetchedFile`` each)."""
+    the data folder ``to``, hashes checked (see ``_sources``); returns what is there (``FetchedFile`` each).
+    ``sample``: the samples the package ships instead (default: every suite that has one), no network."""
+    from ._samples import SAMPLES, write_samples
     from ._sources import download
 
-    suites = [get_suite(n) for n in _names(names)] if names is not None else [
-        get_suite(c.name) for c in SUITES.components()]
-    return download(suites, Path(to))
+    if names is None:
+        names = list(SAMPLES) if sample else [c.name for c in SUITES.components()]
+    suites = [get_suite(n) for n in _names(names)]
+    return write_samples(suites, Path(to)) if sample else download(suites, Path(to))

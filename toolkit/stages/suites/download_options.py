@@ -14,6 +14,9 @@ __all__ = ["SuiteDownloadOptions"]
 class SuiteDownloadOptions(Options):
     suites: Optional[str] = option(None, help="the suites to download (default: every suite whose data is not part "
                                               "of the package)", metavar="NAME[,NAME...]")
+    sample: bool = option(False, help="write the samples the package ships instead, with no network: XSTest's "
+                                      "prompts in full, a few dozen rows of SimpleSafetyTests, HarmBench and BBQ's "
+                                      "Age category (default suites: those four)")
 
     @field_validator("suites", mode="before")
     @classmethod
