@@ -27,7 +27,8 @@ CSS = ("#leaderboard-table { font-size: 12.5px; } #leaderboard-table * { font-si
 def shown_rows(board: Board, suite, judge, values: dict) -> pd.DataFrame:
     """The leaderboard rows after the tab's filters and sort (shared with the figure tabs)."""
     rows = board.rows(suite, judge)
-    return sort_rows(filter_rows(with_metadata(rows, board.submissions), values.get("family") or [],
+    held = families(board.submissions)  # a family the board does not hold (a shared link's) filters nothing
+    return sort_rows(filter_rows(with_metadata(rows, board.submissions), [f for f in values.get("family") or [] if f in held],
                                  values.get("size") or "any", values.get("tuned") or "any", values.get("q") or ""),
                      values.get("sort") or "rank (raw)")
 

@@ -54,6 +54,8 @@ NOT_RUN_HERE: dict[str, str] = {
     "ray_overhead.py": "starts a ray cluster and generates with SmolLM2",
     "build_moderation_lists.py": "rewrites the shipped moderation item lists from the benchmark mirror (../shared)",
     "cli_startup.py": "times the CLI against another checkout; its make_run import is checked here",
+    "lm_eval_step.py": "runs lm_eval on SmolLM2 three times, one of them at 512 new tokens a "
+                       "sequence (minutes)",
 }
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import subprocess
 import sys
@@ -15,12 +16,26 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _parse(path: Path) -> ast.Module:
+    """ast.parse, tried again on CPython 3.11's spurious "AST constructor recursion depth mismatch" (python/cpython
+    #106905): the AST builder's depth counter is shared by threads, and a server thread another test of this worker
+    left running can parse at the same moment. The error says nothing about the file."""
+    source = path.read_text(encoding="utf-8")
+    for attempt in range(5):
+        try:
+            return ast.parse(source, filename=str(path))
+        except SystemError as e:
+            if "recursion depth mismatch" not in str(e) or attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
 def _imports(path: Path, name: str) -> set[str]:
     """Every module ``path`` imports, at any depth of the file: function-local and TYPE_CHECKING imports count, and so
     does an import_module call on a literal name."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -150,9 +165,15 @@ def unit_of(module: str) -> str:
 
 
 def full_import_graph() -> dict[str, set[str]]:
-    """Module -> modules of ours it imports (a package's __init__ counts: importing a package's face imports it)."""
+    """Module -> modules of ours it imports (a package's __init__ counts: importing a package's face imports it).
+    A fresh copy each call: tests plant edges in theirs."""
+    return {name: set(targets) for name, targets in _full_import_graph().items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _full_import_graph() -> dict[str, frozenset[str]]:
     files = {_module_name(p): p for d in ("toolkit", "schemas", "space") for p in (ROOT / d).rglob("*.py")}
-    return {name: {t for t in _imports(path, name) if t in files and t != name} for name, path in files.items()}
+    return {name: frozenset(t for t in _imports(path, name) if t in files and t != name) for name, path in files.items()}
 
 
 def layer_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
