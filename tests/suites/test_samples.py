@@ -82,3 +82,35 @@ def test_model_path_prints_the_embedded_models_folder(capsys):
     assert folder.name == f"smollm2-135m-instruct-{digest[:16]}"
     assert (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file()
     assert json.loads((folder / "config.json").read_text())["model_type"] == "llama"
+
+
+def test_a_board_built_from_a_sample_shows_it_partial_and_a_full_mirror_run_does_not(tmp_path, monkeypatch, mirror):
+    """A run from the package's SST sample records the sample (run.json), its submission counts coverage against
+    the whole suite (the mirror's 100 prompts, counted here from the mirror's file) and says so; a run from the
+    full file is complete. Resuming the run from the full file clears the mark."""
+    from slmboard_testing import CannedBackend, new_board
+
+    from toolkit import api
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["suites", "download", "--sample", "--suites", "sst", "--to", str(tmp_path / "d")]) == 0
+    n_full = len(_csv(mirror / "simple_safety_tests/simple_safety_tests.csv"))
+    quiet = api.Services(progress=False)
+    coverage = {}
+    for name, data in (("sample", tmp_path / "d"), ("full", mirror)):
+        options = api.GenerationRunOptions(suites=["sst"], data_dir=str(data), submission_id=f"canned-{name}")
+        run = api.generate(tmp_path / name, CannedBackend(), options, services=quiet)
+        assert run.config.suite_samples == ({"sst": "30 of 100 prompts"} if name == "sample" else {})
+        api.judge(tmp_path / name, "heuristic", services=quiet)
+        board = new_board(tmp_path / f"board-{name}")
+        result = api.submit(tmp_path / name, board, api.SubmitOptions(n_bootstrap=0, data_dir=str(data)))
+        said = [n for n in result.notes if n.startswith("suite sst: made from")]
+        assert said == ([f"suite sst: made from slmboard's sample (30 of 100 prompts); its coverage counts against "
+                         f"the whole suite ({n_full} items), so the board shows it as partial"] if name == "sample" else [])
+        table = api.rank(board, options=api.RankOptions(n_bootstrap=0))
+        coverage[name] = float(table.loc[table["suite"] == "sst", "coverage"].iloc[0])
+    assert coverage == {"sample": 30 / n_full, "full": 1.0}
+    resumed = api.generate(tmp_path / "sample", CannedBackend(),
+                           api.GenerationRunOptions(suites=["sst"], data_dir=str(mirror), submission_id="canned-sample"),
+                           services=quiet)
+    assert resumed.config.suite_samples == {} and resumed.n_new == n_full - 30

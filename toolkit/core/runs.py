@@ -43,6 +43,9 @@ class RunConfig(BaseModel):
     suite_generation: dict[str, GenerationConfig] = Field(default_factory=dict)
     suites: list[str]
     suite_revisions: dict[str, str] = Field(default_factory=dict)
+    # suite -> the part of it the run's data folder held ("30 of 100 prompts") where that was the package's sample:
+    # the submission counts coverage against the whole suite, so numbers from a sample never read as complete
+    suite_samples: dict[str, str] = Field(default_factory=dict)
     limit: Optional[int] = None
     shard: Optional[str] = None
     toolkit_version: str

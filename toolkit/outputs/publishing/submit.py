@@ -42,6 +42,7 @@ from . import layout
 from .boards import refuse_missing_board
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from toolkit.stages.judging.fitness import fitting_judges_hint
+from toolkit.stages.suites import FULL_ITEMS
 from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
@@ -308,6 +309,9 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
         files[path] = data
         record_files.append(RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(mod_rows)))
     meta = _model_metadata(run, config)
+    # a run made from the package's sample counts its coverage against the whole suite (shown as partial)
+    sampled = {s: share for s, share in config.suite_samples.items() if s in FULL_ITEMS}
+    totals = {**items.totals, **{s: max(FULL_ITEMS[s], items.totals.get(s, 0)) for s in sampled}}
     try:
         manifest = Submission(
             submission_id=config.submission_id,
@@ -322,7 +326,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             judge_fits=judge_fits,
             suite_kinds=suite_kinds,
             partial=any(items.missing.values()),
-            suite_totals=items.totals,
+            suite_totals=totals,
             missing_items={k: v for k, v in items.missing.items() if v},
             **{k: v for k, v in meta.items() if k != "submitter"},
         )
@@ -342,6 +346,9 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
                      f"judge it with --judge {fitting_judges_hint(kind)} and submit again")
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
+    for suite, share in sorted(sampled.items()):
+        notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against the whole "
+                     f"suite ({totals[suite]} items), so the board shows it as partial")
     if gaps:
         notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}, a JSON "
                      "object of manifest fields, e.g. {\"family\": \"SmolLM2\", \"params\": 135000000, "

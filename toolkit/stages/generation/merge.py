@@ -157,10 +157,11 @@ def _write_merged(out: Path, configs: list[RunConfig], suites: list[str], merged
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.merge-", dir=out.parent))
     try:
         config = configs[0].model_copy(update={"shard": None, "suites": suites})
-        revisions = {}
+        revisions, samples = {}, {}
         for c in configs:
             revisions.update(c.suite_revisions)
-        config.suite_revisions = revisions
+            samples.update(c.suite_samples)
+        config.suite_revisions, config.suite_samples = revisions, samples
         RunDir(tmp).save_config(config)
         for suite, rows in merged.items():
             write_jsonl_atomic(RunDir(tmp).response_file(suite), rows)

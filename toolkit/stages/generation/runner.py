@@ -18,7 +18,7 @@ from toolkit.core.defaults import DEFAULT_BACKEND
 from toolkit.core.errors import BadOption, SlmboardError
 from toolkit.core.runs import RunConfig, RunDir, RunMismatch
 from toolkit.core.stage_engine import WHOLE_GROUP, Stage, run_stage
-from toolkit.stages.suites import SUITES, SuiteItem, get_suite, load_items
+from toolkit.stages.suites import SUITES, SuiteItem, get_suite, load_items, sampled_suites
 from .backends import Backend, Completion
 from .components import BackendSpec, GenerationRunOptions
 from .shards import parse_shard, select_shard, shard_label
@@ -181,8 +181,10 @@ def generate(
         backend.set_concurrency(concurrency)
         batch_size = None  # the rows / requests in flight are what the records' batch size means
     max_new_tokens = run_options.max_new_tokens
-    config = _resume_config(run, _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens,
-                                             run_options.submission_id, run_options.limit, shard_kn))
+    fresh = _run_config(backend, items, spec.model_args(), batch_size, max_new_tokens, run_options.submission_id,
+                        run_options.limit, shard_kn)
+    fresh.suite_samples = sampled_suites(run_options.data_dir, fresh.suites)
+    config = _resume_config(run, fresh)
     run.save_config(config)
     tasks = [(item, suite_decoding(item.suite, config.generation, max_new_tokens)) for item in items]
     # Similar lengths batch together: less padding, same outputs (greedy, per-row attention masks).
@@ -246,6 +248,9 @@ def _resume_config(run: RunDir, config: RunConfig) -> RunConfig:
     widest = None if previous.limit is None or config.limit is None else max(previous.limit, config.limit)
     resumed = previous.model_copy(update={"suites": sorted(set(previous.suites) | set(config.suites)), "limit": widest})
     resumed.suite_revisions.update(config.suite_revisions)
+    # this call's data folder says whether its suites come from a sample; the others keep what they had
+    resumed.suite_samples = {**{s: v for s, v in previous.suite_samples.items() if s not in config.suites},
+                             **config.suite_samples}
     return resumed
 
 

@@ -4,7 +4,8 @@ in the layout ``data_dir`` reads, with no network.
 XSTest's prompts ship in full (the pinned file, byte for byte: the demo's copy); SimpleSafetyTests, HarmBench and
 BBQ (its Age category) ship a few dozen of their rows, unchanged, under their licences (samples/PROVENANCE.md).
 A sample is for trying the commands offline: a run judged or published from it covers only these rows, and the
-data folder's manifest says so (each file's ``source`` begins with "slmboard's sample").
+data folder's manifest says so (each file's ``source`` begins with "slmboard's sample"); a run made from it records
+that (run.json ``suite_samples``) and its submission counts coverage against the whole suite (``FULL_ITEMS``).
 """
 from __future__ import annotations
 
@@ -27,6 +28,29 @@ SAMPLES: dict[str, tuple[str, str, bool, str]] = {
     "bbq": ("bbq/data/Age.jsonl", "stages/suites/samples/bbq/data/Age.jsonl", False,
             "36 of 3,680 rows (no other category)"),
 }
+#: items of the whole suite a part-sample is cut from (BBQ: its Age category, the one file the sample holds): what
+#: a run made from a sample counts its coverage against, so a board built from samples shows them as partial
+FULL_ITEMS: dict[str, int] = {"sst": 100, "harmbench": 400, "bbq": 3680}
+
+
+def sampled_suites(data_dir: str | Path | None, suites: Sequence[str]) -> dict[str, str]:
+    """suite -> what part of it the data folder holds ("30 of 100 prompts"), for each of ``suites`` whose file in
+    ``data_dir`` is the package's part-sample, byte for byte (whichever way it got there)."""
+    if data_dir is None:
+        return {}
+    root, out = Path(data_dir).expanduser(), {}
+    for suite in suites:
+        if suite not in SAMPLES or not SAMPLES[suite][3]:
+            continue
+        rel, packaged, gzipped, share = SAMPLES[suite]
+        try:
+            held = (root / rel).read_bytes()
+        except OSError:
+            continue
+        body = resources.files("toolkit").joinpath(packaged).read_bytes()
+        if held == (gzip.decompress(body) if gzipped else body):
+            out[suite] = share
+    return out
 
 
 def write_samples(suites: Sequence, to: Path) -> list[FetchedFile]:
