@@ -135,9 +135,9 @@ _INSPECT_LOG = "2026-12-03T08-50-40-00-00_xstest_dYBA3y4tNbuoDXBL2itzxq.eval"
 #: folders of other tools' runs (minutes of CPU, or an API key): the suites' data, the XSTest release and
 #: Safety-Flag's outputs come from the package itself, by a runnable block of the page (its offline twin)
 SUPPLIES: dict[str, Callable[[Path], None]] = {
-    # lm_eval ... --output_path lm-eval-out/ (real lm-eval 0.4.13 with slmboard's tasks on the embedded model's
-    # folder, `slmboard model-path`, and the package's samples, --limit 3)
-    "lm-eval-out": _copy(FIXTURES / "lm_eval" / "run"),
+    # lm_eval ... --output_path lm-eval-out/: what bring-results.md's offline lm-eval block itself wrote (real
+    # lm-eval 0.4.13 on `slmboard model-path` and the package's samples; tests/docs/test_guide_supplies.py)
+    "lm-eval-out": _copy(REPO / "tests" / "docs" / "fixtures" / "guide_lm_eval" / "lm-eval-out"),
     # helm-run ... --suite safety (real crfm-helm 0.5.16 runs of SmolLM2-135M)
     "benchmark_output": _into("runs/safety", _copy(FIXTURES / "helm_real" / "runs")),
     # inspect eval ... --log-dir inspect-logs (a real inspect_ai 0.3.285 XSTest log)
