@@ -259,14 +259,21 @@ def serve(data: PathLike, options: ServeOptions | None = None, services: Service
     changed; default 300, 0 = only on Refresh). ``services``: the Hugging Face token the server reads a Hub dataset
     with. A missing folder or an unreachable Hub dataset is refused before any server starts."""
     from toolkit.core.hub_access import hub_token, set_process_token
-    from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
+    from toolkit.data.reading import read_local_board
+    from toolkit.data.reading.locate import fetch_snapshot, local_path, local_revision, parse_hub_id
     from space.launcher import launch_space
     from toolkit.outputs.space_options import ServeOptions
 
     o, token = options or ServeOptions(), services_or_default(services).token
     hub = parse_hub_id(data)  # parsed here once; the Space gets the explicit form (hf://datasets/... or an absolute path)
+    at = local_revision(data) if hub is None else None  # BOARD@NAME: the board's release NAME
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
-        where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
+        if at is not None:
+            folder = local_path(at[0]).resolve()
+            read_local_board(folder, at[1])  # an unknown revision is refused here, not shown as an empty board
+            where = f"{folder}@{at[1]}"
+        else:
+            where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
     if token is not None:
         set_process_token(token)  # the server reads the dataset again in its own threads
     return launch_space(where, host=o.host, port=o.port, block=o.block, refresh=o.refresh)

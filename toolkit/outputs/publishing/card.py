@@ -246,8 +246,6 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     caveats = not_comparable(suites, sorted(set(board["judge_id"])) if not board.empty else [])
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
     source_lines = [f"| `{s}` | {i['source']} | `{i['revision']}` | {i['license']} |" for s, i in suite_sources(suites).items()]
-    from .release import release_lines
-
     return {
         "releases_section": "\n".join(release_lines(choices.releases)),
         "title": title, "toolkit_version": __version__,
@@ -263,6 +261,22 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     }
 
 
+def release_lines(releases: list[dict]) -> list[str]:
+    """The card body's "Releases" section, newest first."""
+    lines: list[str] = []
+    for r in reversed(releases):
+        since = f"since {r['since']}" if r.get("since") else "the first release"
+        lines += [f"### {r['name']} ({r.get('date', '')}; {since})", ""]
+        if r.get("notes"):
+            lines += [str(r["notes"]), ""]
+        for what, key in (("models added", "models_added"), ("judges added", "judges_added"),
+                          ("ranks moved (S_adj, under each suite's primary judge)", "ranks_moved")):
+            values = r.get(key) or []
+            lines.append(f"- {what}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
+        lines.append("")
+    return lines
+
+
 def license_text(root: Path) -> str:
     """LICENSE.md (the card's ``license_link``): each suite's licence, which its records inherit."""
     lines = ["# Licences", "", "The records of each suite inherit that suite's licence (its prompts belong to the",
@@ -275,4 +289,4 @@ def license_text(root: Path) -> str:
 
 
 __all__ = ["render_card", "schema_table", "template_text", "card_choices", "CardChoices", "dataset_eval_yaml",
-           "card_data", "license_text", "suite_sources"]
+           "card_data", "license_text", "suite_sources", "release_lines"]

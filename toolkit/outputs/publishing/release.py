@@ -23,7 +23,7 @@ from toolkit.core import dataset_layout as layout
 from toolkit.core.errors import BadOption, BoardMissing, ReleaseRefused
 from toolkit.core.records_io import atomic_write_text
 
-__all__ = ["Release", "release", "release_entry", "release_lines", "check_release_name"]
+__all__ = ["Release", "release", "release_entry", "check_release_name"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _RANK = "rank_adj"  # S_adj, the reported score: the rank a reader cites
@@ -66,22 +66,6 @@ def release_entry(name: str, notes: str | None, since: str | None, before: pd.Da
     return {"name": name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "notes": notes or "", "since": since,
             "models_added": sorted(set(now.get("model_id", [])) - set(before["model_id"])),
             "judges_added": sorted(set(now.get("judge_id", [])) - set(before["judge_id"])), "ranks_moved": moved}
-
-
-def release_lines(releases: list[dict]) -> list[str]:
-    """The card body's "Releases" section, newest first."""
-    lines: list[str] = []
-    for r in reversed(releases):
-        since = f"since {r['since']}" if r.get("since") else "the first release"
-        lines += [f"### {r['name']} ({r.get('date', '')}; {since})", ""]
-        if r.get("notes"):
-            lines += [str(r["notes"]), ""]
-        for what, key in (("models added", "models_added"), ("judges added", "judges_added"),
-                          ("ranks moved (S_adj, under each suite's primary judge)", "ranks_moved")):
-            values = r.get(key) or []
-            lines.append(f"- {what}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
-        lines.append("")
-    return lines
 
 
 def _primary(root: Path) -> dict[str, str]:
