@@ -3,8 +3,8 @@ the card, commits it and tags that commit; ``BOARD@NAME`` reads the board as it 
 local board (a git tag) and on a Hub board (a tag of the dataset: the emulator's ``create_tag``, read back by
 ``load_dataset(revision=NAME)``).
 
-Expected values come from the two runs this file submits: model a alone (S_raw 0.5), then model b (S_raw 1.0)
-above it."""
+Expected values come from the runs this file submits, by S_adj = S_raw · (1 − AR): a (1, ½, 0) 1/3, c (½, 0, 0)
+1/9, then b (1, ½, ½) 2/9 between them on the local board, b (1, 1, 1) 1 above a on the Hub board."""
 from __future__ import annotations
 
 import subprocess
@@ -18,6 +18,8 @@ from slmboard_testing import new_board
 
 A = {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.0}
 B = {"smoke_001": 1.0, "smoke_002": 1.0, "smoke_003": 1.0}
+B_BETWEEN = {"smoke_001": 1.0, "smoke_002": 0.5, "smoke_003": 0.5}
+C = {"smoke_001": 0.5, "smoke_002": 0.0, "smoke_003": 0.0}
 FAST = api.SubmitOptions(n_bootstrap=0)
 
 
@@ -34,8 +36,10 @@ def _card_block(text: str) -> dict:
 def test_a_local_release_is_a_tag_whose_card_says_what_changed_and_board_at_name_reads_it(synthetic_run, tmp_path):
     board = new_board(tmp_path / "board")
     api.submit(synthetic_run("a", scores=A), to=board, options=FAST)
+    api.submit(synthetic_run("c", scores=C, model_id="org/model-c", submission_id="model-c-1"), to=board, options=FAST)
     first = api.release(board, "v1", api.ReleaseOptions(notes="the first board"))
-    api.submit(synthetic_run("b", scores=B, model_id="org/model-b", submission_id="model-b-1"), to=board, options=FAST)
+    api.submit(synthetic_run("b", scores=B_BETWEEN, model_id="org/model-b", submission_id="model-b-1"), to=board,
+               options=FAST)
     second = api.release(board, "v2")
 
     # each tag names its release commit, whose card holds the entries up to it (the submit in between kept v1's)
@@ -45,17 +49,17 @@ def test_a_local_release_is_a_tag_whose_card_says_what_changed_and_board_at_name
     at_v2 = _card_block(_git(board, "show", "v2:README.md"))["releases"]
     assert [r["name"] for r in at_v1] == ["v1"] and [r["name"] for r in at_v2] == ["v1", "v2"]
     assert at_v1[0] == {**at_v2[0]} and at_v1[0]["notes"] == "the first board" and at_v1[0]["since"] is None
-    assert at_v1[0]["models_added"] == ["org/model-a"] and at_v1[0]["judges_added"] == ["heuristic-v1"]
+    assert at_v1[0]["models_added"] == ["org/model-a", "org/model-c"] and at_v1[0]["judges_added"] == ["heuristic-v1"]
     assert at_v2[1]["since"] == "v1" and at_v2[1]["models_added"] == ["org/model-b"] and at_v2[1]["judges_added"] == []
-    assert at_v2[1]["ranks_moved"] == ["smoke · heuristic-v1: org/model-a 1 → 2"]  # b (all safe) went above a
+    assert at_v2[1]["ranks_moved"] == ["smoke · heuristic-v1: org/model-c 2 → 3"]  # b went between a (kept 1) and c
     body = (board / "README.md").read_text()
     assert "## Releases" in body and "### v2" in body and body.index("### v2") < body.index("### v1")
 
     # BOARD@NAME: the board as each release had it, read through the one read-at-revision function
     then = api.rank(f"{board}@v1", options=api.RankOptions(n_bootstrap=0))
-    assert list(then["model_id"]) == ["org/model-a"] and float(then["s_raw"].iloc[0]) == pytest.approx(0.5)
+    assert list(then["model_id"]) == ["org/model-a", "org/model-c"] and list(then["s_raw"]) == pytest.approx([0.5, 1 / 6])
     now = api.rank(f"{board}@v2", options=api.RankOptions(n_bootstrap=0))
-    assert sorted(now["model_id"]) == ["org/model-a", "org/model-b"]
+    assert sorted(now["model_id"]) == ["org/model-a", "org/model-b", "org/model-c"]
 
     # refused: a name the board has, a name that is no plain tag, and writing to a release
     with pytest.raises(ReleaseRefused, match="already has a tag named 'v1'"):
@@ -67,7 +71,7 @@ def test_a_local_release_is_a_tag_whose_card_says_what_changed_and_board_at_name
         with pytest.raises(BadOption, match=why):
             api.release(board, name)
     with pytest.raises(BadOption, match="read only"):
-        api.submit(synthetic_run("c", model_id="org/model-c", submission_id="model-c-1"), to=f"{board}@v1", options=FAST)
+        api.submit(synthetic_run("d", model_id="org/model-d", submission_id="model-d-1"), to=f"{board}@v1", options=FAST)
     assert _git(board, "tag").split() == ["v1", "v2"] and _git(board, "status", "--porcelain") == ""
     with pytest.raises(Exception, match="no revision 'v9'"):
         api.rank(f"{board}@v9")
@@ -121,3 +125,20 @@ def test_a_hub_release_is_a_tag_of_the_dataset_that_load_dataset_and_rank_read(t
     assert got["old"] == ["org/model-a"] == got["ranked"] and got["new"] == ["org/model-a", "org/model-b"]
     assert got["entry2"]["since"] == "v1" and got["entry2"]["models_added"] == ["org/model-b"]
     assert got["entry2"]["ranks_moved"] == ["smoke · heuristic-v1: org/model-a 1 → 2"]
+
+
+def test_the_entry_compares_ranks_under_each_suites_primary_judge():
+    import pandas as pd
+
+    from toolkit.outputs.publishing.release import release_entry
+
+    def board(rows):
+        return pd.DataFrame(rows, columns=["suite", "judge_id", "model_id", "rank_adj"])
+
+    before = board([("s", "j1", "m1", 1), ("s", "j1", "m2", 2), ("s", "j2", "m1", 2), ("s", "j2", "m2", 1)])
+    now = board([("s", "j1", "m1", 2), ("s", "j1", "m2", 1), ("s", "j2", "m1", 1), ("s", "j2", "m2", 2),
+                 ("s", "j3", "m3", 1)])
+    entry = release_entry("v2", None, "v1", before, now, {"s": "j1"})
+    assert entry["ranks_moved"] == ["s · j1: m1 1 → 2", "s · j1: m2 2 → 1"]  # j2's moves are not the shown ranks
+    assert entry["models_added"] == ["m3"] and entry["judges_added"] == ["j3"]
+    assert release_entry("v1", "n", None, None, now, {})["models_added"] == ["m1", "m2", "m3"]

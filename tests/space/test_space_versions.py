@@ -86,6 +86,7 @@ def test_first_screen_and_a_release_kept_in_the_address(chromium, running_app, m
     page.goto(f"{url}?version=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E", wait_until="load")
     expect(page.locator("#version-select input")).to_have_value("latest", timeout=30_000)
     settle(page)
+    expect(page).to_have_url(url)  # dropped from the address too
     assert models() == sorted(THREE) and page.dialogs == []
     assert page.locator("#judge-note img").count() == 0
 
