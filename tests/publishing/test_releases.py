@@ -105,7 +105,14 @@ HUB_RELEASES = """
     new = load_dataset("org/board", "leaderboard", split="test", revision="v2", cache_dir=cache).to_pandas()
     ranked = api.rank("org/board@v1", options=api.RankOptions(n_bootstrap=0))
     tags = {t.name: t.target_commit for t in hub.list_repo_refs("org/board", repo_type="dataset").tags}
-    print(json.dumps({"v1": v1.revision, "v2": v2.revision, "entry2": v2.entry, "refused": refused, "tags": tags,
+    from space import versions  # the Space's selector on a Hub board: its releases, and a release's board
+    from space.state import Holder
+    holder = Holder("hf://datasets/org/board", warm=False)
+    versions.show("v1")
+    space_v1 = sorted(holder.board.leaderboard["model_id"].unique())
+    versions.show(None)
+    print(json.dumps({"space_names": holder.release_names, "space_v1": space_v1,
+                      "space_latest": sorted(holder.board.leaderboard["model_id"].unique()),"v1": v1.revision, "v2": v2.revision, "entry2": v2.entry, "refused": refused, "tags": tags,
                       "old": sorted(old["model_id"]), "new": sorted(new["model_id"]), "ranked": list(ranked["model_id"])}))
 """.replace("{A}", repr(A)).replace("{B}", repr(B))
 
@@ -123,6 +130,8 @@ def test_a_hub_release_is_a_tag_of_the_dataset_that_load_dataset_and_rank_read(t
     assert "already has a tag named 'v1'" in got["refused"][0]
     assert "1 pull request(s) open (#1" in got["refused"][1] and "model-c-1" in got["refused"][1]
     assert got["old"] == ["org/model-a"] == got["ranked"] and got["new"] == ["org/model-a", "org/model-b"]
+    assert got["space_names"] == ["v2", "v1"] and got["space_v1"] == ["org/model-a"]
+    assert got["space_latest"] == ["org/model-a", "org/model-b"]
     assert got["entry2"]["since"] == "v1" and got["entry2"]["models_added"] == ["org/model-b"]
     assert got["entry2"]["ranks_moved"] == ["smoke · heuristic-v1: org/model-a 1 → 2"]
 
