@@ -17,6 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
 import pandas as pd
 
 from toolkit.core import dataset_layout as layout
@@ -69,12 +70,10 @@ def release_entry(name: str, notes: str | None, since: str | None, before: pd.Da
 
 
 def _primary(root: Path) -> dict[str, str]:
-    from toolkit.data.reading import read_card_header
+    """suite -> the judge the card shows it under."""
+    from toolkit.data.reading import open_data
 
-    readme = root / layout.CARD_FILE
-    block = read_card_header(readme.read_text(encoding="utf-8")).get("slmboard", {}) if readme.is_file() else {}
-    found = block.get("primary_judges") if isinstance(block, dict) else None
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    return open_data(root).card_block("primary_judges")
 
 
 def _leaderboard(data) -> pd.DataFrame:
