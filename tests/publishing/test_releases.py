@@ -73,8 +73,9 @@ def test_a_local_release_is_a_tag_whose_card_says_what_changed_and_board_at_name
     with pytest.raises(BadOption, match="read only"):
         api.submit(synthetic_run("d", model_id="org/model-d", submission_id="model-d-1"), to=f"{board}@v1", options=FAST)
     assert _git(board, "tag").split() == ["v1", "v2"] and _git(board, "status", "--porcelain") == ""
-    with pytest.raises(Exception, match="no revision 'v9'"):
-        api.rank(f"{board}@v9")
+    for read in (lambda: api.rank(f"{board}@v9"), lambda: api.serve(f"{board}@v9", api.ServeOptions(block=False))):
+        with pytest.raises(Exception, match="no revision 'v9'"):  # refused before any server starts
+            read()
 
 
 HUB_RELEASES = """
