@@ -26,6 +26,10 @@ Last, side by side in one run: N = 10 new visitors' page loads against this serv
 second one started with --no-static-cache (Gradio serving and compressing its front-end files
 itself on every request, space/static_cache.py).
 
+``--release`` makes the board a git repository with an older release (tag v1, then one more commit): the page has
+its Version selector, and every other shared link opens the release (``&version=v1``), which the server holds
+beside the latest board.
+
 ``--mix shared`` runs the shared-links mix only. ``--baseline DIR`` (another checkout of the repository,
 e.g. ``git archive REV | tar -x -C DIR``) starts a second server from DIR's code on the same data and
 runs the chosen mixes against both, alternating level by level: before and after side by side, one run;
@@ -48,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -232,9 +237,10 @@ def visit(client: httpx.Client, k: int, timeout: float, config: dict, assets: li
 
 
 def shared_link_visit(client: httpx.Client, k: int, timeout: float, config: dict,
-                      assets: list[str] | None) -> list[tuple[str, float]]:
+                      assets: list[str] | None, release: str | None = None) -> list[tuple[str, float]]:
     sort = ["model", "S_adj", "rank (raw)"][k % 3]  # different rows drawn: some figures are not cached yet
     query = f"suite=smoke&judge=openai:gpt-judge&sort={sort}&tab=items&model=org/model-{k % 26:02d}&label=ambiguous"
+    query += f"&version={release}" if release and k % 2 == 0 else ""  # every other link: the older release
     t0 = time.perf_counter()
     page_load(client, query, config, timeout, assets or ())
     return [("shared link, new visitor" if assets else "shared link, returning", time.perf_counter() - t0)]
@@ -303,6 +309,9 @@ def main() -> None:
     ap.add_argument("--during-warm-up", action="store_true",
                     help="start measuring as soon as the server answers (visitors right after a start or a data "
                          "change, while the views are being prepared), not once its start-up work is done")
+    ap.add_argument("--release", action="store_true",
+                    help="the board as a git repository with an older release v1: the Version selector on the page, "
+                         "every other shared link opening v1")
     ap.add_argument("--no-browser", action="store_true",
                     help="read the front-end files from the HTML instead of recording them in Chromium")
     a = ap.parse_args()
@@ -310,10 +319,14 @@ def main() -> None:
     from toolkit.testing.boards import item_rows, synthetic_board  # bench/space.py's board
 
     mixes = {k: v for k, v in MIXES.items() if a.mix == "all" or k.startswith(a.mix)}
+    if a.release and "shared links" in mixes:
+        mixes["shared links"] = partial(shared_link_visit, release="v1")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ds"
         synthetic_board(root)
         item_rows(root, a.rows)
+        if a.release:
+            with_older_release(root)
         settle = not a.during_warm_up
         servers = {"this checkout": start_server(root, settle=settle)}
         if a.baseline is not None:
@@ -369,6 +382,18 @@ def main() -> None:
                         proc.wait(10)
                     except subprocess.TimeoutExpired:
                         proc.kill()
+
+
+def with_older_release(root: Path) -> None:
+    """``root`` committed and tagged v1, then one more commit (the card): v1 is an older commit the Space reads
+    from a copy of its tree, beside the latest board."""
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "board"], ["tag", "v1"]):
+        subprocess.run([*git, *args], cwd=root, check=True, capture_output=True)
+    with (root / "README.md").open("a") as card:
+        card.write("\nA later commit.\n")
+    subprocess.run([*git, "commit", "-qam", "a later commit"], cwd=root, check=True, capture_output=True)
+    print("board: a git repository with release v1 (an older commit)")
 
 
 def report(r: dict) -> None:

@@ -42,6 +42,7 @@ from space.tabs import about, disagreements, items, judges, labelmix, leaderboar
 from space.tabs.base import Ctx, TabView  # noqa: E402
 from space.page_cache import PageCache  # noqa: E402
 from space.static_cache import StaticCache  # noqa: E402
+from space.versions import LATEST  # noqa: E402
 from space.wiring import wire  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
@@ -77,6 +78,9 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         with gr.Row(equal_height=True):
             suite_dd = gr.Dropdown(board.suites(), label="Suite", elem_id="suite-select", visible=not board.empty)
             judge_dd = gr.Dropdown([], label="Judge", elem_id="judge-select", visible=not board.empty)
+            # the latest board or one of its releases (space/versions.py); hidden on a board without releases
+            version_dd = gr.Dropdown([LATEST, *holder.release_names], value=LATEST, label="Version", elem_id="version-select",
+                                     visible=bool(holder.release_names), scale=0, min_width=160)
             refresh = gr.Button("Refresh", variant="secondary", scale=0, min_width=110, elem_id="refresh")
         note = gr.Markdown("", elem_id="judge-note")
         share = gr.Textbox("", visible=False, elem_id="share-query")
@@ -89,7 +93,7 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
                 tab_components[key] = tab
         page = wire(demo, ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg,
                     refresh=refresh, share=share, tabs=tabs, tab_components=tab_components, judge_note=judge_note,
-                    share_query=share_query)
+                    share_query=share_query, version_dd=version_dd)
         space_api.register(holder)
 
     def bake_landing():  # the plain address's view, in the page itself (space/landing.py)

@@ -111,7 +111,10 @@ class Board:
 def data_source(data: str | os.PathLike | None = None) -> str | Path:
     """--data beats $SLMBOARD_DATA beats the demo folder: a local path, or a Hub dataset id as given."""
     raw = str(data) if data else os.environ.get(ENV_VAR) or str(DEFAULT_DATA_DIR)
-    return raw if parse_hub_id(raw) is not None else Path(raw).expanduser()
+    from toolkit.data.reading.locate import local_revision
+
+    # a Hub id, or a board folder at a revision (BOARD@NAME), stays as written: the data layer parses it
+    return raw if parse_hub_id(raw) is not None or local_revision(raw) is not None else Path(raw).expanduser()
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>&~$:")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
+from space import versions
 from space.data import LEADERBOARD_PATH, Board, data_source, load_board
 from space.items import ItemStore
 from space.plot_cache import PlotCache
@@ -35,12 +36,18 @@ class Settings:
 
 class Holder:
     """The Board shared by all sessions. Refresh builds a new Board and swaps the reference in
-    one assignment (atomic), so a concurrent request sees either the old or the new data."""
+    one assignment (atomic), so a concurrent request sees either the old or the new data.
+
+    ``board`` and ``items`` are the latest data's, or, in an event that shows a release
+    (:func:`space.versions.show`), that release's (a few held at a time, :class:`space.versions.Releases`)."""
 
     def __init__(self, data: str | Path | None, warm: bool = True):
         self.data = data
         self.warm = warm
-        self.board: Board = load_board(data)
+        self.releases = versions.Releases()
+        self.board = load_board(data)
+        #: the board's releases, newest first (the Version selector's choices after "latest")
+        self.release_names: list[str] = self._release_names(self.board)
         self.items = ItemStore(self.board.dataset or self.board.data_dir)
         self.plots = PlotCache()  # keyed by the rows drawn: stays valid across reloads
         #: called after each reload, in the reloading event (the app re-bakes the landing view)
@@ -53,13 +60,43 @@ class Holder:
         if warm:
             self.items.warm()
 
-    @staticmethod
-    def _signature(board: Board) -> tuple:
+    @property
+    def board(self) -> Board:
+        name = versions.shown()
+        if name is None or name not in self.release_names:
+            return self._board
+        return self.releases.get(data_source(self.data), name)[0]
+
+    @board.setter
+    def board(self, board: Board) -> None:
+        self._board = board
+
+    @property
+    def items(self) -> ItemStore:
+        name = versions.shown()
+        if name is None or name not in self.release_names:
+            return self._items
+        return self.releases.get(data_source(self.data), name)[1]
+
+    @items.setter
+    def items(self, items: ItemStore) -> None:
+        self._items = items
+
+    def _release_names(self, board: Board) -> list[str]:
+        card = board.dataset.card if board.dataset is not None else {}
+        block = card.get("slmboard") if isinstance(card.get("slmboard"), dict) else {}
+        listed = block.get("releases") if isinstance(block.get("releases"), list) else []
+        return versions.release_names(data_source(self.data), [r for r in listed if isinstance(r, dict)])
+
+    def _signature(self, board: Board) -> tuple:
         """What changes when the dataset changes: the snapshot folder (named by commit for a Hub
-        dataset) and the leaderboard file's mtime/size (a local folder is updated in place)."""
+        dataset), the leaderboard file's mtime/size (a local folder is updated in place) and a local
+        folder's tags (a release commits only the card)."""
         p = Path(board.data_dir) / LEADERBOARD_PATH
         st = p.stat() if p.is_file() else None
-        return (str(board.data_dir), st.st_mtime_ns if st else None, st.st_size if st else None)
+        source = data_source(self.data)
+        tags = tuple(versions.git_tags(source)) if isinstance(source, Path) else ()
+        return (str(board.data_dir), st.st_mtime_ns if st else None, st.st_size if st else None, tags)
 
     def reload(self, board: Board | None = None) -> Board:
         board = board if board is not None else load_board(self.data)
@@ -68,6 +105,7 @@ class Holder:
             items.warm()
         self.items = items
         self.board = board
+        self.release_names = self._release_names(board)
         self.signature = self._signature(board)
         self.version += 1
         for hook in list(self.on_reload):
@@ -83,7 +121,7 @@ class Holder:
                 return
             self._probed_at = now
             hub = self.is_hub()
-            latest = load_board(self.data) if hub else self.board  # a local folder's files are read in place
+            latest = load_board(self.data) if hub else self._board  # a local folder's files are read in place
             if self._signature(latest) != self.signature:
                 self.reload(latest if hub else None)
 

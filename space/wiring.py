@@ -20,8 +20,10 @@ from urllib.parse import parse_qsl
 
 import gradio as gr
 
+from space import versions
+from space.data import md_escape
 from space.prepared import AFTER_RESTORE_JS, ViewOutputs, read_url_js, select_tab_js
-from space.tabs.base import Ctx, TabView
+from space.tabs.base import Ctx, Param, TabView
 
 WRITE_URL = "(q) => { history.replaceState(null, '', location.pathname + (q ? '?' + q : '')); return []; }"
 PRIVATE = dict(api_visibility="private")
@@ -29,10 +31,12 @@ HUB_PROBE_SECONDS = 10.0  # Refresh on a Hub dataset: at most one snapshot probe
 
 
 def wire(demo, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, refresh, share, tabs,
-         tab_components, judge_note, share_query) -> "_Page":
-    """Wire every event; returns the page (``page.landing()`` is the view to bake into it)."""
+         tab_components, judge_note, share_query, version_dd=None) -> "_Page":
+    """Wire every event; returns the page (``page.landing()`` is the view to bake into it). ``version_dd``: the
+    Version selector (the latest board or one of its releases: space/versions.py), kept in the address."""
     page = _Page(ctx, views, suite_dd=suite_dd, judge_dd=judge_dd, note=note, empty_msg=empty_msg, share=share,
-                 tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query)
+                 tabs=tabs, tab_components=tab_components, judge_note=judge_note, share_query=share_query,
+                 version_dd=version_dd)
     _wire_page_events(demo, ctx, page, refresh=refresh)
     _wire_tabs(page)
     for view in views:
@@ -45,7 +49,7 @@ class _Page:
     """The state every event shares (inputs, the one output list) and the page-wide handlers."""
 
     def __init__(self, ctx: Ctx, views: list[TabView], *, suite_dd, judge_dd, note, empty_msg, share, tabs,
-                 tab_components, judge_note, share_query) -> None:
+                 tab_components, judge_note, share_query, version_dd=None) -> None:
         self.holder = ctx.holder
         self.refresh_seconds = ctx.settings.refresh_seconds
         self.views = views
@@ -55,7 +59,10 @@ class _Page:
         self.tab_components = tab_components
         self.judge_note = judge_note
         self.share_query = share_query
-        self.params = [p for v in views for p in v.params]
+        self.version_dd = version_dd
+        # the version shown is an input of every event (the page's, not a tab's): a free input, restored from the URL
+        version = [Param("version", version_dd, versions.LATEST)] if version_dd is not None else []
+        self.params = [p for v in views for p in v.params] + version
         self.keys = [p.key for p in self.params]
         self.by_key = {p.key: p for p in self.params}
         self.defaults = {p.key: p.default for p in self.params}
@@ -78,6 +85,7 @@ class _Page:
 
     def compute(self, suite, judge, tab, values, only=None, deferred: bool | None = False) -> list:
         """The views' outputs; ``deferred``: only the deferred views (True), none of them (False), all (None)."""
+        versions.show(values.get("version"))
         out: list[Any] = []
         for v in self.views:
             wanted = (only is None or v.key in only) and (deferred is None or v.deferred == deferred)
@@ -110,7 +118,7 @@ class _Page:
         data version and inputs (space/prepared.py)."""
         if not v.memo:
             return list(v.update(suite, judge, values))
-        keys = sorted({p.key for p in v.params} | v.reads)
+        keys = sorted({p.key for p in v.params} | v.reads | ({"version"} if self.version_dd is not None else set()))
         return self.memo.view(self.holder.version, self.views.index(v), suite, judge, keys, values,
                               lambda: v.update(suite, judge, values))
 
@@ -128,6 +136,7 @@ class _Page:
                                            self.compute(suite, judge, "leaderboard", values, deferred=None))
 
     def full(self, suite, judge, tab, values, reset_suite=False, fixed=None, deferred: bool | None = False) -> list:
+        versions.show(values.get("version"))
         board = self.holder.board
         suites = board.suites()
         suite = suite if suite in suites else board.default_suite()
@@ -139,14 +148,33 @@ class _Page:
         return [gr.update(visible=board.empty, value=board.message or ""),
                 gr.update(choices=suites, value=suite, visible=not board.empty),
                 gr.update(choices=judges, value=judge, visible=not board.empty),
-                self.judge_note(board, suite, judge),
-                *(gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
+                self.version_note(values.get("version")) + self.judge_note(board, suite, judge),
+                *(self.version_update(values.get("version")) if p.key == "version" else
+                  gr.update(value=values[p.key]) if reset_suite and p.per_suite or p.key in fixed else gr.skip()
                   for p in self.free),
                 *self.compute(suite, judge, tab, values, deferred=deferred)]
 
+    def version_update(self, version) -> dict:
+        """The Version selector: latest and each release of the board (hidden when it has none)."""
+        names = self.holder.release_names
+        return gr.update(choices=[versions.LATEST, *names], visible=bool(names),
+                         value=version if version in names else versions.LATEST)
+
+    def version_note(self, version) -> str:
+        """Which version the page shows (said only on a board that has releases)."""
+        names = self.holder.release_names
+        if not names:
+            return ""
+        if version in names:
+            return (f"Version shown: release **{md_escape(version)}** — the board as it was when it was released "
+                    f"(the latest: choose *{versions.LATEST}*).\n\n")
+        return f"Version shown: **{versions.LATEST}** (releases: {md_escape(', '.join(names))}).\n\n"
+
     def unpack(self, args) -> tuple[str, str, str, dict]:
         suite, judge, tab, *vals = args
-        return suite, judge, tab, dict(zip(self.keys, vals))
+        values = dict(zip(self.keys, vals))
+        versions.show(values.get("version"))
+        return suite, judge, tab, values
 
     def restore_event(self, key: str):
         def run(query: str, *args):
@@ -175,7 +203,7 @@ class _Page:
         # restore every free input from the URL (the tabs that own an input set it themselves)
         free_at = 4
         for i, p in enumerate(self.free):
-            if p.key in q and values[p.key] is not _UNKNOWN:
+            if p.key in q and p.key != "version" and values[p.key] is not _UNKNOWN:  # full() set the version
                 out[free_at + i] = gr.update(value=values[p.key])
         query_out = self.view_query(out[1]["value"], out[2]["value"], tab, values)
         # a link to the first tab leaves the tab bar alone: a visitor may have opened another tab meanwhile
@@ -205,6 +233,11 @@ class _Page:
         suite, judge, tab, values = self.unpack(args)
         return self.full(suite, judge, tab, values)
 
+    def on_version(self, *args):
+        """Another version chosen: the whole page, on the same suite and judge where that version has them."""
+        suite, judge, tab, values = self.unpack(args)
+        return self.full(suite, judge, tab, values, deferred=None)
+
     def on_refresh(self, *args):
         # a probe, not an unconditional reload: on a public Space anyone can press Refresh, and a reload
         # rebuilds the Items index; a Hub probe (a snapshot download) is made at most every few seconds
@@ -233,6 +266,7 @@ class _Page:
         return self.view_query(*self.unpack(args))
 
     def view_query(self, suite, judge, tab, values) -> str:
+        versions.show(values.get("version"))
         board = self.holder.board
         state = {"suite": suite, "judge": judge, "tab": tab, **values}
         base = {"suite": board.default_suite(), "judge": board.default_judge(suite), "tab": "leaderboard",
@@ -273,6 +307,8 @@ def _wire_page_events(demo, ctx: Ctx, page: _Page, *, refresh) -> None:
         restore.then(None, [page.tab_request], [page.tab_request], js=AFTER_RESTORE_JS, **PRIVATE)
     page.then_url(page.suite_dd.input(page.on_suite, inputs, full_out, **PRIVATE))
     page.then_url(page.judge_dd.input(page.on_judge, inputs, full_out, **PRIVATE))
+    if page.version_dd is not None:
+        page.then_url(page.version_dd.input(page.on_version, inputs, full_out, **PRIVATE), only=False)
     page.then_url(refresh.click(page.on_refresh, inputs, [*full_out, page.seen], **PRIVATE))
     if ctx.settings.refresh_seconds and ctx.settings.refresh_seconds > 0:
         timer = gr.Timer(ctx.settings.refresh_seconds)
@@ -326,7 +362,15 @@ def _wire_view(view, views, params, keys, inputs, full_out, free, unpack, comput
     if download:
         button, files, write = download
         lb_params = [p.component for p in view.params]
-        button.click(write, [inputs[0], inputs[1], *lb_params], files, **PRIVATE)
+        version = next((p.component for p in params if p.key == "version"), None)
+        if version is not None:  # the table of the version shown
+            def write_at(shown, *args, write=write):
+                versions.show(shown)
+                return write(*args)
+
+            button.click(write_at, [version, inputs[0], inputs[1], *lb_params], files, **PRIVATE)
+        else:
+            button.click(write, [inputs[0], inputs[1], *lb_params], files, **PRIVATE)
 
 
 _UNKNOWN = object()

@@ -3,7 +3,9 @@ on 127.0.0.1 instead of huggingface.co.
 
 It implements only the endpoints that client code uses to create a repo (dataset or model), commit
 to it (regular files and classic LFS uploads; start the client with HF_HUB_DISABLE_XET=1) and read it
-back (revision info, tree, paths-info, refs, commits, resolve); pull requests (``create_pr=True``
+back (revision info, tree, paths-info, refs, commits, resolve); tags (``create_tag``: ``POST
+/api/{type}s/{ns}/{name}/tag/{rev}``, listed under ``tags`` of the refs, every read resolves a tag name or
+``refs/tags/NAME``; an existing tag is 409); pull requests (``create_pr=True``
 commits open a discussion; list and details) and repo settings (``update_repo_settings``: gated,
 visibility). A test can refuse pull requests on a repo (as the Hub does when discussions are
 disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussions_disabled": true}``, and make the
@@ -82,6 +84,7 @@ class Repo:
     id: str
     commits: dict[str, Commit] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # "main" / "refs/pr/1" -> commit oid
+    tags: dict[str, str] = field(default_factory=dict)  # "v1" -> commit oid (create_tag)
     lock: threading.Lock = field(default_factory=threading.Lock)
     n_prs: int = 0
     # -- pull requests and settings (export helper) --
@@ -105,6 +108,7 @@ class State:
     def resolve(self, repo: Repo, rev: str) -> Commit | None:
         rev = unquote(rev)
         oid = repo.refs.get(rev) or repo.refs.get(rev.removeprefix("refs/heads/"))
+        oid = oid or repo.tags.get(rev.removeprefix("refs/tags/"))  # a branch wins over a tag of the same name
         if oid is None:
             matches = [c for c in repo.commits if c.startswith(rev)] if len(rev) >= 7 else []
             oid = matches[0] if len(matches) == 1 else None
@@ -136,7 +140,7 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
 
     def take_rev(rest: list[str]) -> tuple[str, list[str]]:
         # A PR ref arrives unquoted by some clients ("refs/pr/1/...") and quoted by others.
-        if len(rest) >= 3 and rest[0] == "refs" and rest[1] in ("pr", "convert", "heads"):
+        if len(rest) >= 3 and rest[0] == "refs" and rest[1] in ("pr", "convert", "heads", "tags"):
             return "/".join(rest[:3]), rest[3:]
         return (rest[0] if rest else "main"), rest[1:]
 
@@ -367,10 +371,13 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             if op == "refs":
                 branches = [{"name": k, "ref": f"refs/heads/{k}", "targetCommit": v} for k, v in repo.refs.items() if not k.startswith("refs/")]
                 prs = [{"name": k, "ref": k, "targetCommit": v} for k, v in repo.refs.items() if k.startswith("refs/pr/")]
-                out = {"branches": branches, "converts": [], "tags": []}
+                tags = [{"name": k, "ref": f"refs/tags/{k}", "targetCommit": v} for k, v in sorted(repo.tags.items())]
+                out = {"branches": branches, "converts": [], "tags": tags}
                 if request.query_params.get("include_prs") or request.query_params.get("include_pull_requests"):
                     out["pullRequests"] = prs
                 return out
+            if op == "tag" and request.method == "POST":
+                return await create_tag(request, repo, rev)
             if op in ("xet-write-token", "xet-read-token") and state.xet_cas_url:
                 return {"accessToken": "xet-emulator-token", "exp": int(time.time()) + 3600,
                         "casUrl": state.xet_cas_url}
@@ -447,6 +454,19 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
                 return Response(status_code=200, headers=headers)
             return Response(data, headers=headers, media_type="application/octet-stream")
         return err(404, "NotFound", f"emulator: unsupported call {request.method} /{'/'.join(parts)}")
+
+    async def create_tag(request: Request, repo: Repo, rev: str):
+        """``HfApi.create_tag``: tag ``rev`` (a branch, tag or commit) as ``body.tag``; 409 when the tag exists."""
+        if not authorised(request):
+            return err(401, "Unauthorized", "Invalid credentials in Authorization header")
+        name = (await request.json()).get("tag") or ""
+        target = state.resolve(repo, rev)
+        if target is None:
+            return err(404, "RevisionNotFound", f"Invalid rev id: {rev}")
+        if name in repo.tags:  # no await between this check and the write: one event loop, no race
+            return err(409, "Conflict", f"Tag {name} already exists")
+        repo.tags[name] = target.oid
+        return {}
 
     async def commit(request: Request, repo: Repo, rev: str, base: str):
         if not authorised(request):

@@ -71,7 +71,9 @@ def table_update(rows: pd.DataFrame, groups, visible: bool = True) -> dict:
 def build(ctx: Ctx) -> list[TabView]:
     board = ctx.holder.board
     with gr.Row():
-        family = gr.Dropdown(families(board.submissions), value=[], multiselect=True, label="Family", elem_id="family-filter")
+        # a filter with no values (no submission names a family) is hidden, not shown empty
+        family = gr.Dropdown(families(board.submissions), value=[], multiselect=True, label="Family", elem_id="family-filter",
+                             visible=bool(families(board.submissions)))
         size = gr.Dropdown(list(SIZES), value="any", label="Size", elem_id="size-filter")
         tuned = gr.Dropdown(list(TUNED), value="any", label="Tuning", elem_id="tuned-filter")
         search = gr.Textbox(label="Search model", placeholder="e.g. smol", elem_id="search")
@@ -82,7 +84,9 @@ def build(ctx: Ctx) -> list[TabView]:
                          wrap=True, visible=not board.empty, elem_id="leaderboard-table", label="Leaderboard", show_label=False)
     with gr.Row():
         download = gr.Button("Download table (CSV + parquet)", scale=0, min_width=260, elem_id="download-table")
-        files = gr.File(label="Current table", file_count="multiple", interactive=False, elem_id="download-files", height=90)
+        # shown once Download made the files: an empty file box would take a third of the first screen
+        files = gr.File(label="Current table", file_count="multiple", interactive=False, elem_id="download-files", height=90,
+                        visible=False)
     plot = gr.Plot(None, label="S_raw and S_adj with 95% intervals", format="png", elem_id="scores-ci")
     gr.Markdown(DEFINITIONS)
 
@@ -91,10 +95,11 @@ def build(ctx: Ctx) -> list[TabView]:
         rows = b.rows(suite, judge)
         shown = shown_rows(b, suite, judge, values)
         moves = what_moves(rows, ctx.holder.items.suite_frame(suite), judge) if len(rows) > 1 else ""
+        held = families(b.submissions)
         return (table_update(shown, values.get("cols") or [], visible=not b.empty),
                 caption(b, suite, judge, rows, len(shown), moves),
-                gr.update(choices=families(b.submissions),  # a family the board does not hold (a link's) is dropped
-                          value=[f for f in values.get("family") or [] if f in families(b.submissions)]))
+                gr.update(choices=held, visible=bool(held),  # a family the board does not hold (a link's) is dropped
+                          value=[f for f in values.get("family") or [] if f in held]))
 
     def update_plot(suite, judge, values):
         rows = shown_rows(ctx.holder.board, suite, judge, values)
@@ -108,7 +113,7 @@ def build(ctx: Ctx) -> list[TabView]:
         stem = f"leaderboard_{suite}_{judge}".replace("/", "_").replace(":", "_")
         table.to_csv(folder / f"{stem}.csv", index=False)
         table.to_parquet(folder / f"{stem}.parquet", index=False)
-        return [str(folder / f"{stem}.csv"), str(folder / f"{stem}.parquet")]
+        return gr.update(value=[str(folder / f"{stem}.csv"), str(folder / f"{stem}.parquet")], visible=True)
 
     params = [Param("family", family, [], parse=lambda s: [x for x in s.split(",") if x]),
               Param("size", size, "any"), Param("tuned", tuned, "any"), Param("q", search, ""),

@@ -95,3 +95,21 @@ def test_the_folder_note_only_where_the_words_could_be_both(tmp_path, monkeypatc
     shutil.copytree(run / "judgments", tmp_path / "org" / "board")
     assert main(["rank", "org/board"]) == 0
     assert capsys.readouterr().err.count("note: read the local folder org/board (it exists here)") == 1
+
+
+def test_board_at_name_is_a_local_board_at_a_revision_and_read_only(tmp_path, monkeypatch):
+    """``PATH@NAME`` (issue 49): PATH an existing board folder (git), ``PATH@NAME`` no existing path."""
+    monkeypatch.chdir(tmp_path)
+    for folder in ("board", "org/name"):
+        (tmp_path / folder / ".git").mkdir(parents=True)
+    ref = DatasetRef.parse("board@v1")
+    assert (ref.is_hub, ref.path, ref.revision, str(ref)) == (False, Path("board"), "v1", "board@v1")
+    assert DatasetRef.parse("org/name@v1").path == Path("org/name")  # the folder here, not the Hub id of that spelling
+    assert DatasetRef.parse("./board@refs/tags/v1").revision == "refs/tags/v1"
+    assert DatasetRef.parse("other/name@v1").repo_id == "other/name"  # no such folder: the Hub
+    (tmp_path / "board@v2").mkdir()
+    assert DatasetRef.parse("board@v2").revision is None  # an existing path is that path
+    (tmp_path / "plain").mkdir()
+    assert DatasetRef.parse("./plain@v1").revision is None  # not a board folder: a (missing) path
+    with pytest.raises(BadOption, match="read only"):
+        parse_target("board@v1")

@@ -31,7 +31,8 @@ from toolkit.core.registry import Component, Description, OptionInfo, Options, R
 from toolkit.core.runs import NotARun, RunMismatch
 from toolkit.core.services import Services, services_or_default
 
-from .boards import analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, review, serve, submit, validate
+from .boards import (analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, release, review,
+                     serve, submit, validate)
 from .evaluation_requests import list_requests, request_evaluation, work_requests
 from .interop import download_suites, embedded_model_path, export, export_eee, export_eval_results, import_results, suite_list, task_folder
 from .judging import agreement, agreement_with_people, judge, not_comparable
@@ -51,7 +52,8 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.co
          "AlreadyPublished": "toolkit.outputs.publishing.submit", "FanoutOptions": "toolkit.stages.executors.base",
          "EvaluationOptions": "toolkit.workflows.fanout.options", "MergeOptions": "toolkit.stages.generation.merge_options",
          "DemoOptions": "toolkit.workflows.demo_board", "CreateOptions": "toolkit.outputs.publishing.options",
-         "RecomputeOptions": "toolkit.outputs.publishing.options", "RecipeOptions": "toolkit.outputs.publishing.options", "RankOptions": "toolkit.data.reading.options",
+         "RecomputeOptions": "toolkit.outputs.publishing.options", "RecipeOptions": "toolkit.outputs.publishing.options",
+         "ReleaseOptions": "toolkit.outputs.publishing.options", "RankOptions": "toolkit.data.reading.options",
          "JudgeSensitivityOptions": "toolkit.data.scoring.judge_sensitivity",
          "AnalyzeOptions": "toolkit.outputs.analysis.options", "ReviewOptions": "toolkit.outputs.reviewing",
          "ServeOptions": "toolkit.outputs.space_options", "DeploySpaceOptions": "toolkit.outputs.space_options",
@@ -75,7 +77,7 @@ if TYPE_CHECKING:
     from toolkit.data.scoring.judge_sensitivity import JudgeSensitivityOptions
     from toolkit.outputs.analysis.options import AnalyzeOptions
     from toolkit.outputs.exporting.components import EXPORT_FORMATS, EeeOptions, EvalResultsOptions
-    from toolkit.outputs.publishing.options import CreateOptions, RecomputeOptions, SubmitOptions
+    from toolkit.outputs.publishing.options import CreateOptions, RecomputeOptions, ReleaseOptions, SubmitOptions
     from toolkit.outputs.publishing.submit import AlreadyPublished
     from toolkit.outputs.reviewing import ReviewOptions
     from toolkit.outputs.space_options import DeploySpaceOptions, ServeOptions
@@ -96,7 +98,7 @@ if TYPE_CHECKING:
     from toolkit.workflows.requests.options import WorkRequestsOptions
     from toolkit.core.request_policy import RequestPolicy
 
-__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
+__all__ = ["generate", "judge", "validate", "create", "recipe", "release", "submit", "rank", "judge_sensitivity", "read_items",
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
            "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
@@ -105,7 +107,7 @@ __all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank"
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",
            "ModerationRunOptions", "FanoutOptions", "EvaluationOptions", "MergeOptions", "DemoOptions",
-           "CreateOptions", "RecomputeOptions", "RecipeOptions", "RankOptions", "JudgeSensitivityOptions", "AnalyzeOptions", "ReviewOptions", "ServeOptions",
+           "CreateOptions", "RecomputeOptions", "RecipeOptions", "ReleaseOptions", "RankOptions", "JudgeSensitivityOptions", "AnalyzeOptions", "ReviewOptions", "ServeOptions",
            "DeploySpaceOptions", "ImportOptions", "EeeOptions", "EvalResultsOptions", "SuiteDownloadOptions",
            "ModerationReportOptions", "ModerationListOptions", "ReleasedModerationOptions", "WorkRequestsOptions", "RequestPolicy",
            "Services", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description",

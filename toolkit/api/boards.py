@@ -25,14 +25,15 @@ if TYPE_CHECKING:
     from toolkit.outputs.analysis.options import AnalyzeOptions
     from toolkit.outputs.publishing import SubmitResult
     from toolkit.outputs.publishing.create import CreateResult
-    from toolkit.outputs.publishing.options import CreateOptions, RecomputeOptions, SubmitOptions
+    from toolkit.outputs.publishing.options import CreateOptions, RecomputeOptions, ReleaseOptions, SubmitOptions
+    from toolkit.outputs.publishing.release import Release
     from toolkit.outputs.publishing.recompute import RecomputeResult
     from toolkit.outputs.reviewing import Review, ReviewOptions
     from toolkit.outputs.space_deploy import DeployResult
     from toolkit.outputs.space_options import DeploySpaceOptions, ServeOptions
     from toolkit.stages.judging.components import JudgeSpec
 
-__all__ = ["validate", "create", "submit", "read_items", "rank", "judge_sensitivity", "analyze", "recompute", "review",
+__all__ = ["validate", "create", "submit", "release", "read_items", "rank", "judge_sensitivity", "analyze", "recompute", "review",
            "serve", "deploy_space"]
 
 
@@ -121,6 +122,22 @@ def submit(run_dir: PathLike, to: PathLike, options: SubmitOptions | None = None
     with hub_token(services_or_default(services).token):
         return (submit_update if o.update else publish)(run_dir, to, **{**keywords,
                                                                         "primary_judges": o.primary_judges or None})
+
+
+def release(dataset: PathLike, name: str, options: ReleaseOptions | None = None,
+            services: Services | None = None) -> Release:
+    """Name the board as it is now: write the release's entry into the dataset card (what changed since the previous
+    release: models and judges added, ranks that moved; ``options.notes``), commit it and tag that commit ``name``
+    (a git tag on a local board, a tag of the Hub dataset). Refused (:class:`~toolkit.core.errors.ReleaseRefused`)
+    when the board has that name already, or, on the Hub, while pull requests are open. Read it as ``BOARD@NAME``.
+    ``services``: the Hugging Face token of its Hub calls."""
+    from toolkit.core.hub_access import hub_token
+    from toolkit.outputs.publishing.options import ReleaseOptions
+    from toolkit.outputs.publishing.release import release as make_release
+
+    o = options or ReleaseOptions()
+    with hub_token(services_or_default(services).token):
+        return make_release(dataset, name, notes=o.notes)
 
 
 def read_items(data: DataSource, services: Services | None = None) -> pd.DataFrame:
@@ -242,14 +259,21 @@ def serve(data: PathLike, options: ServeOptions | None = None, services: Service
     changed; default 300, 0 = only on Refresh). ``services``: the Hugging Face token the server reads a Hub dataset
     with. A missing folder or an unreachable Hub dataset is refused before any server starts."""
     from toolkit.core.hub_access import hub_token, set_process_token
-    from toolkit.data.reading.locate import fetch_snapshot, local_path, parse_hub_id
+    from toolkit.data.reading import read_local_board
+    from toolkit.data.reading.locate import fetch_snapshot, local_path, local_revision, parse_hub_id
     from space.launcher import launch_space
     from toolkit.outputs.space_options import ServeOptions
 
     o, token = options or ServeOptions(), services_or_default(services).token
     hub = parse_hub_id(data)  # parsed here once; the Space gets the explicit form (hf://datasets/... or an absolute path)
+    at = local_revision(data) if hub is None else None  # BOARD@NAME: the board's release NAME
     with hub_token(token):  # a mistyped path or an unreachable dataset must not start a server on an empty board
-        where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
+        if at is not None:
+            folder = local_path(at[0]).resolve()
+            read_local_board(folder, at[1])  # an unknown revision is refused here, not shown as an empty board
+            where = f"{folder}@{at[1]}"
+        else:
+            where = f"hf://datasets/{fetch_snapshot(hub).hub}" if hub else local_path(data).resolve()
     if token is not None:
         set_process_token(token)  # the server reads the dataset again in its own threads
     return launch_space(where, host=o.host, port=o.port, block=o.block, refresh=o.refresh)

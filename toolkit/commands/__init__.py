@@ -22,6 +22,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("validate", "validate", "check record files, run folders, datasets and manifests; exit 1 on any error"),
     ("create", "create", "create a board (dataset folder or Hub dataset): its recipe board.yaml and its card"),
     ("recipe", "recipe", "change a board's recipe (board.yaml) on purpose, as a commit of its own"),
+    ("release", "release", "name the board as it is now (BOARD@NAME): its entry in the card, one commit, a tag"),
     ("submit", "submit", "validate a run, then publish it to a dataset folder or Hub dataset (one commit)"),
     ("evaluate", "evaluate", "generate → judge → submit a model in one command (resumable)"),
     ("recompute", "recompute", "(maintainers) rebuild leaderboard and figures from per-item records; commit"),

@@ -7,6 +7,8 @@ The grammar (docs/reference/dataset-layout.md, "Naming a dataset"):
 - a path that exists on this machine: that path, even when it is spelled like a Hub id (``org/name``);
   :attr:`DatasetRef.shadows_hub_id` says so, and the commands say they read the folder (not for a run folder,
   which no Hub dataset can be).
+- ``PATH@NAME`` where PATH is an existing board folder (a git repository) and ``PATH@NAME`` itself is no
+  existing path: that board at the revision NAME (a release tag, a branch or a commit of its history); read only.
 - ``ORG/NAME`` or ``ORG/NAME@REV``: a Hub dataset (REV: a branch, tag, commit or ``refs/pr/N`` when
   reading; a branch when writing).
 - anything else: a local path when reading (a record file, a run folder); refused as ambiguous when
@@ -38,9 +40,19 @@ def _holds_a_run(path: Path) -> bool:
     return (path / RUN_CONFIG_FILE).is_file()
 
 
+def _board_at_revision(text: str) -> tuple[Path, str] | None:
+    """(folder, revision) when ``text`` is ``PATH@NAME`` with PATH an existing board folder (a git repository)."""
+    head, at, revision = text.rpartition("@")
+    if not at or not head or not revision:
+        return None
+    folder = Path(head).expanduser()
+    return (folder, revision) if (folder / ".git").exists() else None
+
+
 @dataclass(frozen=True)
 class DatasetRef:
-    """One dataset: a Hub repo (``repo_id``, ``revision``) or a local ``path``; never both."""
+    """One dataset: a Hub repo (``repo_id``, ``revision``) or a local ``path`` (with ``revision``: a board
+    folder at that revision of its git history); never both."""
 
     written: str  # as the user wrote it
     repo_id: str | None = None
@@ -55,13 +67,12 @@ class DatasetRef:
 
     @property
     def url(self) -> str:
-        """``hf://datasets/ORG/NAME[@REV]``, or the local path."""
-        return f"{HUB_PREFIX}{self}" if self.is_hub else str(self.path)
+        """``hf://datasets/ORG/NAME[@REV]``, or the local path (``PATH@REV`` at a revision)."""
+        return f"{HUB_PREFIX}{self}" if self.is_hub else str(self)
 
     def __str__(self) -> str:
-        if self.is_hub:
-            return self.repo_id + (f"@{self.revision}" if self.revision else "")
-        return str(self.path)
+        head = self.repo_id if self.is_hub else str(self.path)
+        return head + (f"@{self.revision}" if self.revision else "")
 
     @classmethod
     def parse(cls, data: str | os.PathLike, *, writing: bool = False, param: str | None = "data") -> "DatasetRef":
@@ -80,8 +91,14 @@ class DatasetRef:
         repo, at, revision = text.partition("@")
         spelled_as_id = is_repo_id(repo) and "@" not in revision and not (at and not revision)
         if text.startswith(_EXPLICIT_PATH) or path.exists():
+            local = None if path.exists() else _board_at_revision(text)
+            if local is not None:
+                return cls._local_revision(text, *local, writing=writing, param=param)
             return cls(text, path=path, shadows_hub_id=spelled_as_id and not text.startswith(_EXPLICIT_PATH)
                        and not _holds_a_run(path))
+        local = _board_at_revision(text)
+        if local is not None:
+            return cls._local_revision(text, *local, writing=writing, param=param)
         if spelled_as_id:
             if writing and Path(repo.split("/", 1)[0]).is_dir():
                 raise BadOption(f"{text!r} is ambiguous: {repo.split('/', 1)[0]}/ is a folder here, and {text} also reads "
@@ -93,6 +110,13 @@ class DatasetRef:
                             f"path; write ORG/NAME or {HUB_PREFIX}ORG/NAME for the Hub, ./{text} for a local folder",
                             param=param)
         return cls(text, path=path)
+
+    @classmethod
+    def _local_revision(cls, text: str, folder: Path, revision: str, *, writing: bool, param: str | None) -> "DatasetRef":
+        if writing:  # a release is what the board was; new commits go onto the folder's branch
+            raise BadOption(f"{text!r} names the board {folder} at its revision {revision!r}, which is read only; write "
+                            f"to the board folder itself ({folder})", param=param)
+        return cls(text, path=folder, revision=revision)
 
     @classmethod
     def _hub(cls, text: str, rest: str, param: str | None) -> "DatasetRef":

@@ -217,6 +217,10 @@ class BoardExists(SlmboardError):
     """``create`` on a dataset that is already a board with another (or no) recipe."""
 
 
+class ReleaseRefused(SlmboardError):
+    """``release`` of a name the board already has, or of a Hub board while pull requests are open."""
+
+
 class AlreadyPublished(SlmboardError):
     """The dataset already holds this submission id (or one of its per-item files)."""
 

@@ -21,7 +21,7 @@ from toolkit.core.errors import RecordFileError, ValidationFailed
 from toolkit.core.records_io import record_files
 from toolkit.core.runs import RunDir
 from toolkit.data.integrity import CheckedFiles, check_board
-from .locate import Snapshot, fetch_snapshot, local_path, parse_hub_id
+from .locate import Snapshot, fetch_snapshot, local_path, local_revision, parse_hub_id
 from .fitness import Fitness
 from toolkit.data.integrity import BoardRevision, read_local_board
 from .source import DataFile, ItemSource
@@ -77,6 +77,16 @@ def _place(path: Path, shown_as: str | None = None, commit: str | None = None) -
         revision = read_local_board(path) if (path / ".git").exists() and shown_as is None else None
         return _Place(path, "dataset", shown_as, revision=revision, commit=commit)
     return _Place(path, "run" if RunDir(path).exists() or RunDir(path).judgments_root.is_dir() else "folder", shown_as)
+
+
+def _place_at(folder: Path, revision: str) -> _Place:
+    """A board folder at a revision of its history (``PATH@NAME``: a release): read from that commit's files, its
+    manifests from git, and named ``PATH@NAME/...`` in errors."""
+    board = read_local_board(local_path(folder), revision)
+    if not layout.is_dataset(board.root):
+        raise RecordFileError(f"{folder}@{revision}: not a board at that revision (no {layout.CARD_FILE} or "
+                              f"{layout.BOARD_FILE} there)")
+    return _Place(board.root, "dataset", f"{folder}@{revision}", revision=board)
 
 
 def read_card_header(text: str) -> dict:
@@ -221,7 +231,7 @@ class Dataset:
             if not found and place.revision is None:
                 out[place.path] = None
                 continue
-            board = place.shown_as.split("@")[0] if place.shown_as else str(place.path.resolve())
+            board = place.shown_as.rsplit("@", 1)[0] if place.shown_as else str(place.path.resolve())
             commit = place.revision.commit if place.revision is not None else place.commit
             out[place.path] = check_board(found, place.find, board, commit, place.rel_name, self.suites,
                                           absent_ok=self.snapshot is not None and bool(self.suites))
@@ -350,6 +360,10 @@ def open_data(data, suites: Sequence[str] | None = None, leave_out_refused: bool
     places, snapshot = [], None
     for entry in entries:
         hub = parse_hub_id(entry)
+        at = local_revision(entry) if hub is None else None
+        if at is not None:
+            places.append(_place_at(*at))
+            continue
         if hub is None:
             places.append(_place(local_path(entry)))
             continue

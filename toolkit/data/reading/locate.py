@@ -1,6 +1,7 @@
 """Where DATA is: the one grammar of a Hub dataset id, and the one resolver of DATA to local folders.
 
-DATA is a local path (a record file, a run folder, a dataset folder), or a Hub dataset id:
+DATA is a local path (a record file, a run folder, a dataset folder), a board folder at a revision
+(``PATH@NAME``: a release), or a Hub dataset id:
 ``ORG/NAME``, ``ORG/NAME@REV`` or ``hf://datasets/ORG/NAME[@REV]`` (REV: a branch, tag, commit or
 ``refs/pr/N``), as :class:`~toolkit.core.dataset_ref.DatasetRef` parses it. A bare ``ORG/NAME`` that exists
 on this machine is a path. A Hub dataset is fetched
@@ -39,6 +40,15 @@ def parse_hub_id(data) -> HubId | None:
         _told.add(folder)
         print(f"note: {note}", file=sys.stderr)
     return HubId(ref.repo_id, ref.revision) if ref.is_hub else None
+
+
+def local_revision(data) -> tuple[Path, str] | None:
+    """(board folder, revision) when DATA is ``PATH@NAME`` (:class:`~toolkit.core.dataset_ref.DatasetRef`); None
+    for anything else."""
+    if not isinstance(data, (str, Path)):
+        return None
+    ref = DatasetRef.parse(data)
+    return (ref.path, ref.revision) if not ref.is_hub and ref.revision else None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ slmboard's own block::
       primary_judge_reasons: {...}
       suites: {suite: {source, revision, license}}
       not_comparable: [...]            # only when present: smoke-suite / heuristic-judge records
+      releases: [{name, date, notes, since, models_added, judges_added, ranks_moved}]   # `slmboard release`
 
 ``recompute`` and later ``submit``\\ s read that block back, so a maintainer's choices persist.
 Rendering is deterministic: same folder, same bytes.
@@ -53,6 +54,8 @@ class CardChoices:
 
     gated: bool = True
     primary_judge_overrides: dict[str, str] = field(default_factory=dict)
+    #: the board's releases, oldest first (``slmboard release``: each is a tag of the dataset)
+    releases: list[dict] = field(default_factory=list)
 
 
 def card_choices(root: Path, primary_judges: Mapping[str, str] | None = None, gated: bool | None = None) -> CardChoices:
@@ -65,8 +68,9 @@ def card_choices(root: Path, primary_judges: Mapping[str, str] | None = None, ga
     overrides = {str(k): str(v) for k, v in (block.get("primary_judge_overrides") or {}).items()}
     overrides.update(primary_judges or {})
     recorded = block.get("gated")
+    releases = [dict(r) for r in block.get("releases") or [] if isinstance(r, dict) and r.get("name")]
     return CardChoices(gated=gated if gated is not None else (recorded if isinstance(recorded, bool) else True),
-                       primary_judge_overrides=overrides)
+                       primary_judge_overrides=overrides, releases=releases)
 
 
 EVAL_YAML_DESCRIPTION = (
@@ -171,6 +175,7 @@ def card_data(root: Path, title: str, choices: CardChoices, board: pd.DataFrame 
         "primary_judge_overrides": dict(sorted(choices.primary_judge_overrides.items())),
         "primary_judge_reasons": {s: p.reason for s, p in sorted(primary.items())},
         "suites": sources,
+        **({"releases": choices.releases} if choices.releases else {}),
     }
     gating = {"extra_gated_prompt": GATED_PROMPT, "extra_gated_fields": GATED_FIELDS} if choices.gated else {}
     return DatasetCardData(
@@ -242,6 +247,7 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
     source_lines = [f"| `{s}` | {i['source']} | `{i['revision']}` | {i['license']} |" for s, i in suite_sources(suites).items()]
     return {
+        "releases_section": "\n".join(release_lines(choices.releases)),
         "title": title, "toolkit_version": __version__,
         "config_table": "\n".join(config_lines) or "| (none yet) | | |",
         "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | |",
@@ -253,6 +259,22 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
         "schema_table": schema_table(ItemRecord), "moderation_schema_table": schema_table(ModerationRecord),
         "leaderboard_schema_table": schema_table(LeaderboardRow), "submission_schema_table": schema_table(Submission),
     }
+
+
+def release_lines(releases: list[dict]) -> list[str]:
+    """The card body's "Releases" section, newest first."""
+    lines: list[str] = []
+    for r in reversed(releases):
+        since = f"since {r['since']}" if r.get("since") else "the first release"
+        lines += [f"### {r['name']} ({r.get('date', '')}; {since})", ""]
+        if r.get("notes"):
+            lines += [str(r["notes"]), ""]
+        for what, key in (("models added", "models_added"), ("judges added", "judges_added"),
+                          ("ranks moved (S_adj, under each suite's primary judge)", "ranks_moved")):
+            values = r.get(key) or []
+            lines.append(f"- {what}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
+        lines.append("")
+    return lines
 
 
 def license_text(root: Path) -> str:
@@ -267,4 +289,4 @@ def license_text(root: Path) -> str:
 
 
 __all__ = ["render_card", "schema_table", "template_text", "card_choices", "CardChoices", "dataset_eval_yaml",
-           "card_data", "license_text", "suite_sources"]
+           "card_data", "license_text", "suite_sources", "release_lines"]

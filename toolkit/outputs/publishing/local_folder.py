@@ -58,6 +58,13 @@ class LocalFolderHub:
         proc = _git(self.root, "rev-parse", "--verify", "-q", "HEAD", check=False)
         return proc.stdout.strip() or None
 
+    def ref_kind(self, name: str) -> str | None:
+        """"tag" or "branch" when the repository has a ref of that name; else None."""
+        for kind, prefix in (("tag", "refs/tags/"), ("branch", "refs/heads/")):
+            if _git(self.root, "show-ref", "--verify", "-q", prefix + name, check=False).returncode == 0:
+                return kind
+        return None
+
     def snapshot_dir(self) -> Path:
         """Where readers find the files (the work tree itself for a local folder)."""
         return self.root
@@ -131,8 +138,9 @@ class LocalFolderHub:
         marker.unlink()
         return True
 
-    def commit(self, message: str, write: Callable[[Path], list[str]]) -> CommitInfo:
-        """Run ``write(root)`` (which writes files and returns their relative paths), then commit them.
+    def commit(self, message: str, write: Callable[[Path], list[str]], tag: str | None = None) -> CommitInfo:
+        """Run ``write(root)`` (which writes files and returns their relative paths), then commit them; ``tag``: and
+        tag that commit (an annotated tag, under the same lock: two writers never take one name).
 
         Everything ``write`` does is rolled back if it, or the commit, fails.
         """
@@ -146,7 +154,14 @@ class LocalFolderHub:
                 _git(self.root, "add", "-A")
                 if not _git(self.root, "status", "--porcelain", check=False).stdout.strip():
                     raise NothingToCommit("nothing to commit: the dataset already holds exactly these files")
+                before = self.head()
                 _git(self.root, "commit", "-q", "-m", message)
+                if tag is not None:
+                    tagged = _git(self.root, "tag", "-a", tag, "-m", message, check=False)
+                    if tagged.returncode != 0:  # the commit goes too: no untagged release entry is left behind
+                        if before:
+                            _git(self.root, "reset", "-q", "--soft", before)
+                        raise PublishError(f"git tag {tag} failed in {self.root}: {tagged.stderr.strip()}")
             except BaseException:
                 self._rollback()
                 marker.unlink(missing_ok=True)

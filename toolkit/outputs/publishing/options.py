@@ -10,7 +10,7 @@ from toolkit.core.options import comma_names
 from toolkit.core.registry import Options, option
 from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 
-__all__ = ["SubmitOptions", "RecomputeOptions", "CreateOptions", "RecipeOptions"]
+__all__ = ["SubmitOptions", "RecomputeOptions", "CreateOptions", "RecipeOptions", "ReleaseOptions"]
 
 
 class SubmitOptions(Options):
@@ -93,3 +93,10 @@ class RecipeOptions(Options):
                                                            "primary_judges.SUITE=JUDGE; null unsets it",
                                                 flag="--set", metavar="KEY=VALUE")
 
+
+
+class ReleaseOptions(Options):
+    """What ``slmboard release BOARD NAME`` is told besides the board and the release's name."""
+
+    notes: Optional[str] = option(None, help="what this release is, in a few words (written into its entry in the "
+                                             "dataset card)", metavar="TEXT")
