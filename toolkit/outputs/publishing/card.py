@@ -241,8 +241,9 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     caveats = not_comparable(suites, sorted(set(board["judge_id"])) if not board.empty else [])
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
     source_lines = [f"| `{s}` | {i['source']} | `{i['revision']}` | {i['license']} |" for s, i in suite_sources(suites).items()]
+    people_table, labellers_line = people_lines(root)
     return {
-        "title": title, "toolkit_version": __version__,
+        "title": title, "toolkit_version": __version__, "people_table": people_table, "labellers_line": labellers_line,
         "config_table": "\n".join(config_lines) or "| (none yet) | | |",
         "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | |",
         "primary_judge_table": "\n".join(judge_lines) or "| (none yet) | | |",
@@ -253,6 +254,38 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
         "schema_table": schema_table(ItemRecord), "moderation_schema_table": schema_table(ModerationRecord),
         "leaderboard_schema_table": schema_table(LeaderboardRow), "submission_schema_table": schema_table(Submission),
     }
+
+
+def people_lines(root: Path) -> tuple[str, str]:
+    """(the card's table of each people judge with votes per suite: answers, labellers, Krippendorff's alpha; the line
+    saying who may label, from the recipe's labelling policy)."""
+    from toolkit.core.board_recipe import read_recipe
+    from toolkit.core.judge_names import is_people_judge
+    from toolkit.data.scoring.people_agreement import ordinal_alpha
+
+    rows = []
+    for suite in layout.suite_configs(root):
+        by_judge: dict[str, list] = {}
+        for path in layout.suite_item_files(root, suite):
+            names = pq.read_schema(path).names
+            if "votes" not in names:
+                continue
+            table = pq.read_table(path, columns=["judge_id", "votes"]).to_pylist()
+            for row in table:
+                if row["votes"] and is_people_judge(row["judge_id"]):
+                    by_judge.setdefault(row["judge_id"], []).append(row["votes"])
+        for judge, units in sorted(by_judge.items()):
+            people = {v["judge_id"] for votes in units for v in votes}
+            alpha = ordinal_alpha([[v["score"] for v in votes] for votes in units])
+            shown = "undefined" if alpha is None else f"{alpha:.3f}"
+            rows.append(f"| `{judge}` | `{suite}` | {len(units)} | {len(people)} | {shown} |")
+    recipe = read_recipe(root)
+    policy = recipe.labels if recipe else None
+    line = "" if policy is None else ("**Any signed-in Hub user may label** (the policy's opt-in `any_signed_in`)."
+                                      if policy.any_signed_in else
+                                      f"Labellers are an allow-list of {len(policy.labellers)} name(s); each answer "
+                                      f"needs {policy.votes} votes.")
+    return "\n".join(rows), line
 
 
 def license_text(root: Path) -> str:
