@@ -50,8 +50,8 @@ class BoardView:
     @property
     def policy(self) -> LabelPolicy:
         if self.recipe.labels is None:
-            raise LabelsRefused(f"{self.board} has no labelling policy; make one with `slmboard labels {self.board} "
-                                "--init`", param="init")
+            raise LabelsRefused(f"{self.board} has no labelling policy; set init first (toolkit.api.labels_init)",
+                                param="init")
         return self.recipe.labels
 
     @property

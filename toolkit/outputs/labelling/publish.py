@@ -46,7 +46,7 @@ def _excluded(names: Iterable[str], labellers: set[str], pseudonym) -> set[str]:
         hits = {who for who in labellers if name in (who, pseudonym(who))
                 or (name.startswith("csv:") and who.startswith("csv:") and who.split("/", 1)[-1] == name[4:])}
         if not hits:
-            raise LabelsRefused(f"--exclude {name}: no such labeller among the labels", param="exclude")
+            raise LabelsRefused(f"exclude {name!r}: no such labeller among the labels", param="exclude")
         out |= hits
     return out
 
@@ -64,7 +64,8 @@ def publish_labels(board: str | Path, exclude: Iterable[str] = (), n_bootstrap: 
     policy = r.policy
     if not policy.labellers and not policy.any_signed_in:
         raise LabelsRefused(f"{r.ref.url}: the labelling policy names no labellers; a published people judge needs an "
-                            "allow-list (labels --init --labellers) or --any-signed-in", param="labellers")
+                            "allow-list: set init with labellers, or any_signed_in (toolkit.api.labels_init)",
+                            param=("labellers", "any_signed_in"))
     left_out = _excluded(exclude, {label.labeller for label in r.snapshot.labels}, r.snapshot.pseudonym)
     state: dict = {}
 

@@ -155,7 +155,7 @@ def open_round(board: str | Path) -> Round:
     view = open_board(ref)
     store = LabelsStore(labels_ref(ref, view.policy))
     if not store.exists():
-        raise LabelsRefused(f"{store.shown}: no labels dataset; make it with `slmboard labels {board} --init`")
+        raise LabelsRefused(f"{store.shown}: no labels dataset; set init first (toolkit.api.labels_init)", param="init")
     return Round(ref, view, store, store.read())
 
 
@@ -197,7 +197,7 @@ def read_csv_labels(path: Path, data: bytes) -> tuple[list[tuple[int, dict]], st
     except (UnicodeDecodeError, csv.Error) as exc:
         raise LabelsRefused(f"{path}: not a CSV file of labels: {exc}", param="from_csv") from None
     if missing:
-        raise LabelsRefused(f"{path}: no column {', '.join(missing)} (the columns of `slmboard labels BOARD --export`)",
+        raise LabelsRefused(f"{path}: no column {', '.join(missing)} (the columns an export writes)",
                             param="from_csv")
     return [(n, row) for n, row in rows if (row.get("label") or "").strip() or (row.get("labeller") or "").strip()], digest
 
@@ -225,8 +225,8 @@ def check_labels(r: Round, labels: list[tuple[str, Label]], allowed_as: Mapping[
             problems.append(f"{where}: item_id: {label.item_id} of {label.submission_id} on {label.suite} is not among "
                             "the answers to label (the policy's suites and sample)")
         if not policy.allows(name):
-            problems.append(f"{where}: labeller: {name!r} is not on the board's allow-list of labellers (labels "
-                            "--init --labellers)")
+            problems.append(f"{where}: labeller: {name!r} is not on the board's allow-list of labellers (the "
+                            "policy's labellers)")
         if (label.item, label.labeller) in had:
             problems.append(f"{where}: labeller: {name!r} has labelled {label.item_id} of {label.submission_id} already")
         had.add((label.item, label.labeller))

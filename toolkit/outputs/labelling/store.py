@@ -73,7 +73,7 @@ class LabelsSnapshot:
 def _read(root: Path, where: str) -> LabelsSnapshot:
     config = root / CONFIG_FILE
     if not config.is_file():
-        raise SlmboardError(f"{where}: not a labels dataset (no {CONFIG_FILE}); make it with `slmboard labels BOARD --init`")
+        raise SlmboardError(f"{where}: not a labels dataset (no {CONFIG_FILE}); set init first (toolkit.api.labels_init)", param="init")
     salt = json.loads(config.read_text(encoding="utf-8"))["salt"]
     labels = []
     for path in sorted((root / LABELS_DIR).glob("*.jsonl")):
@@ -130,7 +130,7 @@ class LabelsStore:
             return HubPublisher(self.ref.repo_id, create=create, gate_new_repo=True).commit(message, write).revision
         local = LocalFolderHub(self.ref.path)
         if not create and not local.exists():
-            raise SlmboardError(f"{self.shown}: no labels dataset; make it with `slmboard labels BOARD --init`")
+            raise SlmboardError(f"{self.shown}: no labels dataset; set init first (toolkit.api.labels_init)", param="init")
         return local.commit(message, write).revision
 
     def add(self, labels: list[Label], message: str) -> str:
