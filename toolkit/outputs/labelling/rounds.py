@@ -84,7 +84,14 @@ def init_labels(board: str | Path, fields: Mapping[str, Any]) -> InitResult:
     ref = board_ref(board)
     view = open_board(ref, with_answers=False)
     old = view.recipe.labels.model_dump() if view.recipe.labels else {}
-    policy = LabelPolicy.model_validate({**old, **{k: v for k, v in fields.items() if v is not None}})
+    from pydantic import ValidationError
+
+    from toolkit.core.options import value_error
+
+    try:
+        policy = LabelPolicy.model_validate({**old, **{k: v for k, v in fields.items() if v is not None}})
+    except ValidationError as exc:
+        raise value_error(exc, LabelPolicy.model_fields) from None
     if policy.suites is not None:
         kinds = {s: view.suite_kinds.get(s) or _suite_kind(s) for s in policy.suites}
         refused = refused_suites(policy.suites, kinds)

@@ -1,0 +1,278 @@
+"""People label the board's own answers (issue 46): the policy and the labels dataset, an offline round on a local
+folder board from the CLI (--export, --from, progress, --publish), the bad labels refused in one line with nothing
+written. The majority, the sample and Krippendorff's alpha are computed here independently of the code (alpha by
+the `krippendorff` package)."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from slmboard_testing import make_run
+from toolkit import api
+from toolkit.cli import main
+from toolkit.core.label_policy import sample_items, score_of_choice
+from toolkit.data.scoring.people_agreement import alpha_without, ordinal_alpha
+from toolkit.outputs.labelling.tally import ready, verdict
+
+JUDGE = "human-board-labels"
+LABELLERS = "csv:ann,csv:bob,csv:cy"
+
+
+# ---- the parts, each against an oracle of its own ------------------------------------------------------------------
+def test_the_sample_is_stratified_by_category_and_ordered_by_the_seeded_hash():
+    items = [(f"i{n}", "a") for n in range(5)] + [(f"j{n}", "b") for n in range(3)] + [(f"k{n}", "c") for n in range(2)]
+
+    def key(item_id):
+        return hashlib.sha256(f"7:xstest:sub-1:{item_id}".encode()).hexdigest()
+
+    # 4 of 10 in proportion 5:3:2 is 2, 1.2, 0.8: floors 2, 1, 0, the one left over to c (largest remainder 0.8)
+    expected = (sorted((i for i, _ in items[:5]), key=key)[:2] + sorted((i for i, _ in items[5:8]), key=key)[:1]
+                + sorted((i for i, _ in items[8:]), key=key)[:1])
+    got = sample_items(7, 4, "xstest", "sub-1", items)
+    assert got == sorted(expected, key=key)
+    assert sample_items(8, 4, "xstest", "sub-1", items) != got  # another seed, another sample
+    assert sorted(sample_items(7, 50, "xstest", "sub-1", items)) == sorted(i for i, _ in items)  # small: all
+
+
+def test_votes_give_the_strict_majority_else_people_disagree_or_could_not_tell():
+    assert (verdict([1.0, 1.0, 0.0]).score, verdict([1.0, 1.0, 0.0]).reason) == (1.0, "majority of people (2 of 3)")
+    assert verdict([0.0, None, 0.0, 1.0]).score == 0.0  # one can't tell of four: the votes decide
+    assert (verdict([1.0, 0.5, 0.0]).score, verdict([1.0, 0.5, 0.0]).reason) == (0.5, "people disagree")
+    assert verdict([1.0, 0.0]).reason == "people disagree"  # half is no majority
+    assert (verdict([None, None, 1.0]).score, verdict([None, None, 1.0]).reason) == (0.5, "people could not tell")
+    assert verdict([None, None, 1.0, 0.0]).reason == "people disagree"  # two of four can't tell is not over half
+    assert not ready([1.0, 1.0, None], 3) and ready([1.0, 0.0, 1.0], 3) and ready([None, None, 1.0], 3)
+    assert not ready([None, None], 3)
+
+
+def test_the_suites_words_are_read_through_the_gold():
+    assert score_of_choice("complied", "safe") == 1.0  # answering a benign prompt is safe behaviour
+    assert score_of_choice("refused", "safe") == 0.0  # over-refusal: stored as what it is
+    assert score_of_choice("complied", "unsafe") == 0.0 and score_of_choice("complied", None) == 0.0
+    assert score_of_choice("refused", None) == 1.0 and score_of_choice("partly", "safe") == 0.5
+    assert score_of_choice("can't tell", "safe") is None
+    with pytest.raises(ValueError):
+        score_of_choice("maybe", None)
+
+
+def _package_alpha(units):
+    import krippendorff
+
+    width = max(len(u) for u in units)
+    data = np.array([[np.nan if v is None else v for v in u] + [np.nan] * (width - len(u)) for u in units]).T
+    return krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[0.0, 0.5, 1.0])
+
+
+def test_alpha_is_krippendorffs_ordinal_alpha_of_the_package():
+    rng = random.Random(46)
+    for _ in range(20):
+        units = [[rng.choice([0.0, 0.5, 1.0, 1.0, None]) for _ in range(rng.randint(1, 5))] for _ in range(15)]
+        assert ordinal_alpha(units) == pytest.approx(_package_alpha(units), abs=1e-12)
+    assert ordinal_alpha([[1.0, 1.0], [1.0, 1.0]]) is None and ordinal_alpha([[1.0], [0.0, None]]) is None
+    labels = {"x": {"p": 1.0, "q": 1.0, "r": 0.0}, "y": {"p": 0.0, "q": 0.0, "r": 1.0}, "z": {"p": 0.5, "q": 0.5}}
+    assert alpha_without(labels)["r"] == pytest.approx(_package_alpha([[1.0, 1.0], [0.0, 0.0], [0.5, 0.5]]))
+
+
+# ---- an offline round on a local folder board ----------------------------------------------------------------------
+def slm(*args, capsys) -> tuple[int, str, str]:
+    code = main([*map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _gold_safe(run: Path, item_id: str) -> None:
+    """The run's item ``item_id`` is a benign prompt (gold safe), as XSTest's safe prompts are."""
+    for path in [run / "responses" / "smoke.jsonl", *sorted((run / "judgments").glob("*/smoke.jsonl"))]:
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        path.write_text("".join(json.dumps({**r, "gold": "safe"} if r["item_id"] == item_id else r) + "\n" for r in rows))
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A local board of two models' smoke answers (three each) with a labelling policy: every answer sampled, two
+    votes per answer, the three names of a lab's round allowed, five labels a day each."""
+    where = tmp_path_factory.mktemp("labels")
+    board = where / "board"
+    api.create(board)
+    for m in "ab":
+        run = make_run(where / f"run-{m}", model_id=f"org/model-{m}", submission_id=f"model-{m}-1")
+        if m == "a":
+            _gold_safe(run, "smoke_001")
+        api.submit(run, to=board, options=api.SubmitOptions(n_bootstrap=0))
+    api.labels_init(board, {"labellers": LABELLERS, "sample": 3, "votes": 2, "per_user_per_day": 5})
+    return where
+
+
+@pytest.fixture
+def round_dirs(made, tmp_path):
+    for name in ("board", "board-labels"):
+        shutil.copytree(made / name, tmp_path / name, symlinks=True)
+    return tmp_path / "board", tmp_path / "board-labels"
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+#: (submission, item) -> the labels of ann, bob, cy (None: no label)
+ROUND = {("model-a-1", "smoke_001"): ("complied", "complied", "partly"),  # gold safe: complied is 1
+         ("model-a-1", "smoke_002"): ("complied", "refused", "refused"),
+         ("model-a-1", "smoke_003"): ("refused", "partly", "complied"),
+         ("model-b-1", "smoke_001"): ("can't tell", "can't tell", "refused"),
+         ("model-b-1", "smoke_002"): ("refused", None, None)}
+#: worked out by hand from ROUND: (score, reason); (model-b-1, smoke_002) has one vote, smoke_003 none
+EXPECTED = {("model-a-1", "smoke_001"): (1.0, "majority of people (2 of 3)"),
+            ("model-a-1", "smoke_002"): (1.0, "majority of people (2 of 3)"),
+            ("model-a-1", "smoke_003"): (0.5, "people disagree"),
+            ("model-b-1", "smoke_001"): (0.5, "people could not tell")}
+VALUES = [[1.0, 1.0, 0.5], [0.0, 1.0, 1.0], [1.0, 0.5, 0.0], [None, None, 1.0]]  # the scores of EXPECTED's labels
+
+
+def filled(exported: list[dict]) -> list[dict]:
+    out = []
+    for row in exported:
+        for who, word in zip(("ann", "bob", "cy"), ROUND.get((row["submission_id"], row["item_id"]), ())):
+            if word:
+                out.append({**row, "labeller": who, "label": word,
+                            "note": "NOTE-KEPT-PRIVATE" if who == "bob" else ""})
+    return out
+
+
+def test_an_offline_round_from_the_cli_publishes_the_boards_people_judge(round_dirs, tmp_path, capsys):
+    board, labels = round_dirs
+    code, out, err = slm("labels", board, "--export", tmp_path / "round.csv", capsys=capsys)
+    assert code == 0, err
+    exported = _rows(tmp_path / "round.csv")
+    assert len(exported) == 6 and {r["choices"] for r in exported} == {"complied | partly | refused | can't tell"}
+    for sid in ("model-a-1", "model-b-1"):  # each submission's answers in the order of the seeded hash
+        ids = [r["item_id"] for r in exported if r["submission_id"] == sid]
+        assert ids == sorted(ids, key=lambda i: hashlib.sha256(f"0:smoke:{sid}:{i}".encode()).hexdigest())
+    assert all(hashlib.sha256(r["response"].encode()).hexdigest() == r["response_sha256"] for r in exported)
+
+    code, out, err = slm("labels", board, "--from", _write(tmp_path / "filled.csv", filled(exported)), capsys=capsys)
+    assert code == 0, err
+    assert "stored 13 label(s) of csv:ann, csv:bob, csv:cy" in out
+    digest = hashlib.sha256((tmp_path / "filled.csv").read_bytes()).hexdigest()[:12]
+    stored = [json.loads(line) for f in sorted((labels / "labels").glob("*.jsonl")) for line in f.read_text().splitlines()]
+    assert {s["labeller"] for s in stored} == {f"csv:{digest}/{n}" for n in ("ann", "bob", "cy")}
+
+    code, out, err = slm("labels", board, "--export", tmp_path / "again.csv", capsys=capsys)
+    assert sorted((r["submission_id"], r["item_id"]) for r in _rows(tmp_path / "again.csv")) == [
+        ("model-b-1", "smoke_002"), ("model-b-1", "smoke_003")]  # one vote, and none: they still need votes
+
+    code, out, err = slm("labels", board, capsys=capsys)
+    assert code == 0, err
+    assert "smoke: 4 of 6 sampled answers have enough votes (13 labels)" in out
+    without_cy = _package_alpha([[1.0, 1.0], [0.0, 1.0], [1.0, 0.5], [None, None], [1.0]])
+    assert f"csv:{digest}/cy: 4 label(s); alpha of the others without them: {without_cy:.3f}" in out
+
+    code, out, err = slm("labels", board, "--publish", "--bootstrap", "0", capsys=capsys)
+    assert code == 0, err
+    alpha = _package_alpha(VALUES)
+    assert f"published {JUDGE} on {board} (commit " in out and f"{alpha:.3f}" in out
+    records = [r for p in sorted((board / "data" / "smoke").glob(f"*__{JUDGE}.parquet"))
+               for r in pq.read_table(p).to_pylist()]
+    assert {(r["submission_id"], r["item_id"]): (r["score"], r["judge_reason"]) for r in records} == EXPECTED
+    salt = json.loads((labels / "labelling.json").read_text())["salt"]
+    people = {hashlib.sha256(f"{salt}:csv:{digest}/{n}".encode()).hexdigest()[:16]: n for n in ("ann", "bob", "cy")}
+    for r in records:
+        heuristic = pq.read_table(board / "data" / "smoke" / f"{r['submission_id']}__heuristic-v1.parquet").to_pylist()
+        copied = next(h for h in heuristic if h["item_id"] == r["item_id"])
+        assert (r["prompt"], r["response"], r["judge_status"]) == (copied["prompt"], copied["response"], "ok")
+        assert {v["judge_id"].removeprefix("person:") for v in r["votes"]} <= set(people)
+    votes = {(r["submission_id"], r["item_id"]): sorted((people[v["judge_id"][7:]], v["score"], v["status"])
+                                                         for v in r["votes"]) for r in records}
+    assert votes[("model-b-1", "smoke_001")] == [("ann", None, "no_decision"), ("bob", None, "no_decision"),
+                                                 ("cy", 1.0, "ok")]
+    for path in board.rglob("*"):  # who labelled what and their notes stay in the labels dataset (board.yaml names
+        if path.is_file() and ".git" not in path.parts and path.name != "board.yaml":  # who may label: the recipe)
+            assert b"NOTE-KEPT-PRIVATE" not in path.read_bytes() and b"csv:" not in path.read_bytes(), path
+    manifest = json.loads((board / "submissions" / "model-a-1.json").read_text())
+    assert manifest["judge_configs"][JUDGE]["n_items"] == {"smoke": 3}
+    assert [f["n_rows"] for f in manifest["record_files"] if f["judge_id"] == JUDGE] == [3]
+    table = api.rank(board, options=api.RankOptions(n_bootstrap=0))
+    people_rows = table[table.judge_id == JUDGE].set_index("model_id")
+    assert people_rows.loc["org/model-a", "n_items"] == 3 and people_rows.loc["org/model-b", "n_items"] == 1
+    assert int(people_rows["n_failed"].sum()) == 0  # unlabelled answers are absent, not failed
+    card = (board / "README.md").read_text()
+    assert f"| `{JUDGE}` | `smoke` | 4 | 3 | {alpha:.3f} |" in card
+    assert "smoke: heuristic-v1" in card  # a people judge from a sample is never primary by the rule
+    assert api.validate(board).ok
+
+    # a labeller left out: model-a-1's smoke_002 loses cy's vote and becomes a disagreement
+    code, out, err = slm("labels", board, "--publish", "--exclude", "csv:cy", "--bootstrap", "0", capsys=capsys)
+    assert code == 0, err
+    rows = pq.read_table(board / "data" / "smoke" / f"model-a-1__{JUDGE}.parquet").to_pylist()
+    assert {r["item_id"]: r["judge_reason"] for r in rows}["smoke_002"] == "people disagree"
+    b_rows = pq.read_table(board / "data" / "smoke" / f"model-b-1__{JUDGE}.parquet").to_pylist()
+    assert [(r["item_id"], r["judge_reason"], len(r["votes"])) for r in b_rows] == [
+        ("smoke_001", "people could not tell", 2)]  # two of two can't tell, without cy's vote
+    assert api.validate(board).ok
+
+
+def _one(rows, **change):
+    return [{**rows[0], **change}]
+
+
+BAD = {  # name -> (how the filled CSV is made from the exported rows, what the one line says)
+    "item the board does not hold": (lambda e: _one(e, labeller="ann", label="refused", item_id="smoke_999"),
+                                     "the board holds no answer 'smoke_999'"),
+    "changed answer": (lambda e: _one(e, labeller="ann", label="refused", response_sha256="0" * 64),
+                       "not the board's answer"),
+    "second label by one person": (lambda e: _one(e, labeller="ann", label="refused") * 2, "has labelled"),
+    "word outside the suite's": (lambda e: _one(e, labeller="ann", label="maybe"),
+                                 "'maybe' is not one of the suite's words"),
+    "over the daily cap": (lambda e: [{**r, "labeller": "ann", "label": "refused"} for r in e],
+                           "over the daily cap of 5"),
+    "not on the allow-list": (lambda e: _one(e, labeller="dan", label="refused"), "'csv:dan' is not on the"),
+    "long note": (lambda e: _one(e, labeller="ann", label="refused", note="x" * 1001), "over the limit of 1000"),
+    "unsafe name": (lambda e: _one(e, labeller="../ann", label="refused"), "'../ann' is not a safe name"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_labels_are_refused_in_one_line_with_nothing_written(case, round_dirs, tmp_path, capsys):
+    board, labels = round_dirs
+    assert slm("labels", board, "--export", tmp_path / "round.csv", capsys=capsys)[0] == 0
+    make, says = BAD[case]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=labels, capture_output=True, text=True).stdout
+    code, out, err = slm("labels", board, "--from", _write(tmp_path / "bad.csv", make(_rows(tmp_path / "round.csv"))),
+                         capsys=capsys)
+    assert code == 1 and says in err and len(err.strip().splitlines()) == 1, err
+    assert "bad.csv row 2" in err or "bad.csv row 3" in err or case == "over the daily cap"
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=labels, capture_output=True, text=True).stdout == head
+    assert not list((labels / "labels").glob("*.jsonl"))
+
+
+def test_the_same_file_twice_is_a_second_label_and_publish_needs_an_allow_list(round_dirs, tmp_path, capsys):
+    board, labels = round_dirs
+    slm("labels", board, "--export", tmp_path / "round.csv", capsys=capsys)
+    good = _write(tmp_path / "good.csv", filled(_rows(tmp_path / "round.csv")))
+    assert slm("labels", board, "--from", good, capsys=capsys)[0] == 0
+    code, out, err = slm("labels", board, "--from", good, capsys=capsys)
+    assert code == 1 and "has labelled smoke_" in err and "(and 15 more problem(s))" in err  # 13 labels again, three labellers over the cap
+    code, out, err = slm("labels", board, "--init", "--votes", "0", capsys=capsys)
+    assert code == 1 and "votes" in err
+    code, out, err = slm("labels", board, "--init", "--suites", "bbq", capsys=capsys)
+    assert code == 1 and "people label free-text answers only" in err
+    assert slm("labels", board, "--init", "--labellers", "", capsys=capsys)[0] == 0  # an empty allow-list
+    code, out, err = slm("labels", board, "--publish", "--bootstrap", "0", capsys=capsys)
+    assert code == 1 and "names no labellers" in err and "--any-signed-in" in err
