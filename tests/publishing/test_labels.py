@@ -276,3 +276,68 @@ def test_the_same_file_twice_is_a_second_label_and_publish_needs_an_allow_list(r
     assert slm("labels", board, "--init", "--labellers", "", capsys=capsys)[0] == 0  # an empty allow-list
     code, out, err = slm("labels", board, "--publish", "--bootstrap", "0", capsys=capsys)
     assert code == 1 and "names no labellers" in err and "--any-signed-in" in err
+
+
+# ---- a Hub board (real huggingface_hub client, emulated server) ----------------------------------------------------
+HUB_ROUND = """
+import csv, json, urllib.request
+from huggingface_hub import HfApi, hf_hub_download
+from toolkit import api
+from toolkit.core.errors import SlmboardError
+
+def fail(body):
+    request = urllib.request.Request({url!r} + "/_emulator/fail", json.dumps(body).encode(),
+                                     {{"Content-Type": "application/json"}})
+    urllib.request.urlopen(request).read()
+
+out = {{}}
+created = api.create("org/board", options=api.CreateOptions(labels=True, requests=False))
+out["labels_dataset"] = created.labels_dataset
+hub = HfApi()
+out["board_commits"] = [c.title for c in hub.list_repo_commits("org/board", repo_type="dataset")]
+out["labels_files"] = sorted(hub.list_repo_files("org/board-labels", repo_type="dataset"))
+out["gated"] = hub.dataset_info("org/board-labels").gated
+api.submit({run!r}, to="org/board", options=api.SubmitOptions(n_bootstrap=0))
+api.labels_init("org/board", {{"labellers": ["csv:ann", "csv:bob"], "votes": 2, "sample": 3}})
+recipe = open(hf_hub_download("org/board", "board.yaml", repo_type="dataset")).read()
+out["recipe_has_policy"] = "version: 2" in recipe and "csv:bob" in recipe
+api.labels_export("org/board", "round.csv")
+rows = list(csv.DictReader(open("round.csv")))
+filled = [{{**r, "labeller": who, "label": "refused"}} for r in rows for who in ("ann", "bob")]
+with open("filled.csv", "w", newline="") as fh:
+    writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(filled)
+fail({{"status": 403, "path_prefix": "/api/datasets/org/board-labels/commit", "method": "POST"}})
+try:
+    api.labels_from_csv("org/board", "filled.csv")
+except SlmboardError as exc:
+    out["refused"] = [type(exc).__name__, str(exc)]
+fail({{"clear": True}})
+out["labels_after_refusal"] = [f for f in hub.list_repo_files("org/board-labels", repo_type="dataset") if f.startswith("labels/")]
+out["stored"] = api.labels_from_csv("org/board", "filled.csv").n_labels
+published = api.labels_publish("org/board", api.LabelsOptions(publish=True, n_bootstrap=0))
+out["published"] = [published.judge_id, published.n_items]
+out["board_files"] = sorted(f for f in hub.list_repo_files("org/board", repo_type="dataset") if "human" in f)
+print(json.dumps(out))
+"""
+
+
+def test_a_hub_boards_labels_dataset_and_round_on_the_emulator(tmp_path):
+    from slmboard_hub_clients import client, hub_env
+    from slmboard_hub_emulator import start_emulator
+
+    run = make_run(tmp_path / "run")
+    emu = start_emulator()
+    try:
+        out = client(hub_env(emu, tmp_path), HUB_ROUND.format(url=emu.url, run=str(run)), cwd=tmp_path)
+    finally:
+        emu.stop()
+    assert out["labels_dataset"] == "hf://datasets/org/board-labels"
+    assert out["board_commits"][0].startswith("Labelling policy:")  # a commit of its own, after the board's first
+    assert out["labels_files"] == [".gitattributes", "README.md", "labelling.json"] and out["gated"]
+    assert out["recipe_has_policy"]
+    assert out["refused"][0] == "HubNoWriteAccess" and "org/board-labels" in out["refused"][1]
+    assert out["labels_after_refusal"] == [] and out["stored"] == 6
+    assert out["published"] == [JUDGE, {"smoke": 3}]
+    assert out["board_files"] == [f"data/smoke/model-a-1__{JUDGE}.parquet"]
