@@ -105,8 +105,8 @@ def read_board_root(root: Path, shown: str, name: str, with_answers: bool = True
     for m in manifests:
         seen = set()
         for f in m.record_files:  # one file per suite is enough: every judge of a suite judged the same answers
-            if not f.suite or f.suite in seen or not f.judge_id or is_people_judge(f.judge_id):
-                continue
+            if not f.suite or f.suite in seen or not f.judge_id or f.judge_id == view.people_judge:
+                continue  # the answers of any judge but this board's people judge (an imported people judge's too)
             seen.add(f.suite)
             for row in pq.read_table(root / f.path, columns=[c for c in COLUMNS if c not in ("judge_id", "score")]).to_pylist():
                 from schemas import sha256_text

@@ -54,7 +54,6 @@ def _excluded(names: Iterable[str], labellers: set[str], pseudonym) -> set[str]:
 def publish_labels(board: str | Path, exclude: Iterable[str] = (), n_bootstrap: int = N_BOOTSTRAP) -> Published:
     import pyarrow.parquet as pq
 
-    from toolkit.core.judge_names import is_people_judge
     from toolkit.data.scoring.people_agreement import ordinal_alpha
     from toolkit.outputs.publishing.card import card_choices
     from toolkit.outputs.publishing.submit import rebuild_shared_files
@@ -90,7 +89,7 @@ def publish_labels(board: str | Path, exclude: Iterable[str] = (), n_bootstrap: 
             rows_by_suite: dict[str, list[dict]] = {}
             for f in m.record_files:
                 if not f.suite or (m.submission_id, f.suite) not in by_group or f.suite in rows_by_suite \
-                        or not f.judge_id or is_people_judge(f.judge_id):
+                        or not f.judge_id or f.judge_id == judge:
                     continue
                 wanted = by_group[(m.submission_id, f.suite)]
                 rows = [row for row in pq.read_table(root / f.path).to_pylist() if row["item_id"] in wanted]
