@@ -319,6 +319,36 @@ out["stored"] = api.labels_from_csv("org/board", "filled.csv").n_labels
 published = api.labels_publish("org/board", api.LabelsOptions(publish=True, n_bootstrap=0))
 out["published"] = [published.judge_id, published.n_items]
 out["board_files"] = sorted(f for f in hub.list_repo_files("org/board", repo_type="dataset") if "human" in f)
+
+# two Space processes' desks: two people take the last slot of one answer and their batches commit at once
+import threading
+from toolkit.data.reading.locate import HubId, fetch_snapshot
+from toolkit.outputs.labelling.desk import LabelDesk
+api.labels_init("org/board", {{"labellers": ["alice", "bob"], "tab": True, "votes": 3}})
+root = fetch_snapshot(HubId("org/board", None)).root
+desks = [LabelDesk("org/board", root, f"spool-{{n}}.jsonl", start=False) for n in (1, 2)]
+answers = [d.next_for(who) for d, who in zip(desks, ("alice", "bob"))]
+out["same_answer"] = answers[0] == answers[1]
+for d, who, a in zip(desks, ("alice", "bob"), answers):
+    d.give(who, a.item, a.response_sha256, "complied")
+fail({{"clear": True}})
+request = urllib.request.Request({url!r} + "/_emulator/commit-delay", json.dumps({{"seconds": 0.5}}).encode(),
+                                 {{"Content-Type": "application/json"}})
+urllib.request.urlopen(request).read()
+before = json.loads(urllib.request.urlopen({url!r} + "/_emulator/stats").read())
+barrier = threading.Barrier(2)
+def flush(d):
+    barrier.wait()
+    d.flush()
+threads = [threading.Thread(target=flush, args=(d,)) for d in desks]
+[t.start() for t in threads]
+[t.join() for t in threads]
+after = json.loads(urllib.request.urlopen({url!r} + "/_emulator/stats").read())
+out["conflicts"] = sum(after.get(k, 0) - before.get(k, 0) for k in ("commit_409", "commit_412"))
+out["attempts"] = sorted(d.store.last_attempts for d in desks)
+out["states"] = [s.state for d in desks for s in d.statuses]
+stored = api.labels_progress("org/board")
+out["space_labels"] = sorted(w for w in stored.labellers if w in ("alice", "bob"))
 print(json.dumps(out))
 """
 
@@ -341,3 +371,60 @@ def test_a_hub_boards_labels_dataset_and_round_on_the_emulator(tmp_path):
     assert out["labels_after_refusal"] == [] and out["stored"] == 6
     assert out["published"] == [JUDGE, {"smoke": 3}]
     assert out["board_files"] == [f"data/smoke/model-a-1__{JUDGE}.parquet"]
+    # the race happened (a commit was refused because the other landed or was landing, and went again) and both landed
+    assert out["same_answer"] and out["conflicts"] >= 1 and out["attempts"][-1] >= 2
+    assert out["states"] == ["saved", "saved"] and out["space_labels"] == ["alice", "bob"]
+
+
+# ---- the Space's desk: batches, restarts, the tab -----------------------------------------------------------------
+def test_the_spaces_desk_checks_batches_and_keeps_pending_labels_across_a_restart(round_dirs, tmp_path):
+    from toolkit.core.errors import LabelsRefused
+    from toolkit.outputs.labelling.desk import LabelDesk
+
+    board, labels = round_dirs
+    api.labels_init(board, {"labellers": "alice,bob", "tab": True})
+    spool = tmp_path / "spool.jsonl"
+    desk = LabelDesk(board, board, spool, start=False)
+    first = desk.next_for("alice")
+    desk.give("alice", first.item, first.response_sha256, "refused", "a note")
+    assert desk.next_for("alice") != first and desk.next_for("bob") == first  # never one they labelled
+    with pytest.raises(LabelsRefused, match="has labelled"):
+        desk.give("alice", first.item, first.response_sha256, "partly")
+    with pytest.raises(LabelsRefused, match="'mallory' is not on the board's allow-list"):
+        desk.give("mallory", first.item, first.response_sha256, "partly")
+    with pytest.raises(LabelsRefused, match="not one of the suite's words"):
+        desk.give("bob", first.item, first.response_sha256, "<b>safe</b>")
+    second = desk.next_for("alice")
+    desk.give("alice", second.item, second.response_sha256, "complied")
+    desk.give("bob", first.item, first.response_sha256, "refused")
+    commits = lambda: subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=labels, capture_output=True,  # noqa: E731
+                                     text=True).stdout.strip()
+    before = commits()
+    assert [s.state for s in desk.statuses] == ["pending"] * 3 and commits() == before  # nothing committed per click
+    assert desk.flush() == 3 and int(commits()) == int(before) + 1  # one batch, one commit
+    assert [s.state for s in desk.statuses] == ["saved"] * 3
+    desk.give("bob", second.item, second.response_sha256, "can't tell")  # pending when the Space stops
+    again = LabelDesk(board, board, spool, start=False)  # the Space restarted: the label is kept, not dropped
+    assert [(s.label.labeller, s.state) for s in again.statuses] == [("bob", "pending")]
+    assert again.flush() == 1
+    stored = sorted((json.loads(x)["labeller"], json.loads(x)["choice"]) for f in (labels / "labels").glob("*.jsonl")
+                    for x in f.read_text().splitlines())
+    assert stored == [("alice", "complied"), ("alice", "refused"), ("bob", "can't tell"), ("bob", "refused")]
+
+
+def test_the_label_tab_is_on_only_when_the_policy_turns_it_on(round_dirs, tmp_path, monkeypatch):
+    from space.app import build_app
+    from space.state import Holder, Settings
+    from space.tabs import label
+    from space.tabs.base import Ctx
+
+    monkeypatch.setenv(label.SPOOL_ENV, str(tmp_path / "spool"))
+    board, _ = round_dirs
+    assert not label.shown(Ctx(Holder(board, warm=False), Settings(warm=False)))  # the fixture's policy has no tab
+    api.labels_init(board, {"tab": True})
+    demo = build_app(board, Settings(warm=False))
+    view = next(v for v in demo.slmboard_views if v.key == "label")
+    assert label.shown(Ctx(demo.slmboard_holder, Settings(warm=False)))
+    (progress,) = view.update(None, None, {})
+    assert progress.values.tolist() == [["smoke", "6", "0"]]
+    label.desk(Ctx(demo.slmboard_holder, Settings(warm=False))).close()

@@ -97,6 +97,7 @@ class LabelsStore:
 
     def __init__(self, ref: DatasetRef):
         self.ref = ref
+        self.last_attempts = 0  # of the last commit (the Hub retries one the dataset moved under)
 
     @property
     def shown(self) -> str:
@@ -127,10 +128,13 @@ class LabelsStore:
         from toolkit.outputs.publishing.local_folder import LocalFolderHub
 
         if self.ref.is_hub:  # gated when created: labels carry usernames and notes
-            return HubPublisher(self.ref.repo_id, create=create, gate_new_repo=True).commit(message, write).revision
+            done = HubPublisher(self.ref.repo_id, create=create, gate_new_repo=True).commit(message, write)
+            self.last_attempts = done.attempts  # > 1: the dataset moved under the commit, which went again
+            return done.revision
         local = LocalFolderHub(self.ref.path)
         if not create and not local.exists():
             raise SlmboardError(f"{self.shown}: no labels dataset; set init first (toolkit.api.labels_init)", param="init")
+        self.last_attempts = 1
         return local.commit(message, write).revision
 
     def add(self, labels: list[Label], message: str) -> str:
