@@ -87,6 +87,9 @@ def _item_outputs(d, user: Optional[str]):
     """(who, suite line, prompt, answer, choice reset, note reset, item state)."""
     if user is None:
         return ("Sign in with Hugging Face to label.", "", "", "", None, "", None)
+    if not d.policy.allows(user):
+        return (f"Signed in as **{md_escape(user)}**, who is not on this board's list of labellers: ask its maintainer.",
+                "", "", "", None, "", None)
     answer = d.next_for(user)
     if answer is None:
         return (f"Signed in as **{md_escape(user)}**. Nothing left for you to label: thank you.", "", "", "", None, "",
@@ -151,7 +154,12 @@ def build(ctx: Ctx) -> TabView:
     timer.tick(poll, inputs=None, outputs=[saved])
 
     def update(suite, judge, values):
-        counts = desk(ctx).progress()
+        from toolkit.core.errors import SlmboardError
+
+        try:
+            counts = desk(ctx).progress()
+        except SlmboardError:  # the labels dataset cannot be read now: an empty table, the tab stays up
+            counts = {}
         return (pd.DataFrame([[s, str(n), str(done)] for s, (n, done) in sorted(counts.items())],
                              columns=PROGRESS_COLUMNS),)
 
