@@ -215,6 +215,10 @@ def test_an_offline_round_from_the_cli_publishes_the_boards_people_judge(round_d
     card = (board / "README.md").read_text()
     assert f"| `{JUDGE}` | `smoke` | 4 | 3 | {alpha:.3f} |" in card
     assert "smoke: heuristic-v1" in card  # a people judge from a sample is never primary by the rule
+    from space.tabs.judges import alpha_markdown  # the Space's Judges tab shows the same alpha
+
+    assert f"**{JUDGE.replace('-', chr(92) + '-')}**: Krippendorff's α (ordinal) = {alpha:.3f} on 4 answers labelled by 3" \
+        in alpha_markdown(board, "smoke")
     assert api.validate(board).ok
 
     # a labeller left out: model-a-1's smoke_002 loses cy's vote and becomes a disagreement

@@ -260,25 +260,10 @@ def people_lines(root: Path) -> tuple[str, str]:
     """(the card's table of each people judge with votes per suite: answers, labellers, Krippendorff's alpha; the line
     saying who may label, from the recipe's labelling policy)."""
     from toolkit.core.board_recipe import read_recipe
-    from toolkit.core.judge_names import is_people_judge
-    from toolkit.data.scoring.people_agreement import ordinal_alpha
+    from toolkit.data.reading.people import people_agreement
 
-    rows = []
-    for suite in layout.suite_configs(root):
-        by_judge: dict[str, list] = {}
-        for path in layout.suite_item_files(root, suite):
-            names = pq.read_schema(path).names
-            if "votes" not in names:
-                continue
-            table = pq.read_table(path, columns=["judge_id", "votes"]).to_pylist()
-            for row in table:
-                if row["votes"] and is_people_judge(row["judge_id"]):
-                    by_judge.setdefault(row["judge_id"], []).append(row["votes"])
-        for judge, units in sorted(by_judge.items()):
-            people = {v["judge_id"] for votes in units for v in votes}
-            alpha = ordinal_alpha([[v["score"] for v in votes] for votes in units])
-            shown = "undefined" if alpha is None else f"{alpha:.3f}"
-            rows.append(f"| `{judge}` | `{suite}` | {len(units)} | {len(people)} | {shown} |")
+    rows = [f"| `{p.judge_id}` | `{p.suite}` | {p.n_items} | {p.n_people} | "
+            f"{'undefined' if p.alpha is None else format(p.alpha, '.3f')} |" for p in people_agreement(root)]
     recipe = read_recipe(root)
     policy = recipe.labels if recipe else None
     line = "" if policy is None else ("**Any signed-in Hub user may label** (the policy's opt-in `any_signed_in`)."
