@@ -431,4 +431,30 @@ def test_the_label_tab_is_on_only_when_the_policy_turns_it_on(round_dirs, tmp_pa
     assert label.shown(Ctx(demo.slmboard_holder, Settings(warm=False)))
     (progress,) = view.update(None, None, {})
     assert progress.values.tolist() == [["smoke", "6", "0"]]
-    label.desk(Ctx(demo.slmboard_holder, Settings(warm=False))).close()
+    fns = {f.fn.__name__: f.fn for f in demo.fns.values() if f.fn is not None}
+    signed_out = fns["open_area"](None)
+    assert signed_out[1] == "Sign in with Hugging Face to label." and signed_out[3:5] == ("", "")  # no answer shown
+    assert "not on this board's list of labellers" in fns["open_area"](Profile("mallory"))[1]
+    opened = fns["open_area"](Profile("alice"))  # the fixture allows csv names only: allow alice too
+    assert "not on this board's list" in opened[1]
+    api.labels_init(board, {"labellers": "alice"})
+    desk = label.desk(Ctx(demo.slmboard_holder, Settings(warm=False)))
+    desk.refresh(board)
+    opened = fns["open_area"](Profile("alice"))
+    shown, item = opened[3:5], opened[7]
+    assert shown[0] and shown[1] and item[:3] == list(desk.next_for("alice").item)
+    assert all(word not in " ".join(map(str, opened)) for word in ("heuristic", "harmful", "score"))  # no judge's label
+    said = fns["take"](item, "refused", "<script>x</script>", Profile("alice"))
+    assert said[0].startswith("Label taken") and said[-1].startswith("Your labels this session: 0 saved, 1 waiting")
+    assert said[-2] != item  # the next answer
+    stale = fns["take"](item, "complied", "", Profile("alice"))  # the same answer again, from a second window
+    assert stale[0].startswith("Refused: ") and "has labelled" in stale[0]
+    desk.close()  # the last batch commits
+    assert fns["poll"](Profile("alice")) == "Your labels this session: 1 saved."
+
+
+class Profile:
+    """What Gradio injects for a signed-in visitor (gr.OAuthProfile), as the tab's functions read it."""
+
+    def __init__(self, username):
+        self.username = username
