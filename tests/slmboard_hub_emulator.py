@@ -526,6 +526,10 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
 
     install_space_routes(app, state, err, authorised)
     # --- end of the space helper's block -----------------------------------------------------------
+    # --- a minimal OpenID provider: a Space's real sign-in (tests/slmboard_hub_emulator_oauth.py) -----------
+    from slmboard_hub_emulator_oauth import install as install_openid_provider
+
+    install_openid_provider(app)
     return app
 
 
