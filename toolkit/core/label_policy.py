@@ -65,10 +65,6 @@ class LabelPolicy(BaseModel):
     def _comma_list(cls, value: Any) -> Any:
         return comma_names(value) if isinstance(value, (str, list, tuple)) else value
 
-    def labels_dataset(self, board: str, local: bool) -> str:
-        """Where the labels live: the policy's dataset, else ``BOARD-labels`` (a Hub id, or a folder path)."""
-        return self.dataset or f"{board.rstrip('/')}-labels"
-
     def allows(self, labeller: str) -> bool:
         """Whether ``labeller`` (a Hub username, or ``csv:NAME``) may label under this policy."""
         return self.any_signed_in or labeller in self.labellers

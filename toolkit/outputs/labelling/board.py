@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from schemas import sha256_text
+
 from toolkit.core.board_recipe import BoardRecipe, read_recipe
 from toolkit.core.dataset_layout import BOARD_FILE, manifest_files
 from toolkit.core.dataset_ref import DatasetRef
@@ -13,9 +15,8 @@ from toolkit.core.errors import LabelsRefused
 from toolkit.core.judge_names import is_people_judge, judge_slug
 from toolkit.core.label_policy import LabelPolicy, labelled_suites, sample_items
 
-#: the columns of a record file labelling reads (prompt and response only for the CSV and the records it builds)
-COLUMNS = ["submission_id", "model_id", "suite", "item_id", "category", "prompt", "response", "response_sha256", "gold",
-           "judge_id", "score"]
+#: the columns of a record file labelling reads (the answer, never a judge's verdict)
+COLUMNS = ["submission_id", "model_id", "suite", "item_id", "category", "prompt", "response", "response_sha256", "gold"]
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,8 @@ def read_board_root(root: Path, shown: str, name: str, with_answers: bool = True
             if not f.suite or f.suite in seen or not f.judge_id or f.judge_id == view.people_judge:
                 continue  # the answers of any judge but this board's people judge (an imported people judge's too)
             seen.add(f.suite)
-            for row in pq.read_table(root / f.path, columns=[c for c in COLUMNS if c not in ("judge_id", "score")]).to_pylist():
-                from schemas import sha256_text
-
+            present = set(pq.read_schema(root / f.path).names)  # an older shard may lack an optional column
+            for row in pq.read_table(root / f.path, columns=[c for c in COLUMNS if c in present]).to_pylist():
                 answer = Answer(row["submission_id"], row["model_id"], row["suite"], row["item_id"], row.get("category"),
                                 row.get("gold"), row["prompt"], row["response"],
                                 row.get("response_sha256") or sha256_text(row["response"]))

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from toolkit.core.errors import LabelsRefused, SlmboardError
 from toolkit.core.label_policy import CHOICES, score_of_choice
-from .board import Answer, BoardView, board_name, read_board_root
+from .board import Answer, board_name, read_board_root
 from .rounds import Round, board_ref, check_labels, labels_ref, refuse
 from .store import Label, LabelsSnapshot, LabelsStore, now_iso
 from .tally import ready
@@ -179,4 +179,4 @@ class LabelDesk:
             return out
 
 
-__all__ = ["LabelDesk", "Status", "BoardView", "BATCH_SECONDS"]
+__all__ = ["LabelDesk", "Status", "BATCH_SECONDS"]
