@@ -124,8 +124,14 @@ def build(ctx: Ctx) -> TabView:
     timer = gr.Timer(5.0)
 
     def open_area(profile: Optional[gr.OAuthProfile] = None):
+        from toolkit.core.errors import SlmboardError
+
         user = profile.username if profile is not None else None
-        return (gr.update(visible=True), *_item_outputs(desk(ctx), user))
+        try:
+            return (gr.update(visible=True), *_item_outputs(desk(ctx), user))
+        except SlmboardError as exc:  # the labels dataset cannot be read now: say so, show no answer
+            return (gr.update(visible=True), f"Labelling is not available now: {md_escape(str(exc).splitlines()[0])}",
+                    "", "", "", None, "", None)
 
     def take(current, word, text, profile: Optional[gr.OAuthProfile] = None):
         from toolkit.core.errors import SlmboardError

@@ -280,6 +280,9 @@ def test_the_same_file_twice_is_a_second_label_and_publish_needs_an_allow_list(r
     assert slm("labels", board, "--init", "--labellers", "", capsys=capsys)[0] == 0  # an empty allow-list
     code, out, err = slm("labels", board, "--publish", "--bootstrap", "0", capsys=capsys)
     assert code == 1 and "names no labellers" in err and "--any-signed-in" in err
+    assert "Any signed-in Hub user may label" not in (board / "README.md").read_text()
+    assert slm("labels", board, "--init", "--any-signed-in", capsys=capsys)[0] == 0
+    assert "**Any signed-in Hub user may label**" in (board / "README.md").read_text()  # the card says so
 
 
 # ---- a Hub board (real huggingface_hub client, emulated server) ----------------------------------------------------
