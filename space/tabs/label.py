@@ -4,7 +4,8 @@ Shown only when the board's labelling policy turns it on (``board.yaml`` ``label
 ``slmboard labels BOARD --init --label-tab``). It opens with a content warning (the answers can be harmful text)
 and shows nothing until the visitor accepts it; then the next answer that needs the visitor (never one they
 labelled): the prompt and the answer as plain text (Textboxes: nothing from the data becomes markup) and the
-rubric's question in its words — and **no judge's label**, before or after (judges' labels anchor people). Labels
+rubric's question in its words — and **no judge's label** before they choose (judges' labels anchor people); after
+saving, the board's judges' labels of that answer are shown for comparison. Labels
 go through :class:`toolkit.outputs.labelling.desk.LabelDesk`: checked as an offline round's are, written in
 batches, shown as saved only after their commit landed.
 
@@ -148,8 +149,11 @@ def build(ctx: Ctx) -> TabView:
             d.give(user, (sid, suite, item_id), sha, word, text)
         except SlmboardError as exc:
             return (f"Refused: {md_escape(str(exc).splitlines()[0])}", *_item_outputs(d, user), _statuses(d, user))
-        return ("Label taken; it is saved with the next batch commit (within seconds).", *_item_outputs(d, user),
-                _statuses(d, user))
+        said = d.judges_said((sid, suite, item_id))  # only now, after the person chose: judges' labels anchor people
+        judges = "; ".join(f"{md_escape(j)}: {md_escape(w)}" for j, w in sorted(said.items()))
+        return ("Label taken; it is saved with the next batch commit (within seconds)."
+                + (f" For comparison, the board's judges said: {judges}." if judges else ""),
+                *_item_outputs(d, user), _statuses(d, user))
 
     def poll(profile: Optional[gr.OAuthProfile] = None):
         return _statuses(desk(ctx), profile.username) if profile is not None else ""

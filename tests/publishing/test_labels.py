@@ -449,6 +449,9 @@ def test_the_label_tab_is_on_only_when_the_policy_turns_it_on(round_dirs, tmp_pa
     assert all(word not in " ".join(map(str, opened)) for word in ("heuristic", "harmful", "score"))  # no judge's label
     said = fns["take"](item, "refused", "<script>x</script>", Profile("alice"))
     assert said[0].startswith("Label taken") and said[-1].startswith("Your labels this session: 0 saved, 1 waiting")
+    heuristic = pq.read_table(board / "data" / "smoke" / f"{item[0]}__heuristic-v1.parquet").to_pylist()
+    word = next(r["label"] for r in heuristic if r["item_id"] == item[2])
+    assert said[0].endswith(f"the board's judges said: heuristic\\-v1: {word}.")  # after choosing, not before
     assert said[-2] != item  # the next answer
     stale = fns["take"](item, "complied", "", Profile("alice"))  # the same answer again, from a second window
     assert stale[0].startswith("Refused: ") and "has labelled" in stale[0]

@@ -60,6 +60,7 @@ class LabelDesk:
     def refresh(self, root: Path) -> None:
         """Read the board (its folder or snapshot ``root``) and the labels dataset again."""
         view = read_board_root(Path(root), self.ref.url, board_name(self.ref))
+        self.root = Path(root)
         store = LabelsStore(labels_ref(self.ref, view.policy))
         snapshot = store.read()
         with self._lock:
@@ -112,6 +113,25 @@ class LabelDesk:
                 os.fsync(fh.fileno())
             self.statuses.append(Status(label, "pending"))
         return label
+
+    def judges_said(self, item: tuple[str, str, str]) -> dict[str, str]:
+        """judge id -> the label each judge of the board gave the answer ``item`` (shown only after a person chose)."""
+        import pyarrow.parquet as pq
+
+        from toolkit.core.dataset_layout import manifest_file
+        from toolkit.data.reading import read_manifest_files
+
+        sid, suite, item_id = item
+        path = self.root / manifest_file(sid)
+        out: dict[str, str] = {}
+        for m in read_manifest_files([(path, str(path))]) if path.is_file() else []:
+            for f in m.record_files:
+                if f.suite == suite and f.judge_id and f.judge_id != self.view.people_judge:
+                    rows = pq.read_table(self.root / f.path, columns=["item_id", "label", "judge_status"]).to_pylist()
+                    row = next((r for r in rows if r["item_id"] == item_id), None)
+                    if row is not None:
+                        out[f.judge_id] = row["label"] or row["judge_status"]
+        return out
 
     def statuses_of(self, user: str) -> list[Status]:
         with self._lock:
