@@ -39,6 +39,7 @@ from space import landing, signatures  # noqa: E402
 from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
+from space.tabs import label  # noqa: E402
 from space.tabs.base import Ctx, TabView  # noqa: E402
 from space.page_cache import PageCache  # noqa: E402
 from space.static_cache import StaticCache  # noqa: E402
@@ -48,7 +49,7 @@ from starlette.middleware import Middleware  # noqa: E402
 
 CSS = leaderboard.CSS
 TAB_MODULES = {"leaderboard": leaderboard, "sensitivity": sensitivity, "labelmix": labelmix, "judges": judges,
-               "moderators": moderators, "items": items, "disagreements": disagreements, "submit": submit, "about": about}
+               "moderators": moderators, "items": items, "disagreements": disagreements, "label": label, "submit": submit, "about": about}
 
 
 def judge_note(board, suite, judge) -> str:
@@ -87,6 +88,8 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
         with gr.Tabs(elem_id="tabs") as tabs:
             tab_components = {}
             for key, module in TAB_MODULES.items():
+                if not getattr(module, "shown", lambda _: True)(ctx):
+                    continue  # a tab its board turns off (Label: the labelling policy's `tab`)
                 with gr.Tab(TABS[key], id=key, elem_id=f"tab-{key}") as tab:
                     built = module.build(ctx)
                     views.extend(built if isinstance(built, list) else [built])

@@ -15,7 +15,7 @@ from space.plot_cache import PlotCache
 
 PAGE_SIZE = 25
 TABS = {"leaderboard": "Leaderboard", "sensitivity": "Rank sensitivity", "labelmix": "Label mix", "judges": "Judges",
-        "moderators": "Moderators", "items": "Items", "disagreements": "Disagreements", "submit": "Submit",
+        "moderators": "Moderators", "items": "Items", "disagreements": "Disagreements", "label": "Label", "submit": "Submit",
         "about": "About"}
 
 

@@ -813,6 +813,13 @@ OTHER_CASES: list[tuple[str, str, str, str]] = [
      "model repository's own Python code will run…`; recorded in run.json", "tests/badinput/test_flags_before_loading.py"),
     ("board.yaml", "a recipe version newer than this slmboard reads", "`…recipe version N needs a newer slmboard…`",
      "tests/publishing/test_board_names.py"),
+    ("labels", "`slmboard labels BOARD --from FILE.csv` with a label of an item the board does not hold, a changed "
+     "answer, a second label by one person on one answer, a word outside the suite's, a labeller over the daily cap "
+     "or off the allow-list, a note over 1000 characters, a name that is not a safe id",
+     "one line `error: FILE row N: FIELD: …` (e.g. `…is not one of the suite's words…`, `…has labelled … already`); "
+     "the labels dataset unchanged", "tests/publishing/test_labels.py"),
+    ("labels", "`slmboard labels ORG/NAME --from FILE.csv` with a token that may not write to the labels dataset",
+     "one `HubNoWriteAccess` line naming `ORG/NAME-labels`; nothing stored", "tests/publishing/test_labels.py"),
 ]
 
 

@@ -10,7 +10,8 @@ commits open a discussion; list and details) and repo settings (``update_repo_se
 visibility). A test can refuse pull requests on a repo (as the Hub does when discussions are
 disabled) with ``POST /_emulator/repo-flags/{type}s/{ns}/{name}`` ``{"discussions_disabled": true}``, and make the
 next requests under a path fail with ``POST /_emulator/fail`` ``{"status": 403, "path_prefix": "/api/...",
-"times": N, "method": "POST", "code": "GatedRepo"}`` (``{"clear": true}`` removes every such rule). Commits honour ``parentCommit``
+"times": N, "method": "POST", "code": "GatedRepo"}`` (``{"clear": true}`` removes every such rule), and make every
+commit hold its repo's lock for a while with ``POST /_emulator/commit-delay`` ``{"seconds": S}`` (widens races). Commits honour ``parentCommit``
 exactly like the Hub: 412 when the branch moved, 409 while another commit to the same repo is in
 flight. ``whoami`` names the token's account (SLMBOARD_EMULATOR_USER). State lives in memory; one process per test (start with :func:`start_emulator`).
 
@@ -251,6 +252,13 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
     # starts with ``path_prefix`` (and, when given, use ``method``) get ``status``, with the headers the Hub sends
     injected: list[dict] = []
 
+    delay = {"seconds": commit_delay}  # how long a commit holds its repo's lock; POST /_emulator/commit-delay sets it
+
+    @app.post("/_emulator/commit-delay")
+    async def set_commit_delay(request: Request):
+        delay["seconds"] = float((await request.json()).get("seconds", 0))
+        return {"seconds": delay["seconds"]}
+
     @app.post("/_emulator/fail")
     async def inject_failure(request: Request):
         body = await request.json()
@@ -480,8 +488,8 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
             state.counts["commit_409"] += 1
             return err(409, "Conflict", "A commit is already in progress on this repository; retry later")
         try:
-            if commit_delay:
-                await asyncio.sleep(commit_delay)  # holds the repo lock like a slow Hub commit (widens races)
+            if delay["seconds"]:
+                await asyncio.sleep(delay["seconds"])  # holds the repo lock like a slow Hub commit (widens races)
             head = state.resolve(repo, rev)
             if head is None:
                 return err(404, "RevisionNotFound", f"Invalid rev id: {rev}")
@@ -538,6 +546,10 @@ def build_app(token: str | None = None, commit_delay: float = 0.0):
 
     install_space_routes(app, state, err, authorised)
     # --- end of the space helper's block -----------------------------------------------------------
+    # --- a minimal OpenID provider: a Space's real sign-in (tests/slmboard_hub_emulator_oauth.py) -----------
+    from slmboard_hub_emulator_oauth import install as install_openid_provider
+
+    install_openid_provider(app)
     return app
 
 

@@ -150,6 +150,15 @@ def people_markdown(frame: pd.DataFrame, suite: str | None) -> str:
     return "\n".join(lines).rstrip()
 
 
+def alpha_markdown(root, suite: str | None) -> str:
+    """People's agreement with each other on the suite (Krippendorff's alpha of each people judge's votes)."""
+    from toolkit.data.reading.people import people_agreement
+
+    rows = [p for p in people_agreement(root) if p.suite == suite] if root and suite else []
+    return "\n".join(f"People's agreement with each other, **{md_escape(p.judge_id)}**: Krippendorff's α (ordinal) = "
+                     f"{num(p.alpha)} on {p.n_items} answers labelled by {p.n_people} people." for p in rows)
+
+
 def build(ctx: Ctx) -> TabView:
     people_md = gr.Markdown("", elem_id="judges-people")
     with gr.Accordion("How far to trust this judge: offline judges vs people", open=False):
@@ -165,7 +174,8 @@ def build(ctx: Ctx) -> TabView:
         judges = sorted(str(j) for j in frame["judge_id"].dropna().unique())
         note = f"\n\n**Records not shown:** {md_escape(h.items.error)}" if h.items.error else ""
         trained = board_training(h.board, judges)
-        return (people_markdown(frame, suite), agreement_markdown(frame, suite, judges, trained) + note,
+        alpha = alpha_markdown(getattr(h.board, "data_dir", None), suite)
+        return (people_markdown(frame, suite) + (f"\n\n{alpha}" if alpha else ""), agreement_markdown(frame, suite, judges, trained) + note,
                 per_model_table(frame, judges, trained))
 
     return TabView("judges", [], [people_md, md, table], update, lazy=True, memo=True)

@@ -35,6 +35,7 @@ from .boards import (analyze, create, deploy_space, judge_sensitivity, read_item
                      serve, submit, validate)
 from .evaluation_requests import list_requests, request_evaluation, work_requests
 from .interop import download_suites, embedded_model_path, export, export_eee, export_eval_results, import_results, suite_list, task_folder
+from .labelling import labels_export, labels_from_csv, labels_init, labels_progress, labels_publish
 from .judging import agreement, agreement_with_people, judge, not_comparable
 from .moderation import build_moderation_list, import_released_moderation, moderate, moderation_report
 from .running import demo, evaluate, evaluate_models, generate, merge
@@ -63,7 +64,8 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.co
          "ModerationReportOptions": "toolkit.stages.moderation.options",
          "ModerationListOptions": "toolkit.stages.moderation.options",
          "ReleasedModerationOptions": "toolkit.stages.moderation.options",
-         "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy"}
+         "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy",
+         "LabelPolicy": "toolkit.core.label_policy", "LabelsOptions": "toolkit.outputs.labelling.options"}
 
 
 def __getattr__(name: str) -> Any:
@@ -97,12 +99,15 @@ if TYPE_CHECKING:
     from toolkit.workflows.fanout.options import EvaluationOptions
     from toolkit.workflows.requests.options import WorkRequestsOptions
     from toolkit.core.request_policy import RequestPolicy
+    from toolkit.core.label_policy import LabelPolicy
+    from toolkit.outputs.labelling.options import LabelsOptions
 
 __all__ = ["generate", "judge", "validate", "create", "recipe", "release", "submit", "rank", "judge_sensitivity", "read_items",
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
            "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
-           "work_requests", "list_requests", "task_folder", "suite_list", "download_suites", "embedded_model_path", "export", "export_eee",
+           "work_requests", "list_requests", "labels_init", "labels_export", "labels_from_csv", "labels_progress",
+           "labels_publish", "LabelPolicy", "LabelsOptions", "task_folder", "suite_list", "download_suites", "embedded_model_path", "export", "export_eee",
            "export_eval_results", "import_results", "review", "deploy_space", "components", "not_comparable",
            "JudgeSpec", "BackendSpec", "ModeratorSpec", "JUDGES", "BACKENDS", "MODERATORS", "SUITES", "FORMATS",
            "EXPORT_FORMATS", "MODERATION_BENCHMARKS", "GenerationRunOptions", "JudgingRunOptions", "SubmitOptions",

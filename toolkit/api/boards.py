@@ -70,7 +70,8 @@ def create(dataset: PathLike, recipe: BoardRecipe | Mapping[str, Any] | PathLike
     unless the policy names another, so others may ask for evaluations) with ``request_policy`` (board.yaml
     ``requests:``; None: the defaults of :class:`~toolkit.core.request_policy.RequestPolicy`). ``recipe``: a whole
     recipe instead of the recipe's fields (a BoardRecipe, a mapping or a board.yaml path). A board that exists is
-    refused unless its recipe is this one. ``services``: the Hugging Face token of its Hub calls."""
+    refused unless its recipe is this one. ``labels``: people label the board's answers (the default labelling
+    policy and the labels dataset, as :func:`labels_init` makes them). ``services``: the Hugging Face token of its Hub calls."""
     from toolkit.core.board_recipe import BoardRecipe, parse_recipe, read_recipe
     from toolkit.core.hub_access import hub_token
     from toolkit.core.request_policy import RequestPolicy
@@ -101,6 +102,10 @@ def create(dataset: PathLike, recipe: BoardRecipe | Mapping[str, Any] | PathLike
             board = result.dataset.removeprefix("hf://datasets/").split("@")[0]
             result.requests_dataset = (recipe.requests or RequestPolicy()).requests_dataset(board)
             open_queue(result.requests_dataset, board, private=o.private)
+        if o.labels:  # the labelling policy is a commit of its own, after the board's first
+            from toolkit.outputs.labelling import init_labels
+
+            result.labels_dataset = init_labels(result.dataset, {}).labels_dataset
         return result
 
 

@@ -29,6 +29,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("request", "request", "ask a board to evaluate a Hub model (checked against the board's request policy)"),
     ("worker", "worker", "(maintainers) evaluate a board's requests: claim, generate → judge → submit, close"),
     ("requests", "requests", "list a board's evaluation requests (pending, running, finished, failed)"),
+    ("labels", "labels", "people label the board's own answers: the policy and labels dataset (--init), an offline "
+                         "round (--export, --from), progress, the board's people judge (--publish)"),
     ("rank", "rank", "recompute the leaderboard from per-item records"),
     ("export", "export", "write results in other tools' formats (one subcommand per export format)"),
     ("analyze", "analyze", "diagnostics of paper 1: metrics, AR correlations, ambiguity prediction, figures"),

@@ -17,6 +17,9 @@ def run(a: argparse.Namespace, flags: OptionFlags, policy: OptionFlags) -> int:
     else:
         print(f"created the board {r.dataset} (commit {r.revision[:12]}): board.yaml, dataset card"
               + ("" if r.recipe.gated else "; not gated"))
+    if r.labels_dataset:
+        print(f"people's labels go to {r.labels_dataset} (`slmboard labels {a.dataset} --init --labellers USER` names "
+              "who may label)")
     if r.requests_dataset:
         print(f"requests for evaluations go to {r.requests_dataset} (`slmboard request MODEL --to {a.dataset}`; "
               f"evaluated by `slmboard worker {a.dataset}`)")

@@ -16,8 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toolkit.core.dataset_layout import BOARD_FILE
 from toolkit.core.errors import SlmboardError, pydantic_errors
 from toolkit.core.judge_names import resolve_judge_name
+from toolkit.core.label_policy import LabelPolicy
 from toolkit.core.request_policy import RequestPolicy
-RECIPE_VERSION = 1
+
+#: The newest recipe version this slmboard reads. Version 2 added the labelling policy (``labels:``): a recipe that
+#: has one says version 2, so an older slmboard refuses it in one line instead of misreading the board.
+RECIPE_VERSION = 2
+#: The version a recipe without a labelling policy keeps (every reader since `create` reads it).
+BASE_RECIPE_VERSION = 1
+LABELS_RECIPE_VERSION = 2
 
 
 class _Part(BaseModel):
@@ -42,7 +49,7 @@ class Limits(_Part):
 class BoardRecipe(_Part):
     """``board.yaml``. Every field is optional; :meth:`refusals` says what a submission breaks."""
 
-    version: int = RECIPE_VERSION
+    version: int = BASE_RECIPE_VERSION
     description: Optional[str] = None
     suites: Optional[list[str]] = Field(None, description="the suites a submission may hold")
     judges: Optional[list[str]] = Field(None, description="the judge ids a submission may hold")
@@ -52,6 +59,12 @@ class BoardRecipe(_Part):
     gated: bool = Field(True, description="access requests on the dataset (records hold harmful completions)")
     requests: Optional[RequestPolicy] = Field(None, description="the policy of evaluation requests (slmboard request); "
                                                                 "unset: the defaults of RequestPolicy")
+    labels: Optional[LabelPolicy] = Field(None, description="the labelling policy (slmboard labels BOARD --init); unset: "
+                                                            "the board takes no people's labels")
+
+    def with_labels(self, policy: LabelPolicy) -> "BoardRecipe":
+        """This recipe with the labelling policy ``policy`` (and the recipe version that has one)."""
+        return self.model_copy(update={"labels": policy, "version": max(self.version, LABELS_RECIPE_VERSION)})
 
     def to_yaml(self) -> str:
         import yaml
@@ -101,7 +114,7 @@ def parse_recipe(data: Any, where: str) -> BoardRecipe:
     if not isinstance(data, dict):
         raise SlmboardError(f"{where}: expected a mapping of recipe fields (suites, judges, primary_judges, decoding, "
                             "limits, gated)")
-    version = data.get("version", RECIPE_VERSION)
+    version = data.get("version", BASE_RECIPE_VERSION)
     if isinstance(version, int) and not isinstance(version, bool) and version > RECIPE_VERSION:
         from toolkit import __version__
 

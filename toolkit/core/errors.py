@@ -225,6 +225,12 @@ class AlreadyPublished(SlmboardError):
     """The dataset already holds this submission id (or one of its per-item files)."""
 
 
+class LabelsRefused(SlmboardError):
+    """People's labels refused (an item the board does not hold, a second label of one person on one item, a word
+    outside the suite's, a labeller off the allow-list or over the daily cap, a long note, a bad CSV name, no write
+    access), or a labels command on a board without a labelling policy; nothing was written."""
+
+
 class UpdateRefused(SlmboardError):
     """``submit --update`` would change what the dataset already publishes, or add nothing."""
 

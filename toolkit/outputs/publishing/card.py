@@ -246,9 +246,10 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     caveats = not_comparable(suites, sorted(set(board["judge_id"])) if not board.empty else [])
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
     source_lines = [f"| `{s}` | {i['source']} | `{i['revision']}` | {i['license']} |" for s, i in suite_sources(suites).items()]
+    people_table, labellers_line = people_lines(root)
     return {
         "releases_section": "\n".join(release_lines(choices.releases)),
-        "title": title, "toolkit_version": __version__,
+        "title": title, "toolkit_version": __version__, "people_table": people_table, "labellers_line": labellers_line,
         "config_table": "\n".join(config_lines) or "| (none yet) | | |",
         "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | |",
         "primary_judge_table": "\n".join(judge_lines) or "| (none yet) | | |",
@@ -275,6 +276,23 @@ def release_lines(releases: list[dict]) -> list[str]:
             lines.append(f"- {what}: " + (", ".join(f"`{v}`" for v in values) if values else "none"))
         lines.append("")
     return lines
+
+
+def people_lines(root: Path) -> tuple[str, str]:
+    """(the card's table of each people judge with votes per suite: answers, labellers, Krippendorff's alpha; the line
+    saying who may label, from the recipe's labelling policy)."""
+    from toolkit.core.board_recipe import read_recipe
+    from toolkit.data.reading.people import people_agreement
+
+    rows = [f"| `{p.judge_id}` | `{p.suite}` | {p.n_items} | {p.n_people} | "
+            f"{'undefined' if p.alpha is None else format(p.alpha, '.3f')} |" for p in people_agreement(root)]
+    recipe = read_recipe(root)
+    policy = recipe.labels if recipe else None
+    line = "" if policy is None else ("**Any signed-in Hub user may label** (the policy's opt-in `any_signed_in`)."
+                                      if policy.any_signed_in else
+                                      f"Labellers are an allow-list of {len(policy.labellers)} name(s); each answer "
+                                      f"needs {policy.votes} votes.")
+    return "\n".join(rows), line
 
 
 def license_text(root: Path) -> str:

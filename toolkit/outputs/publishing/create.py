@@ -24,6 +24,7 @@ class CreateResult:
     created: bool  # False: the board already held exactly this recipe
     recipe: BoardRecipe
     requests_dataset: str | None = None  # where evaluation requests go (a Hub board that takes them)
+    labels_dataset: str | None = None  # where people's labels go (create --labels)
 
 
 def create_board(dataset: str | Path, recipe: BoardRecipe, private: bool = False) -> CreateResult:

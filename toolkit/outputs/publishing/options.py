@@ -70,6 +70,9 @@ class CreateOptions(Options):
     private: bool = option(False, help="a private Hub dataset")
     requests: bool = option(True, help="a Hub board: open its requests dataset beside it (off: the board takes no "
                                        "evaluation requests)", flag="--no-requests")
+    labels: bool = option(False, help="people label the board's answers: the default labelling policy (board.yaml "
+                                      "labels:, as a commit of its own) and the labels dataset beside the board "
+                                      "(`slmboard labels BOARD --init` changes the policy)")
     request_policy: Optional[dict[str, Any]] = option(None, help="the policy requests are checked against (board.yaml "
                                                                  "requests:; None: the defaults of RequestPolicy)",
                                                       cli=False)

@@ -206,3 +206,60 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
     added = state["added"]
     return SubmitResult(local.root, sid, info.revision, info.files, sum(f.n_rows for f in added),
                         notes=[*prepared.notes, *state["left_out"]], not_comparable=prepared.not_comparable)
+
+
+def replace_built_judge(root: Path, submission_id: str, judge_id: str, rows_by_suite: Mapping[str, list[dict]],
+                        fits: list[str], config: dict, where: str) -> list[str]:
+    """The update path of a judge built from the board's own records (people's labels): it covers a subset of the
+    submission's items. Each of ``rows_by_suite``'s ItemRecords must be an answer the submission publishes (same
+    item, prompt and response sha256); the items it lacks are absent, not failed. The judge's files of the
+    submission are replaced whole (it is rebuilt from its source at each publish) and its manifest entries with
+    them: ``record_files`` (``n_rows``: the items it covers per suite), ``judge_fits``, ``judge_configs`` (with
+    ``n_items`` per suite). Checked first: nothing is written when refused. Returns the files written or removed."""
+    from toolkit.core.arrow_schemas import ITEM_RECORD_SCHEMA
+    from toolkit.core.records_io import atomic_write_text, write_parquet_atomic
+    from toolkit.data.validation import validate_manifest_file
+    from .rebuild import manifest_json
+
+    path = root / layout.manifest_file(submission_id)
+    errors: list = []
+    published = validate_manifest_file(path, errors) if path.is_file() else None
+    if published is None:
+        raise UpdateRefused(f"{where}/{layout.manifest_file(submission_id)}: "
+                            + ("; ".join(str(e) for e in errors) or "no such submission"))
+    own = [f for f in published.record_files if f.judge_id == judge_id]
+    others = [f for f in published.record_files if f.judge_id != judge_id]
+    problems = []
+    for suite, rows in sorted(rows_by_suite.items()):
+        source = next((f for f in others if f.suite == suite), None)
+        if source is None:
+            problems.append(f"{where}: {submission_id} publishes no answers of {suite}")
+            continue
+        have = _hashes(parquet_rows(root / source.path))
+        built = _hashes(rows)
+        problems += [p for p in response_differences(have, built, f"{judge_id} on {suite}")
+                     if "published items the update lacks" not in p]  # a subset: unlabelled items are absent
+    if problems:
+        raise UpdateRefused(f"{judge_id} of {submission_id} refused:\n  " + "\n  ".join(problems))
+    touched, files = [], []
+    for f in own:
+        (root / f.path).unlink(missing_ok=True)
+        touched.append(f.path)
+    for suite, rows in sorted(rows_by_suite.items()):
+        rel = layout.item_file(suite, submission_id, judge_id)
+        write_parquet_atomic(root / rel, rows, ITEM_RECORD_SCHEMA)
+        data = (root / rel).read_bytes()
+        import hashlib
+
+        files.append(RecordFile(path=rel, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(rows), suite=suite,
+                                judge_id=judge_id))
+        touched.append(rel)
+    configs = {k: v for k, v in published.judge_configs.items() if k != judge_id}
+    fits_all = {k: v for k, v in published.judge_fits.items() if k != judge_id}
+    if files:
+        configs[judge_id] = {**config, "n_items": {f.suite: f.n_rows for f in files}}
+        fits_all[judge_id] = list(fits)
+    manifest = published.model_copy(update={"record_files": [*others, *files], "judge_configs": configs,
+                                            "judge_fits": fits_all})
+    atomic_write_text(path, manifest_json(manifest))
+    return sorted(set(touched)) + [layout.manifest_file(submission_id)]
