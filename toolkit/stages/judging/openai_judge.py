@@ -25,7 +25,9 @@ import hashlib
 import json
 import os
 import random
+import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -34,7 +36,7 @@ from toolkit.core.errors import BadOption, JudgeConfigMismatch, SlmboardError
 from toolkit.core.records_io import atomic_write_text
 from toolkit.core.runs import JUDGE_CONFIG_FILE
 from toolkit.core.secrets import scrub_secrets
-from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, RequestUsage
 from .cache import JudgmentCache
 from .components import OpenAIJudgeOptions, option_default
 from .parsing import parse_reply
@@ -234,7 +236,7 @@ class OpenAIJudge(Judge):
             hit = self.cache.get(self.judge_id, rkey, item.prompt, item.response)
             if hit is not None:
                 self.stats["cache_hits"] += 1
-                return hit
+                return replace(hit, usage=RequestUsage(cache_hit=True))
         stats = RetryStats()
         est_tokens = len(body["messages"][0]["content"]) // 4 + body["max_tokens"]
 
@@ -245,6 +247,7 @@ class OpenAIJudge(Judge):
             return await client.chat.completions.create(**body, extra_body=self.extra_body or None)
 
         async with sem:
+            started = time.perf_counter()  # inside the pool: the request's own seconds, not its wait for a slot
             try:
                 resp = await call_with_retry(attempt, self.retry, stats, self._rng)
             except Exception as exc:  # noqa: BLE001 - an API failure becomes a counted 'error' record
@@ -252,16 +255,21 @@ class OpenAIJudge(Judge):
                 self.stats["api_errors"] += 1
                 reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
                 reason = scrub_secrets(reason, [os.environ.get(self.api_key_env)])  # never let the key reach a record
-                return Judgment(None, "error", None, reason)
+                return Judgment(None, "error", None, reason,
+                                usage=RequestUsage(seconds=time.perf_counter() - started, requests=stats.attempts))
+            seconds = time.perf_counter() - started
         self.stats["retries"] += stats.retries
+        prompt_tokens = output_tokens = None
         if resp.usage is not None:
-            self.stats["prompt_tokens"] += resp.usage.prompt_tokens or 0
-            self.stats["completion_tokens"] += resp.usage.completion_tokens or 0
+            prompt_tokens, output_tokens = resp.usage.prompt_tokens, resp.usage.completion_tokens
+            self.stats["prompt_tokens"] += prompt_tokens or 0
+            self.stats["completion_tokens"] += output_tokens or 0
         reply = resp.choices[0].message.content if resp.choices else None
         judgment = self.interpret(rubric, reply)
         if self.cache is not None:
             self.cache.put(self.judge_id, rkey, item.prompt, item.response, judgment)
-        return judgment
+        return replace(judgment, usage=RequestUsage(prompt_tokens, output_tokens, seconds, stats.attempts,
+                                                    tokens_from="server" if resp.usage is not None else "none"))
 
     def check_inputs(self, inputs: Sequence[JudgeInput]) -> None:
         """Every item must have a rubric (e.g. XSTest needs its gold label) -- checked before any request."""

@@ -1,0 +1,196 @@
+"""``judge --estimate``: what judging a run would cost, before a request is sent; nothing is written.
+
+The items are those :func:`.runner.judge_run` would judge (done ones skipped, earlier API failures judged again, a
+failed request never sent); the requests those the cache does not answer. Input tokens are counted as the server
+counts them: a vLLM server counts its own (``POST /tokenize`` with the same messages and chat template it answers
+with, no generation), the OpenAI API's models with tiktoken and OpenAI's chat framing; a server that can do neither
+leaves them unknown (said so), never guessed. Output tokens are bounded by each request's ``max_tokens``.
+Hours: at the mean request seconds of this judge in the run's ``cost.json``, else the recorded bench figure
+(``data/prices/bench_rates.json``, written by ``bench/cost.py``), divided by the judge's concurrency.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from schemas.usage import Price
+
+from toolkit.core.errors import NothingToJudge
+from toolkit.core.runs import RunDir
+from toolkit.core.stage_engine import read_records
+from .base import Judge, make_judge
+from .fitness import suite_kind_of
+from .prices import judge_prices
+from .records import JudgeResult, read_responses
+
+BENCH_RATES = Path(__file__).resolve().parent / "data" / "prices" / "bench_rates.json"
+
+
+@dataclass
+class JudgingEstimate:
+    judge_id: str
+    items: int = 0  # items judging would write a record for
+    not_sent: int = 0  # of them, judged without a request (a failed answer; AIR-Bench's empty answer)
+    cache_hits: int = 0
+    requests: int = 0
+    prompt_tokens: int | None = 0  # None: the server cannot count them
+    counted_by: str = "none"
+    output_tokens_bound: int = 0
+    hours: float | None = None
+    hours_from: str = "no earlier rate"
+    usd_bound: float | None = None
+    price: Price | None = None
+    per_suite: dict[str, int] = field(default_factory=dict)
+
+
+def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence[str] | None = None,
+                     retry_errors: bool = True, prices: dict | None = None) -> JudgingEstimate:
+    from .runner import JudgingStage
+
+    run = RunDir(run_dir)
+    run.load_config()
+    files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
+    if not files:
+        raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
+    judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
+    price, batch_price = judge_prices(judge_obj, prices or {})
+    stage = JudgingStage(run, judge_obj, 32, retry_errors, JudgeResult(run.root, judge_obj.judge_id))
+    out = JudgingEstimate(judge_obj.judge_id)
+    pending = []
+    for path in files:
+        responses = read_responses(path)
+        kind = suite_kind_of(path.stem, (r.gold for r in responses), (r.gold_choice for r in responses))
+        if kind not in judge_obj.fits:
+            continue
+        done = {stage.record_key(r) for _, r in read_records(stage.output_file(path.stem), stage.record_type)
+                if stage.keep_on_resume(r)}
+        todo = [r for r in responses if stage.task_key(r) not in done]
+        out.per_suite[path.stem] = len(todo)
+        pending += todo
+    out.items = len(pending)
+    bodies = _request_bodies(judge_obj, pending, out)
+    out.requests = len(bodies)
+    out.output_tokens_bound = sum(int(b.get("max_tokens") or 0) for b in bodies)
+    if bodies:
+        out.prompt_tokens, out.counted_by = count_prompt_tokens(judge_obj, bodies)
+    elif hasattr(judge_obj, "chat_body"):
+        out.counted_by = "no request to count"
+    out.price = batch_price if getattr(judge_obj, "batch_api", False) and batch_price else price
+    if out.price is not None and out.prompt_tokens is not None:
+        out.usd_bound = (out.prompt_tokens * out.price.input_per_1m + out.output_tokens_bound * out.price.output_per_1m) / 1e6
+    out.hours, out.hours_from = _hours(run, judge_obj, out.requests if hasattr(judge_obj, "chat_body") else out.items)
+    return out
+
+
+def _request_bodies(judge: Judge, pending: list, out: JudgingEstimate) -> list[dict]:
+    """The request bodies judging would send (an LLM judge); a local judge sends none."""
+    from .base import JudgeInput
+
+    if not hasattr(judge, "chat_body"):
+        out.not_sent = sum(r.request_error is not None for r in pending)
+        return []
+    bodies = []
+    for r in pending:
+        if r.request_error is not None:
+            out.not_sent += 1
+            continue
+        item = JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
+                          category=r.category, gold_choice=r.gold_choice, choice=r.choice)
+        rubric, body = judge.chat_body(item)
+        if rubric.fmt == "air" and not item.response.strip():
+            out.not_sent += 1  # scored without a request
+            continue
+        cache = getattr(judge, "cache", None)
+        if cache is not None and cache.get(judge.judge_id, judge.cache_rubric_key(rubric), item.prompt, item.response):
+            out.cache_hits += 1
+            continue
+        bodies.append(body)
+    return bodies
+
+
+def count_prompt_tokens(judge: Judge, bodies: list[dict]) -> tuple[int | None, str]:
+    """The input tokens of ``bodies`` as the judge's server counts them, and who counted."""
+    base_url = getattr(judge, "base_url", None)
+    if base_url:
+        counted = _server_count(base_url, bodies, judge)
+        if counted is not None:
+            return counted, f"the server's /tokenize ({base_url.rstrip('/').removesuffix('/v1')})"
+        return None, f"unknown: {base_url} counts no tokens without generating (no /tokenize)"
+    return _tiktoken_count(bodies)
+
+
+def _server_count(base_url: str, bodies: list[dict], judge: Judge) -> int | None:
+    """vLLM's ``POST /tokenize``: the same messages through the same chat template as a chat completion."""
+    import httpx
+
+    root = base_url.rstrip("/").removesuffix("/v1")
+    headers = {"Authorization": f"Bearer {judge._api_key()}"}
+    total = 0
+    with httpx.Client(timeout=getattr(judge, "timeout", 60.0)) as client:
+        for body in bodies:
+            try:
+                resp = client.post(f"{root}/tokenize", headers=headers, json={
+                    "model": body["model"], "messages": body["messages"], "add_generation_prompt": True})
+            except httpx.HTTPError:
+                return None
+            if resp.status_code != 200 or "count" not in (data := resp.json()):
+                return None
+            total += int(data["count"])
+    return total
+
+
+def _tiktoken_count(bodies: list[dict]) -> tuple[int | None, str]:
+    """OpenAI's chat framing (their cookbook's count for the gpt-4o family): 3 tokens per message, its role's and
+    content's tokens, and 3 that open the reply."""
+    import tiktoken
+
+    total = 0
+    for body in bodies:
+        try:
+            enc = tiktoken.encoding_for_model(body["model"])
+        except KeyError:
+            return None, f"unknown: tiktoken knows no encoding of model {body['model']!r}"
+        total += 3 + sum(3 + len(enc.encode(m["role"])) + len(enc.encode(m["content"])) for m in body["messages"])
+    return total, f"tiktoken ({enc.name}) with OpenAI's chat framing"
+
+
+def _hours(run: RunDir, judge: Judge, requests: int) -> tuple[float | None, str]:
+    """Hours for ``requests`` at an earlier rate: this judge's in the run's cost.json, else the bench figure."""
+    from toolkit.core.usage import read_cost
+
+    concurrency = max(1, int(getattr(judge, "concurrency", 1) or 1))
+    earlier = read_cost(run).get(judge.judge_id)
+    sent = earlier.items - earlier.cache_hits if earlier else 0
+    if earlier and sent > 0:
+        rate = earlier.seconds / sent
+        return requests * rate / concurrency / 3600, (f"{rate:.3f} s a request in {run.cost_file} "
+                                                        f"(÷ concurrency {concurrency})")
+    if BENCH_RATES.is_file():
+        bench = json.loads(BENCH_RATES.read_text(encoding="utf-8"))
+        kind = "api_judge" if hasattr(judge, "chat_body") else "local_judge"
+        rate = bench.get(f"{kind}_seconds_per_request")
+        if rate:
+            return requests * rate / concurrency / 3600, (f"{rate:.3f} s a request, the recorded bench figure "
+                                                            f"({bench.get('source', 'bench/cost.py')}; ÷ concurrency "
+                                                            f"{concurrency})")
+    return None, "no earlier rate (no cost.json of this judge, no bench figure)"
+
+
+def estimate_lines(e: JudgingEstimate) -> list[str]:
+    """What ``judge --estimate`` prints."""
+    suites = ", ".join(f"{s} {n}" for s, n in e.per_suite.items()) or "none"
+    tokens = "unknown" if e.prompt_tokens is None else f"{e.prompt_tokens:,}"
+    hours = "unknown" if e.hours is None else f"{e.hours:.4f} h"
+    if e.price is None:
+        money = "no price known (give one with --price JUDGE=IN_PER_1M,OUT_PER_1M)"
+    elif e.usd_bound is None:
+        money = "unknown (input tokens unknown)"
+    else:
+        money = f"≤ ${e.usd_bound:,.4f} at ${e.price.input_per_1m}/{e.price.output_per_1m} per 1M ({e.price.source})"
+    return [f"estimate {e.judge_id} (nothing written): {e.items} item(s) to judge ({suites})",
+            f"  requests {e.requests} (cache answers {e.cache_hits}, judged without a request {e.not_sent})",
+            f"  input tokens {tokens} (counted by {e.counted_by}); output tokens ≤ {e.output_tokens_bound:,} (max_tokens)",
+            f"  time {hours} ({e.hours_from})",
+            f"  cost {money}"]
