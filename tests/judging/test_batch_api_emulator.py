@@ -24,6 +24,7 @@ class BatchEmulator:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.created = 0
+        self.billed = [0, 0]  # prompt and completion tokens of every answered line
         self.polls_before_done = polls_before_done
         outer = self
 
@@ -65,8 +66,14 @@ class BatchEmulator:
                     for line in outer.files[b["input"]].decode().splitlines():
                         if line.strip():
                             req = json.loads(line)
+                            # billed as a server would: words of the prompt in, a fixed reply out (summed here)
+                            usage = {"prompt_tokens": len(req["body"]["messages"][0]["content"].split()),
+                                     "completion_tokens": 11}
+                            outer.billed[0] += usage["prompt_tokens"]
+                            outer.billed[1] += usage["completion_tokens"]
                             lines.append(json.dumps({"id": "r", "custom_id": req["custom_id"], "response": {"status_code": 200, "body": {
-                                "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}]}}}))
+                                "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
+                                "usage": {**usage, "total_tokens": sum(usage.values())}}}}))
                     b["output"] = f"file-out-{bid}"
                     outer.files[b["output"]] = ("\n".join(lines) + "\n").encode()
                 if done:
@@ -134,9 +141,17 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
     monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", real, raising=False)
     emulator.polls_before_done = 0
-    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False))
+    assert not (run / "cost.json").exists()  # the first attempt died before any answer: nothing spent is known yet
+    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False),
+                       options=api.JudgingRunOptions(price=["openai:batch-model=2,8"]))
     assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1
     assert not state.exists()
     rows = [json.loads(l) for l in (run / "judgments" / "openai-batch-model" / "smoke.jsonl").read_text().splitlines()]
     assert [(r["judge_status"], r["score"]) for r in rows] == [("ok", 1.0)] * 3, [r["judge_reason"] for r in rows]
     assert result.n_new == 3
+    # What the job cost: its 3 requests counted once (the resumed process records them, the dead one could not),
+    # with the tokens the emulator billed and the price given for the judge.
+    cost = json.loads((run / "cost.json").read_text())["openai:batch-model"]
+    prompt, completion = emulator.billed
+    assert (cost["requests"], cost["items"], cost["prompt_tokens"], cost["output_tokens"]) == (3, 3, prompt, completion)
+    assert cost["usd"] == pytest.approx((prompt * 2 + completion * 8) / 1e6)

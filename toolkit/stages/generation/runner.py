@@ -199,6 +199,9 @@ def generate(
     # Fails fast on unknown suites / missing files, before the (slow) model load.
     items = select_shard(load_items(run_options.suites, data_dir=run_options.data_dir, limit=run_options.limit), shard_kn)
     run = RunDir(out)
+    from toolkit.core.usage import run_cost
+
+    run_cost(run)  # a damaged usage ledger or cost.json stops the run before the model loads
     batch_size, concurrency = run_options.batch_size, run_options.concurrency
     backend = backend or spec.build(run_options)
     if concurrency is not None:

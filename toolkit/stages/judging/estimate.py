@@ -21,10 +21,12 @@ from toolkit.core.errors import NothingToJudge
 from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import read_records
 from .base import Judge, make_judge
+from .components import JudgeSpec
 from .fitness import suite_kind_of
 from .prices import judge_prices
 from .records import JudgeResult, read_responses
 
+UPPER_BOUND = "an upper bound"  # how a count that is a bound, not the server's, says so
 BENCH_RATES = Path(__file__).resolve().parent / "data" / "prices" / "bench_rates.json"
 
 
@@ -54,7 +56,7 @@ def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence
     files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
-    judge_obj = judge if isinstance(judge, Judge) else make_judge(judge)
+    judge_obj = judge if isinstance(judge, Judge) else _built_without_creating_a_cache(judge)
     price, batch_price = judge_prices(judge_obj, prices or {})
     stage = JudgingStage(run, judge_obj, 32, retry_errors, JudgeResult(run.root, judge_obj.judge_id))
     out = JudgingEstimate(judge_obj.judge_id)
@@ -82,6 +84,20 @@ def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence
         out.usd_bound = (out.prompt_tokens * out.price.input_per_1m + out.output_tokens_bound * out.price.output_per_1m) / 1e6
     out.hours, out.hours_from = _hours(run, judge_obj, out.requests if hasattr(judge_obj, "chat_body") else out.items)
     return out
+
+
+def _built_without_creating_a_cache(judge: "str | JudgeSpec") -> Judge:
+    """The judge, reading its cache only where one exists already (an estimate writes nothing, not even an empty
+    cache file)."""
+    from .cache import JudgmentCache, default_cache_path
+
+    spec = JudgeSpec.of(judge)
+    if not getattr(spec.options, "cache", False):
+        return make_judge(spec)
+    path = Path(spec.options.cache_file) if getattr(spec.options, "cache_file", None) else default_cache_path()
+    built = make_judge(JudgeSpec.of(spec, cache=False))
+    built.cache = JudgmentCache(path) if path.is_file() else None
+    return built
 
 
 def _request_bodies(judge: Judge, pending: list, out: JudgingEstimate) -> list[dict]:
@@ -143,17 +159,23 @@ def _server_count(base_url: str, bodies: list[dict], judge: Judge) -> int | None
 
 def _tiktoken_count(bodies: list[dict]) -> tuple[int | None, str]:
     """OpenAI's chat framing (their cookbook's count for the gpt-4o family): 3 tokens per message, its role's and
-    content's tokens, and 3 that open the reply."""
+    content's tokens, and 3 that open the reply. Where tiktoken cannot load the model's encoding (it downloads it
+    once; offline it cannot), the UTF-8 bytes bound the tokens from above (a byte-level BPE token holds at least one
+    byte): an upper bound, said so."""
     import tiktoken
 
-    total = 0
-    for body in bodies:
-        try:
-            enc = tiktoken.encoding_for_model(body["model"])
-        except KeyError:
-            return None, f"unknown: tiktoken knows no encoding of model {body['model']!r}"
-        total += 3 + sum(3 + len(enc.encode(m["role"])) + len(enc.encode(m["content"])) for m in body["messages"])
-    return total, f"tiktoken ({enc.name}) with OpenAI's chat framing"
+    model = bodies[0]["model"]
+    try:
+        enc = tiktoken.encoding_for_model(model)
+        count, how = lambda text: len(enc.encode(text)), f"tiktoken ({enc.name}) with OpenAI's chat framing"
+    except KeyError:
+        enc, why = None, f"tiktoken knows no encoding of model {model!r}"
+    except (OSError, ValueError) as exc:  # the encoding file could not be fetched
+        enc, why = None, f"tiktoken could not load the encoding of {model!r} ({type(exc).__name__}; offline?)"
+    if enc is None:
+        count, how = lambda text: len(text.encode("utf-8")), f"{UPPER_BOUND}: UTF-8 bytes, since {why}"
+    total = sum(3 + sum(3 + count(m["role"]) + count(m["content"]) for m in body["messages"]) for body in bodies)
+    return total, how
 
 
 def _hours(run: RunDir, judge: Judge, requests: int) -> tuple[float | None, str]:
@@ -181,7 +203,8 @@ def _hours(run: RunDir, judge: Judge, requests: int) -> tuple[float | None, str]
 def estimate_lines(e: JudgingEstimate) -> list[str]:
     """What ``judge --estimate`` prints."""
     suites = ", ".join(f"{s} {n}" for s, n in e.per_suite.items()) or "none"
-    tokens = "unknown" if e.prompt_tokens is None else f"{e.prompt_tokens:,}"
+    bound = "≤ " if e.counted_by.startswith(UPPER_BOUND) else ""
+    tokens = "unknown" if e.prompt_tokens is None else f"{bound}{e.prompt_tokens:,}"
     hours = "unknown" if e.hours is None else f"{e.hours:.4f} h"
     if e.price is None:
         money = "no price known (give one with --price JUDGE=IN_PER_1M,OUT_PER_1M)"

@@ -132,6 +132,9 @@ def judge_run(
     """
     run = RunDir(run_dir)
     run.load_config()  # fails clearly on a folder that is not a run
+    from toolkit.core.usage import run_cost
+
+    run_cost(run)  # a damaged usage ledger or cost.json stops judging before anything is written
     response_files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not response_files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
