@@ -51,8 +51,11 @@ def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence
                      retry_errors: bool = True, prices: dict | None = None) -> JudgingEstimate:
     from .runner import JudgingStage
 
+    from toolkit.core.usage import run_cost
+
     run = RunDir(run_dir)
     run.load_config()
+    run_cost(run)  # a damaged ledger is named here as judging would name it
     files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
