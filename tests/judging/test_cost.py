@@ -144,3 +144,25 @@ def test_a_damaged_ledger_stops_judging_naming_file_line_and_field(tmp_path, run
     ledger.write_text(json.dumps(good) + "\n" + '{"stage": "judg')
     assert main(["judge", str(run), "--judge", "heuristic", "--estimate"]) == 0
     assert "3 item(s) to judge" in capsys.readouterr().out
+
+
+def test_evaluate_estimate_bounds_generation_and_judging_and_writes_nothing(tmp_path, judge_env, capsys, monkeypatch):
+    import tiktoken
+
+    from toolkit.stages.suites import load_items
+
+    monkeypatch.setattr(tiktoken, "encoding_for_model", lambda model: _byte_encoding())
+    out, board = tmp_path / "run", tmp_path / "board"
+    assert main(["evaluate", "--out", str(out), "--to", str(board), "--suites", "smoke", "--limit", "4",
+                 "--judge", "openai:gpt-4o-mini", "--estimate", "--max-new-tokens", "100"]) == 0
+    text = capsys.readouterr().out
+    assert not out.exists() and not board.exists() and not judge_env.exists()
+    assert "4 prompt(s) to answer (smoke 4); 0 answered already" in text and "new tokens ≤ 400 (max_new_tokens)" in text
+    assert "requests 4 (cache answers 0" in text and "output tokens ≤ 1,024 (max_tokens)" in text
+    # the judge reads its rubric around each prompt (a one-character answer) and up to 100 tokens of each answer
+    judge = make_judge("openai:gpt-4o-mini")
+    rubric = sum(3 + 3 + 4 + len(judge.request_body(JudgeInput(i.suite, i.item_id, i.prompt, ".", gold=i.gold))[1]
+                                 ["messages"][0]["content"].encode()) for i in load_items("smoke", limit=4))
+    assert f"input tokens {rubric:,} (counted by tiktoken" in text and "+ the answers: ≤ 400 more input tokens" in text
+    usd = ((rubric + 400) * 0.15 + 1024 * 0.6) / 1e6  # the table's gpt-4o-mini: $0.15 / $0.60 per 1M
+    assert f"cost ≤ ${usd:,.4f} at $0.15/0.6 per 1M" in text

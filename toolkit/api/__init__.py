@@ -37,11 +37,12 @@ from .evaluation_requests import list_requests, request_evaluation, work_request
 from .interop import download_suites, embedded_model_path, export, export_eee, export_eval_results, import_results, suite_list, task_folder
 from .judging import agreement, agreement_with_people, estimate_judging, judge, not_comparable
 from .moderation import build_moderation_list, import_released_moderation, moderate, moderation_report
-from .running import demo, evaluate, evaluate_models, generate, merge
+from .running import demo, estimate_evaluation, evaluate, evaluate_models, generate, merge
 
 #: The registries, specs and option models, served on first use: each loads its stage's package, which
 #: validating or ranking never needs (and the command line builds only the parser of the command it runs).
-_LAZY = {"SUITES": "toolkit.stages.suites", "estimate_lines": "toolkit.stages.judging.estimate", "JUDGES": "toolkit.stages.judging.components",
+_LAZY = {"SUITES": "toolkit.stages.suites", "estimate_lines": "toolkit.stages.judging.estimate",
+         "evaluation_lines": "toolkit.workflows.estimate", "JUDGES": "toolkit.stages.judging.components",
          "JudgeSpec": "toolkit.stages.judging.components", "JudgingRunOptions": "toolkit.stages.judging.components",
          "BACKENDS": "toolkit.stages.generation.components", "BackendSpec": "toolkit.stages.generation.components",
          "GenerationRunOptions": "toolkit.stages.generation.components",
@@ -97,7 +98,7 @@ if TYPE_CHECKING:
     from toolkit.workflows.requests.options import WorkRequestsOptions
     from toolkit.core.request_policy import RequestPolicy
 
-__all__ = ["generate", "judge", "estimate_judging", "estimate_lines", "cost_lines", "read_cost", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
+__all__ = ["generate", "judge", "estimate_judging", "estimate_lines", "estimate_evaluation", "evaluation_lines", "cost_lines", "read_cost", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
            "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",

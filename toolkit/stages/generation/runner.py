@@ -57,13 +57,18 @@ def default_submission_id(model_id: str, revision: str) -> str:
     return f"{name[:100]}-{rev}"
 
 
+def suite_max_new_tokens(suite: str, max_new_tokens: int | None = None) -> int:
+    """The new-token cap of one suite: an explicit ``max_new_tokens``, else the suite's paper setting."""
+    return max_new_tokens or SUITE_DECODING.get(suite, {}).get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS)
+
+
 def suite_decoding(suite: str, gen: GenerationConfig, max_new_tokens: int | None = None) -> GenerationConfig:
     """The decoding config of one suite: the run's, with the suite's paper settings; an explicit
     ``max_new_tokens`` wins over the suite default (the seed never changes)."""
     decoding = SUITE_DECODING.get(suite, {})
     return gen.model_copy(
         update={
-            "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS),
+            "max_new_tokens": suite_max_new_tokens(suite, max_new_tokens),
             "seed": decoding.get("seed", DEFAULT_SEED),
         }
     )

@@ -20,7 +20,7 @@ from schemas.usage import Price
 from toolkit.core.errors import NothingToJudge
 from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import read_records
-from .base import Judge, make_judge
+from .base import Judge, JudgeInput, make_judge
 from .components import JudgeSpec
 from .fitness import suite_kind_of
 from .prices import judge_prices
@@ -59,8 +59,8 @@ def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence
     files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
-    judge_obj = judge if isinstance(judge, Judge) else _built_without_creating_a_cache(judge)
-    price, batch_price = judge_prices(judge_obj, prices or {})
+    judge_obj = judge if isinstance(judge, Judge) else judge_for_estimate(judge)
+    judge_prices(judge_obj, prices or {})  # a price for another judge is refused before anything is read
     stage = JudgingStage(run, judge_obj, 32, retry_errors, JudgeResult(run.root, judge_obj.judge_id))
     out = JudgingEstimate(judge_obj.judge_id)
     pending = []
@@ -74,22 +74,32 @@ def estimate_judging(run_dir: str | Path, judge: "str | Judge", suites: Sequence
         todo = [r for r in responses if stage.task_key(r) not in done]
         out.per_suite[path.stem] = len(todo)
         pending += todo
-    out.items = len(pending)
-    bodies = _request_bodies(judge_obj, pending, out)
+    inputs = [None if r.request_error is not None else
+              JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
+                         category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in pending]
+    return estimate_inputs(judge_obj, inputs, out, prices or {}, run)
+
+
+def estimate_inputs(judge: Judge, inputs: Sequence[JudgeInput | None], out: JudgingEstimate, prices: dict,
+                    run: RunDir | None) -> JudgingEstimate:
+    """Fill ``out`` for judging ``inputs`` (None: an item whose request failed, judged without a request)."""
+    price, batch_price = judge_prices(judge, prices)
+    out.items = len(inputs)
+    bodies = _request_bodies(judge, inputs, out)
     out.requests = len(bodies)
     out.output_tokens_bound = sum(int(b.get("max_tokens") or 0) for b in bodies)
     if bodies:
-        out.prompt_tokens, out.counted_by = count_prompt_tokens(judge_obj, bodies)
-    elif hasattr(judge_obj, "chat_body"):
+        out.prompt_tokens, out.counted_by = count_prompt_tokens(judge, bodies)
+    elif hasattr(judge, "chat_body"):
         out.counted_by = "no request to count"
-    out.price = batch_price if getattr(judge_obj, "batch_api", False) and batch_price else price
+    out.price = batch_price if getattr(judge, "batch_api", False) and batch_price else price
     if out.price is not None and out.prompt_tokens is not None:
         out.usd_bound = (out.prompt_tokens * out.price.input_per_1m + out.output_tokens_bound * out.price.output_per_1m) / 1e6
-    out.hours, out.hours_from = _hours(run, judge_obj, out.requests if hasattr(judge_obj, "chat_body") else out.items)
+    out.hours, out.hours_from = _hours(run, judge, out.requests if hasattr(judge, "chat_body") else out.items)
     return out
 
 
-def _built_without_creating_a_cache(judge: "str | JudgeSpec") -> Judge:
+def judge_for_estimate(judge: "str | JudgeSpec") -> Judge:
     """The judge, reading its cache only where one exists already (an estimate writes nothing, not even an empty
     cache file)."""
     from .cache import JudgmentCache, default_cache_path
@@ -103,25 +113,21 @@ def _built_without_creating_a_cache(judge: "str | JudgeSpec") -> Judge:
     return built
 
 
-def _request_bodies(judge: Judge, pending: list, out: JudgingEstimate) -> list[dict]:
+def _request_bodies(judge: Judge, inputs: Sequence[JudgeInput | None], out: JudgingEstimate) -> list[dict]:
     """The request bodies judging would send (an LLM judge); a local judge sends none."""
-    from .base import JudgeInput
-
     if not hasattr(judge, "chat_body"):
-        out.not_sent = sum(r.request_error is not None for r in pending)
+        out.not_sent = sum(x is None for x in inputs)
         return []
     bodies = []
-    for r in pending:
-        if r.request_error is not None:
+    cache = getattr(judge, "cache", None)
+    for item in inputs:
+        if item is None:
             out.not_sent += 1
             continue
-        item = JudgeInput(suite=r.suite, item_id=r.item_id, prompt=r.prompt, response=r.response, gold=r.gold,
-                          category=r.category, gold_choice=r.gold_choice, choice=r.choice)
         rubric, body = judge.chat_body(item)
         if rubric.fmt == "air" and not item.response.strip():
             out.not_sent += 1  # scored without a request
             continue
-        cache = getattr(judge, "cache", None)
         if cache is not None and cache.get(judge.judge_id, judge.cache_rubric_key(rubric), item.prompt, item.response):
             out.cache_hits += 1
             continue
@@ -181,12 +187,12 @@ def _tiktoken_count(bodies: list[dict]) -> tuple[int | None, str]:
     return total, how
 
 
-def _hours(run: RunDir, judge: Judge, requests: int) -> tuple[float | None, str]:
+def _hours(run: RunDir | None, judge: Judge, requests: int) -> tuple[float | None, str]:
     """Hours for ``requests`` at an earlier rate: this judge's in the run's cost.json, else the bench figure."""
     from toolkit.core.usage import read_cost
 
     concurrency = max(1, int(getattr(judge, "concurrency", 1) or 1))
-    earlier = read_cost(run).get(judge.judge_id)
+    earlier = read_cost(run).get(judge.judge_id) if run is not None else None
     sent = earlier.items - earlier.cache_hits if earlier else 0
     if earlier and sent > 0:
         rate = earlier.seconds / sent
@@ -200,7 +206,7 @@ def _hours(run: RunDir, judge: Judge, requests: int) -> tuple[float | None, str]
             return requests * rate / concurrency / 3600, (f"{rate:.3f} s a request, the recorded bench figure "
                                                             f"({bench.get('source', 'bench/cost.py')}; ÷ concurrency "
                                                             f"{concurrency})")
-    return None, "no earlier rate (no cost.json of this judge, no bench figure)"
+    return None, "no earlier rate: no cost.json of this judge, no bench figure"
 
 
 def estimate_lines(e: JudgingEstimate) -> list[str]:
@@ -215,6 +221,9 @@ def estimate_lines(e: JudgingEstimate) -> list[str]:
         money = "unknown (input tokens unknown)"
     else:
         money = f"≤ ${e.usd_bound:,.4f} at ${e.price.input_per_1m}/{e.price.output_per_1m} per 1M ({e.price.source})"
+    if e.counted_by == "none":  # a judge of its own (no server): no request, no token
+        return [f"estimate {e.judge_id} (nothing written): {e.items} item(s) to judge ({suites}) on this machine",
+                f"  time {hours} ({e.hours_from})"]
     return [f"estimate {e.judge_id} (nothing written): {e.items} item(s) to judge ({suites})",
             f"  requests {e.requests} (cache answers {e.cache_hits}, judged without a request {e.not_sent})",
             f"  input tokens {tokens} (counted by {e.counted_by}); output tokens ≤ {e.output_tokens_bound:,} (max_tokens)",
