@@ -11,6 +11,7 @@ import pytest
 from slmboard_testing import CannedBackend
 from toolkit.cli import main
 from toolkit.core.records_io import iter_jsonl
+from toolkit.core.usage import dollars
 from toolkit.stages.generation.backends import Completion
 from toolkit.stages.generation.runner import generate
 from toolkit.stages.judging import make_judge
@@ -59,11 +60,11 @@ def test_estimate_counts_as_openai_frames_a_chat_prices_from_the_table_and_write
     assert f"input tokens {shown}" in out, out
     assert "requests 3 (cache answers 0" in out and "output tokens ≤ 768 (max_tokens)" in out  # HELM's 256 a reply
     usd = (expected * 5.0 + 768 * 15.0) / 1e6  # the shipped price of gpt-4o-2024-05-13: $5 / $15 per 1M
-    assert f"≤ ${usd:,.4f} at $5.0/15.0 per 1M (https://www.llmpricing.site/" in out
+    assert f"≤ {dollars(usd)} at $5.0/15.0 per 1M (https://www.llmpricing.site/" in out
     assert re.search(r"time [0-9.]+ h \([0-9.]+ s a request, the recorded bench figure", out) or "no earlier rate" in out
 
     assert main(["judge", str(run), "--judge", judge, "--estimate", "--price", f"{judge}=1,2"]) == 0
-    assert f"≤ ${(expected + 768 * 2) / 1e6:,.4f} at $1.0/2.0 per 1M (given (--price))" in capsys.readouterr().out
+    assert f"≤ {dollars((expected + 768 * 2) / 1e6)} at $1.0/2.0 per 1M (given (--price))" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("price, says", [("openai:gpt-4o", "expected JUDGE=IN_PER_1M,OUT_PER_1M"),
@@ -165,4 +166,4 @@ def test_evaluate_estimate_bounds_generation_and_judging_and_writes_nothing(tmp_
                                  ["messages"][0]["content"].encode()) for i in load_items("smoke", limit=4))
     assert f"input tokens {rubric:,} (counted by tiktoken" in text and "+ the answers: ≤ 400 more input tokens" in text
     usd = ((rubric + 400) * 0.15 + 1024 * 0.6) / 1e6  # the table's gpt-4o-mini: $0.15 / $0.60 per 1M
-    assert f"cost ≤ ${usd:,.4f} at $0.15/0.6 per 1M" in text
+    assert f"cost ≤ {dollars(usd)} at $0.15/0.6 per 1M" in text

@@ -112,6 +112,12 @@ def write_cost(run: RunDir, prices: Mapping[str, tuple[Price | None, Price | Non
     return cost
 
 
+def dollars(usd: float) -> str:
+    """Money as commands print it: cents from $10 up, else four significant digits (a smoke run costs fractions of
+    a cent)."""
+    return f"${usd:,.2f}" if usd >= 10 else f"${usd:.4g}"
+
+
 def cost_lines(cost: Mapping[str, StageCost], keys: Iterable[str] | None = None) -> list[str]:
     """One line per stage, as commands print them."""
     lines = []
@@ -119,7 +125,7 @@ def cost_lines(cost: Mapping[str, StageCost], keys: Iterable[str] | None = None)
         c = cost.get(key)
         if c is None:
             continue
-        money = f", ${c.usd:,.4f}" if c.usd is not None else ""
+        money = f", {dollars(c.usd)}" if c.usd is not None else ""
         unknown = f" ({c.unknown_tokens} item(s) without token counts)" if c.unknown_tokens else ""
         lines.append(f"  cost {key}: {c.items} item(s), {c.requests} request(s), {c.cache_hits} cache hit(s), tokens "
                      f"{c.prompt_tokens:,} in + {c.output_tokens:,} out{unknown}, {c.seconds / 3600:.4f} h{money}")

@@ -20,6 +20,7 @@ from schemas.usage import Price
 from toolkit.core.errors import NothingToJudge
 from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import read_records
+from toolkit.core.usage import dollars
 from .base import Judge, JudgeInput, make_judge
 from .components import JudgeSpec
 from .fitness import suite_kind_of
@@ -220,7 +221,7 @@ def estimate_lines(e: JudgingEstimate) -> list[str]:
     elif e.usd_bound is None:
         money = "unknown (input tokens unknown)"
     else:
-        money = f"≤ ${e.usd_bound:,.4f} at ${e.price.input_per_1m}/{e.price.output_per_1m} per 1M ({e.price.source})"
+        money = f"≤ {dollars(e.usd_bound)} at ${e.price.input_per_1m}/{e.price.output_per_1m} per 1M ({e.price.source})"
     if e.counted_by == "none":  # a judge of its own (no server): no request, no token
         return [f"estimate {e.judge_id} (nothing written): {e.items} item(s) to judge ({suites}) on this machine",
                 f"  time {hours} ({e.hours_from})"]
