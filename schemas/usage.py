@@ -50,7 +50,8 @@ class StageCost(Record):
     prompt_tokens: int = Field(0, ge=0, description="input tokens sent")
     output_tokens: int = Field(0, ge=0, description="output tokens received")
     unknown_tokens: int = Field(0, ge=0, description="items whose token counts are unknown")
-    seconds: float = Field(0.0, ge=0, description="wall seconds spent (sum over the items)")
+    seconds: float = Field(0.0, ge=0, description="seconds spent, summed over the items: each request's own (concurrent "
+                                                  "requests overlap: wall time is less), or each item's share of its batch")
     usd: Optional[float] = Field(None, ge=0, description="US dollars at ``price``; null when no price is known")
     price: Optional[Price] = Field(None, description="the price used (batch price for Batch API requests)")
     batch_price: Optional[Price] = Field(None, description="the Batch API price used for Batch API requests")
