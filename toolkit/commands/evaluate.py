@@ -40,6 +40,8 @@ def run(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)
     print(f"judge {r.judge_id} wrote the judgments")
+    for line in api.cost_lines(api.read_cost(a.out), ["generation", r.judge_id]):
+        print(line)
     print(f"published {r.n_records} record(s) of {r.submission_id} to {r.pr_url or r.dataset} (commit {r.revision[:12]})")
     return 0
 

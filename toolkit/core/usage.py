@@ -74,9 +74,9 @@ def stage_cost(rows: Iterable[UsageRecord], price: Price | None = None, batch_pr
                      price=price, batch_price=batch_price)
 
 
-def read_cost(run: RunDir) -> dict[str, StageCost]:
+def read_cost(run: RunDir | str | Path) -> dict[str, StageCost]:
     """The run's ``cost.json`` ({} when it has none)."""
-    path = run.cost_file
+    path = (run if isinstance(run, RunDir) else RunDir(run)).cost_file
     if not path.is_file():
         return {}
     try:
