@@ -167,3 +167,15 @@ def test_evaluate_estimate_bounds_generation_and_judging_and_writes_nothing(tmp_
     assert f"input tokens {rubric:,} (counted by tiktoken" in text and "+ the answers: ≤ 400 more input tokens" in text
     usd = ((rubric + 400) * 0.15 + 1024 * 0.6) / 1e6  # the table's gpt-4o-mini: $0.15 / $0.60 per 1M
     assert f"cost ≤ {dollars(usd)} at $0.15/0.6 per 1M" in text
+
+
+def test_the_guides_cost_section_is_what_the_recorded_bench_renders(bench_script):
+    """docs/guides/evaluate-and-submit.md "What a full run costs" and the rates the estimates fall back on are
+    rendered by bench/cost.py from its recorded measurement, never typed."""
+    cost = bench_script("cost")
+    recorded = json.loads(cost.RESULTS.read_text())
+    assert cost.guide_section(recorded) in cost.GUIDE.read_text()
+    assert json.loads(cost.RATES.read_text()) == cost.rates(recorded)
+    # the recorded run itself held: the estimate was the server's count, the re-run sent nothing
+    assert recorded["estimate"]["prompt_tokens"] == recorded["server_tokens"][0] == recorded["judge"]["prompt_tokens"]
+    assert recorded["rerun"]["requests_sent"] == 0

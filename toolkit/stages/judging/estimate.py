@@ -201,8 +201,7 @@ def _hours(run: RunDir | None, judge: Judge, requests: int) -> tuple[float | Non
                                                         f"(÷ concurrency {concurrency})")
     if BENCH_RATES.is_file():
         bench = json.loads(BENCH_RATES.read_text(encoding="utf-8"))
-        kind = "api_judge" if hasattr(judge, "chat_body") else "local_judge"
-        rate = bench.get(f"{kind}_seconds_per_request")
+        rate = bench.get("llm_judge_seconds_per_request") if hasattr(judge, "chat_body") else None
         if rate:
             return requests * rate / concurrency / 3600, (f"{rate:.3f} s a request, the recorded bench figure "
                                                             f"({bench.get('source', 'bench/cost.py')}; ÷ concurrency "
