@@ -41,8 +41,7 @@ from .running import demo, estimate_evaluation, evaluate, evaluate_models, gener
 
 #: The registries, specs and option models, served on first use: each loads its stage's package, which
 #: validating or ranking never needs (and the command line builds only the parser of the command it runs).
-_LAZY = {"SUITES": "toolkit.stages.suites", "estimate_lines": "toolkit.stages.judging.estimate",
-         "evaluation_lines": "toolkit.workflows.estimate", "JUDGES": "toolkit.stages.judging.components",
+_LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.components",
          "JudgeSpec": "toolkit.stages.judging.components", "JudgingRunOptions": "toolkit.stages.judging.components",
          "BACKENDS": "toolkit.stages.generation.components", "BackendSpec": "toolkit.stages.generation.components",
          "GenerationRunOptions": "toolkit.stages.generation.components",
@@ -63,7 +62,8 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "estimate_lines": "toolkit.stages.ju
          "ModerationReportOptions": "toolkit.stages.moderation.options",
          "ModerationListOptions": "toolkit.stages.moderation.options",
          "ReleasedModerationOptions": "toolkit.stages.moderation.options",
-         "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy"}
+         "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy",
+         "estimate_lines": "toolkit.stages.judging.estimate", "evaluation_lines": "toolkit.workflows.estimate"}
 
 
 def __getattr__(name: str) -> Any:
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from toolkit.workflows.requests.options import WorkRequestsOptions
     from toolkit.core.request_policy import RequestPolicy
 
-__all__ = ["generate", "judge", "estimate_judging", "estimate_lines", "estimate_evaluation", "evaluation_lines", "cost_lines", "read_cost", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
+__all__ = ["generate", "judge", "validate", "create", "recipe", "submit", "rank", "judge_sensitivity", "read_items",
            "serve", "demo", "merge", "agreement", "agreement_with_people", "analyze", "evaluate", "recompute", "moderate",
            "moderation_report",
            "import_released_moderation", "build_moderation_list", "evaluate_models", "request_evaluation",
@@ -113,7 +113,8 @@ __all__ = ["generate", "judge", "estimate_judging", "estimate_lines", "estimate_
            "Services", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description",
            "N_BOOTSTRAP", "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError",
            "BadOption", "SlmboardError", "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs",
-           "downloads_token"]
+           "downloads_token",
+           "estimate_judging", "estimate_lines", "estimate_evaluation", "evaluation_lines", "cost_lines", "read_cost"]
 
 
 def components(kind: str) -> list[Description]:
