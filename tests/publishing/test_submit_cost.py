@@ -57,6 +57,7 @@ def test_the_manifest_card_and_space_show_what_each_submission_cost(synthetic_ru
             _rows("judgment", API_JUDGE, ids, prompt_tokens=400, output_tokens=100, seconds=1200.0, requests=1,
                   tokens_from="server"))
     write_cost(RunDir(run), {API_JUDGE: (Price(input_per_1m=1, output_per_1m=2, source="given (--price)"),) * 2})
+    write_cost(RunDir(run), {API_JUDGE: (None, None)})  # judged again without --price: the price given stays
     api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0, update=True))
     updated = json.loads((dataset / "submissions" / "model-a-1.json").read_text())
     assert sorted(updated["cost"]) == ["generation", "heuristic-v1", API_JUDGE]

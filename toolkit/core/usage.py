@@ -98,8 +98,10 @@ def run_cost(run: RunDir, prices: Mapping[str, tuple[Price | None, Price | None]
         for r in rows:
             by_producer.setdefault(GENERATION if r.stage == "generation" else r.producer, []).append(r)
         for key, group in by_producer.items():
-            price, batch = prices.get(key) or ((earlier[key].price, earlier[key].batch_price) if key in earlier
-                                               else (None, None))
+            given = prices.get(key)
+            if not given or given == (None, None):  # nothing said now: the prices it was priced at before
+                given = (earlier[key].price, earlier[key].batch_price) if key in earlier else (None, None)
+            price, batch = given
             out[key] = stage_cost(group, price, batch)
     return out
 

@@ -156,7 +156,8 @@ class GenerationStage(Stage[Task, ResponseRecord]):
         return f"{self.n_tokens / max(seconds, 1e-9):.0f} tok/s"
 
     def record_usage(self, answered: list[tuple[SuiteItem, Completion]]) -> None:
-        """One ledger row per answer, appended before its record (:mod:`toolkit.core.usage`)."""
+        """One ledger row per answer, appended before its record (:mod:`toolkit.core.usage`); a backend that sends
+        requests to a server (no accelerator of its own) made one per answer."""
         from schemas.usage import UsageRecord
 
         from toolkit.core.usage import append_usage
@@ -164,7 +165,7 @@ class GenerationStage(Stage[Task, ResponseRecord]):
         rows = [UsageRecord(stage="generation", producer=self.backend.name, suite=item.suite, item_id=item.item_id,
                             prompt_tokens=c.n_prompt_tokens, output_tokens=c.n_output_tokens,
                             tokens_from="backend" if c.n_output_tokens is not None else "none",
-                            seconds=round(c.seconds or 0.0, 6), requests=1 if self.backend.name == "openai" else 0,
+                            seconds=round(c.seconds or 0.0, 6), requests=0 if self.backend.uses_accelerator else 1,
                             device=self.config.generation.device) for item, c in answered]
         append_usage(self.run.generation_usage_file, rows)
 
