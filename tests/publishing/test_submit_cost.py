@@ -4,7 +4,6 @@ Space's "details" column group."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from toolkit import api
