@@ -188,6 +188,32 @@ def _tiktoken_count(bodies: list[dict]) -> tuple[int | None, str]:
     return total, how
 
 
+def count_reply_tokens(judge: Judge, item: JudgeInput, reply: str) -> tuple[int, int] | None:
+    """(input, output) tokens of one request whose server reported no ``usage``, counted as :func:`count_prompt_tokens`
+    counts, the reply's own tokens with them; None where only a bound is known (never a guess in the ledger)."""
+    if not hasattr(judge, "chat_body"):
+        return None
+    body = judge.chat_body(item)[1]
+    prompt, how = count_prompt_tokens(judge, [body])
+    if prompt is None or how.startswith(UPPER_BOUND):
+        return None
+    base_url = getattr(judge, "base_url", None)
+    if base_url:
+        import httpx
+
+        root = base_url.rstrip("/").removesuffix("/v1")
+        try:
+            resp = httpx.post(f"{root}/tokenize", headers={"Authorization": f"Bearer {judge._api_key()}"},
+                              json={"model": body["model"], "prompt": reply, "add_special_tokens": False},
+                              timeout=getattr(judge, "timeout", 60.0))
+            return (prompt, int(resp.json()["count"])) if resp.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, KeyError):
+            return None
+    import tiktoken
+
+    return prompt, len(tiktoken.encoding_for_model(body["model"]).encode(reply))
+
+
 def _hours(run: RunDir | None, judge: Judge, requests: int) -> tuple[float | None, str]:
     """Hours for ``requests`` at an earlier rate: this judge's in the run's cost.json, else the bench figure."""
     from toolkit.core.usage import read_cost

@@ -73,7 +73,7 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
                      for i, r in enumerate(batch)]
         if len(asked) < len(batch):
             progress(len(batch) - len(asked))
-        self.record_usage(batch, judgments, time.perf_counter() - started)
+        self.record_usage(batch, judgments, time.perf_counter() - started, inputs)
         records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
         for record, judgment in zip(records, judgments):
             self.result.status_counts[judgment.status] += 1
@@ -82,18 +82,27 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
                 self.result.failure_reasons[f"{judgment.status}: {(judgment.reason or '?')[:120]}"] += 1
         yield records
 
-    def record_usage(self, batch: list[ResponseRecord], judgments: list[Judgment], seconds: float) -> None:
+    def record_usage(self, batch: list[ResponseRecord], judgments: list[Judgment], seconds: float,
+                     inputs: list[JudgeInput]) -> None:
         """One ledger row per judgment, appended before its record (see :mod:`toolkit.core.usage`); a judge that
-        counts nothing itself (a local one) gets the item's share of the batch's seconds."""
+        counts nothing itself (a local one) gets the item's share of the batch's seconds. A reply whose server
+        reported no ``usage`` is counted as the estimate counts (:func:`.estimate.count_reply_tokens`)."""
+        from dataclasses import replace
+
         from schemas.usage import UsageRecord
 
         from toolkit.core.usage import append_usage
+        from .estimate import count_reply_tokens
 
         device = self.judge_device
         share = seconds / max(1, len(batch))
         rows = []
-        for r, j in zip(batch, judgments):
+        for r, j, x in zip(batch, judgments, inputs):
             u = j.usage or RequestUsage(seconds=share)
+            if u.requests and u.tokens_from == "none" and j.raw is not None:
+                counted = count_reply_tokens(self.judge, x, j.raw)
+                if counted is not None:
+                    u = replace(u, prompt_tokens=counted[0], output_tokens=counted[1], tokens_from="tokenizer")
             rows.append(UsageRecord(stage="judgment", producer=self.judge.judge_id, suite=r.suite, item_id=r.item_id,
                                     prompt_tokens=u.prompt_tokens, output_tokens=u.output_tokens,
                                     tokens_from=u.tokens_from, seconds=round(u.seconds, 6), requests=u.requests,
