@@ -107,6 +107,8 @@ class OpenAIJudge(Judge):
         self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
         #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
         self.stats: Counter = Counter()
+        #: called with (item, judgment) as each request ends, before its cache entry (set by the judging stage)
+        self.usage_sink: Callable[[JudgeInput, Judgment], None] | None = None
         self._rng = random.Random(self.seed)
         # Batch API: every pending item goes into one batch; prepare() points the state file into the run folder.
         self.batch_api = bool(o.batch_api)
@@ -255,8 +257,8 @@ class OpenAIJudge(Judge):
                 self.stats["api_errors"] += 1
                 reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
                 reason = scrub_secrets(reason, [os.environ.get(self.api_key_env)])  # never let the key reach a record
-                return Judgment(None, "error", None, reason,
-                                usage=RequestUsage(seconds=time.perf_counter() - started, requests=stats.attempts))
+                return self._spent(item, Judgment(None, "error", None, reason, usage=RequestUsage(
+                    seconds=time.perf_counter() - started, requests=stats.attempts)))
             seconds = time.perf_counter() - started
         self.stats["retries"] += stats.retries
         prompt_tokens = output_tokens = None
@@ -265,11 +267,18 @@ class OpenAIJudge(Judge):
             self.stats["prompt_tokens"] += prompt_tokens or 0
             self.stats["completion_tokens"] += output_tokens or 0
         reply = resp.choices[0].message.content if resp.choices else None
-        judgment = self.interpret(rubric, reply)
-        if self.cache is not None:
+        judgment = self._spent(item, replace(self.interpret(rubric, reply), usage=RequestUsage(
+            prompt_tokens, output_tokens, seconds, stats.attempts, tokens_from="server" if resp.usage is not None else "none")))
+        if self.cache is not None:  # after the ledger: a crash between the two asks again and counts both requests
             self.cache.put(self.judge_id, rkey, item.prompt, item.response, judgment)
-        return replace(judgment, usage=RequestUsage(prompt_tokens, output_tokens, seconds, stats.attempts,
-                                                    tokens_from="server" if resp.usage is not None else "none"))
+        return judgment
+
+    def _spent(self, item: JudgeInput, judgment: Judgment) -> Judgment:
+        """A request's judgment, handed to ``usage_sink`` (the judging stage's ledger) the moment it exists: a run
+        killed before its batch's records are written still has every request it paid for on disk."""
+        if self.usage_sink is not None:
+            self.usage_sink(item, judgment)
+        return judgment
 
     def check_inputs(self, inputs: Sequence[JudgeInput]) -> None:
         """Every item must have a rubric (e.g. XSTest needs its gold label) -- checked before any request."""

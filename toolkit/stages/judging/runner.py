@@ -38,6 +38,9 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
         self.description = f"judge {judge.judge_id}"
         caps = judge.capabilities
         self.batching = WHOLE_RUN if caps.whole_run else Batching(max(batch_size, caps.preferred_batch_size), across_groups=True)
+        self.sunk: set[tuple[str, str]] = set()  # items whose request rows the judge already handed to the ledger
+        if hasattr(judge, "usage_sink"):
+            judge.usage_sink = self.sink
 
     def output_file(self, group: str) -> Path:
         return self.run.judgment_file(self.judge.judge_id, group)
@@ -84,30 +87,40 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
 
     def record_usage(self, batch: list[ResponseRecord], judgments: list[Judgment], seconds: float,
                      inputs: list[JudgeInput]) -> None:
-        """One ledger row per judgment, appended before its record (see :mod:`toolkit.core.usage`); a judge that
-        counts nothing itself (a local one) gets the item's share of the batch's seconds. A reply whose server
-        reported no ``usage`` is counted as the estimate counts (:func:`.estimate.count_reply_tokens`)."""
+        """One ledger row per judgment not in the ledger yet, appended before its record (see
+        :mod:`toolkit.core.usage`); a judge that counts nothing itself (a local one) gets the item's share of the
+        batch's seconds."""
+        from toolkit.core.usage import append_usage
+
+        share = seconds / max(1, len(batch))
+        rows = [self.usage_row(x, j.usage or RequestUsage(seconds=share), j.raw)
+                for x, j in zip(inputs, judgments) if (x.suite, x.item_id) not in self.sunk]
+        append_usage(self.run.judge_usage_file(self.judge.judge_id), rows)
+        self.sunk.clear()
+
+    def sink(self, item: JudgeInput, judgment: Judgment) -> None:
+        """A request's row, on disk the moment its answer exists (an LLM judge calls this as each request ends)."""
+        from toolkit.core.usage import append_usage
+
+        append_usage(self.run.judge_usage_file(self.judge.judge_id), [self.usage_row(item, judgment.usage, judgment.raw)])
+        self.sunk.add((item.suite, item.item_id))
+
+    def usage_row(self, item: JudgeInput, u: RequestUsage, reply: str | None):
+        """The ledger row of one judgment; a reply whose server reported no ``usage`` is counted as the estimate
+        counts (:func:`.estimate.count_reply_tokens`)."""
         from dataclasses import replace
 
         from schemas.usage import UsageRecord
-
-        from toolkit.core.usage import append_usage
         from .estimate import count_reply_tokens
 
-        device = self.judge_device
-        share = seconds / max(1, len(batch))
-        rows = []
-        for r, j, x in zip(batch, judgments, inputs):
-            u = j.usage or RequestUsage(seconds=share)
-            if u.requests and u.tokens_from == "none" and j.raw is not None:
-                counted = count_reply_tokens(self.judge, x, j.raw)
-                if counted is not None:
-                    u = replace(u, prompt_tokens=counted[0], output_tokens=counted[1], tokens_from="tokenizer")
-            rows.append(UsageRecord(stage="judgment", producer=self.judge.judge_id, suite=r.suite, item_id=r.item_id,
-                                    prompt_tokens=u.prompt_tokens, output_tokens=u.output_tokens,
-                                    tokens_from=u.tokens_from, seconds=round(u.seconds, 6), requests=u.requests,
-                                    cache_hit=u.cache_hit, batch_api=u.batch_api, device=device))
-        append_usage(self.run.judge_usage_file(self.judge.judge_id), rows)
+        if u.requests and u.tokens_from == "none" and reply is not None:
+            counted = count_reply_tokens(self.judge, item, reply)
+            if counted is not None:
+                u = replace(u, prompt_tokens=counted[0], output_tokens=counted[1], tokens_from="tokenizer")
+        return UsageRecord(stage="judgment", producer=self.judge.judge_id, suite=item.suite, item_id=item.item_id,
+                           prompt_tokens=u.prompt_tokens, output_tokens=u.output_tokens, tokens_from=u.tokens_from,
+                           seconds=round(u.seconds, 6), requests=u.requests, cache_hit=u.cache_hit,
+                           batch_api=u.batch_api, device=self.judge_device)
 
     @property
     def judge_device(self) -> str | None:
