@@ -107,11 +107,11 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
 
     def usage_row(self, item: JudgeInput, u: RequestUsage, reply: str | None):
         """The ledger row of one judgment; a reply whose server reported no ``usage`` is counted as the estimate
-        counts (:func:`.estimate.count_reply_tokens`)."""
+        counts (:func:`.token_counts.count_reply_tokens`)."""
         from dataclasses import replace
 
         from schemas.usage import UsageRecord
-        from .estimate import count_reply_tokens
+        from .token_counts import count_reply_tokens
 
         if u.requests and u.tokens_from == "none" and reply is not None:
             counted = count_reply_tokens(self.judge, item, reply)
