@@ -21,6 +21,7 @@ from .records import (
     ModerationRecord,
     ResponseRecord,
 )
+from .usage import Price, StageCost, UsageRecord
 from .submission import INDEX_FIELDS, ITEM_KINDS, Architecture, describe_kinds, RecordFile, Submission, SubmissionIndexRow
 
 #: Models whose JSON Schema is exported next to this file as ``<name>.schema.json``.
@@ -30,6 +31,7 @@ EXPORTED_MODELS = {
     "ModerationRecord": ModerationRecord,
     "Submission": Submission,
     "LeaderboardRow": LeaderboardRow,
+    "UsageRecord": UsageRecord,
 }
 
 __all__ = [
@@ -58,6 +60,9 @@ __all__ = [
     "RecordFile",
     "ResponseRecord",
     "Submission",
+    "UsageRecord",
+    "StageCost",
+    "Price",
     "SubmissionIndexRow",
     "INDEX_FIELDS",
     "ITEM_KINDS",

@@ -52,3 +52,26 @@ POLICIES_EXPLANATION = "Policies re-map ambiguous: " + ", ".join(
 #: Space list them (toolkit.stages.moderation.sources registers them in this order; a test keeps the two equal).
 MODERATION_BENCHMARK_ORDER: tuple[str, ...] = ("beavertails", "xstest", "ethics", "wildguardtest", "aegis",
                                                "toxicchat", "toxigen")
+
+
+def cost_cell(cost_json: Any, key: str | None = None, dash: str = "—") -> str:
+    """A submission's cost as the card and the Space show it, from the submissions index's ``cost`` (JSON): one
+    stage (``key``: a judge id or "generation") or every stage, '12.3k tok · $0.0123 · 0.05 h'; ``dash`` when the
+    submission recorded none."""
+    import json
+
+    try:
+        cost = json.loads(cost_json) if isinstance(cost_json, str) else None
+    except ValueError:
+        cost = None
+    if not isinstance(cost, dict) or not cost or (key is not None and key not in cost):
+        return dash
+    parts = []
+    for name, c in sorted(cost.items()) if key is None else [(key, cost[key])]:
+        tokens = (c.get("prompt_tokens") or 0) + (c.get("output_tokens") or 0)
+        cell = [f"{tokens / 1000:.1f}k tok" if tokens >= 1000 else f"{tokens} tok"]
+        if c.get("usd") is not None:
+            cell.append(f"${c['usd']:,.2f}" if c["usd"] >= 10 else f"${c['usd']:.4g}")
+        cell.append(f"{(c.get('seconds') or 0) / 3600:.2f} h")
+        parts.append((f"{name}: " if key is None else "") + " · ".join(cell))
+    return "; ".join(parts)

@@ -6,6 +6,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, create_model
 
 from ._common import JudgeId, ModelRun, NonEmptyStr, Record, Sha256
+from .usage import StageCost
 
 #: The kinds of item a suite holds and a judge can judge: a free-text answer judged under the refusal
 #: rubric without a gold label (every prompt unsafe), the same with a gold label (safe look-alikes:
@@ -107,6 +108,12 @@ class Submission(ModelRun):
     )
     suite_totals: dict[str, int] = Field(default_factory=dict, description="suite -> number of canonical items (where checked)")
     missing_items: dict[str, list[str]] = Field(default_factory=dict, description="suite -> canonical item ids the run lacks")
+    cost: dict[str, StageCost] = Field(
+        default_factory=dict,
+        description="what the run spent: 'generation' and each published judge id -> tokens, requests, cache hits, "
+                    "seconds and US dollars where a price was known (RUN/cost.json, from the run's usage ledgers); "
+                    "empty for a run made before costs were recorded",
+    )
     metadata_source: Optional[str] = Field(
         None, description="where the model metadata comes from (e.g. 'paper 1 Table A2'); a manifest without record_files is metadata only"
     )
@@ -127,4 +134,6 @@ SubmissionIndexRow = create_model(
     suites=(str, Field(description="the suites of its record files, comma-separated")),
     judge_ids=(str, Field(description="the judges of its record files, comma-separated")),
     n_records=(int, Field(ge=0, description="the number of records in its record files")),
+    cost=(Optional[str], Field(None, description="its manifest's cost map as JSON ('generation' and judge id -> "
+                                                 "tokens, requests, cache hits, seconds, usd); null when it has none")),
 )

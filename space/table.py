@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from schemas import POLICIES
-from schemas.display import as_number, coverage_text
+from schemas.display import as_number, cost_cell, coverage_text
 from space.data import md_escape
 from toolkit.data.scoring.identity import model_label, models_with_several_revisions
 
@@ -30,12 +30,12 @@ GROUP_COLUMNS: dict[str, list[str]] = {
     "adjusted": ["S_adj", "Rank adj", "Δ adj"],
     "policy ranks": [*(f"Rank {p}" for p in POLICIES), "Rank range", "Rank UB", "Could be rank"],
     "coverage": ["Coverage"],
-    "details": ["Scored", "Failed", "Undecided", "Revision"],
+    "details": ["Scored", "Failed", "Undecided", "Revision", "Cost"],
 }
 # px per column (wrapped headers and cells): the Model column wraps long ids instead of cutting them
 WIDTHS = {"Rank": 48, "Model": 230, "S_raw": 150, "S_adj": 150, "HCR": 58, "AR": 54, "SRR": 58, "Rank adj": 52,
           "Δ adj": 50, "Rank range": 56, "Rank UB": 52, "Could be rank": 60, "Coverage": 92, "Scored": 58, "Failed": 54,
-          "Undecided": 70, "Revision": 96}
+          "Undecided": 70, "Revision": 96, "Cost": 150}
 POLICY_WIDTH = 78
 
 
@@ -116,7 +116,9 @@ def _cells(r: dict, ci: bool, links: bool = True, several: set[str] = frozenset(
              "Rank range": fmt_rank(r["rank_range"]), "Rank UB": fmt_rank(r.get("rank_ub")),
              "Could be rank": fmt_rank_span(r.get("rank_best"), r.get("rank_worst")),
              "Coverage": fmt_coverage(r.get("coverage")), "Scored": fmt_rank(r["n_scored"]),
-             "Failed": fmt_rank(r["n_failed"]), "Undecided": fmt_rank(as_number(r.get("n_undecided")) or 0), "Revision": str(rev)[:12] if isinstance(rev, str) else DASH}
+             "Failed": fmt_rank(r["n_failed"]), "Undecided": fmt_rank(as_number(r.get("n_undecided")) or 0), "Revision": str(rev)[:12] if isinstance(rev, str) else DASH,
+             # what this row's judge cost the submission (its manifest's cost, through the submissions index)
+             "Cost": cost_cell(r.get("cost"), str(r.get("judge_id")), dash=DASH)}
     cells.update({f"Rank {p}": fmt_rank(r[f"rank_{p}"]) for p in POLICIES})
     return cells
 
@@ -142,7 +144,7 @@ def export_table(rows: pd.DataFrame, groups: tuple[str, ...] | list[str] = DEFAU
     keep = ["rank_raw", "model_id", "model_revision"]
     raw = {"raw": ["s_raw", "hcr", "ar", "srr"], "adjusted": ["s_adj", "rank_adj", "delta_adj"],
            "policy ranks": [*(f"rank_{p}" for p in POLICIES), "rank_range", "rank_ub", "rank_best", "rank_worst"],
-           "coverage": ["coverage"], "details": ["n_items", "n_scored", "n_failed", "n_undecided"]}
+           "coverage": ["coverage"], "details": ["n_items", "n_scored", "n_failed", "n_undecided", "cost"]}
     for g in GROUPS:
         if g in groups and g in raw:
             keep += raw[g]

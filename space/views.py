@@ -11,12 +11,16 @@ SORTS = {"rank (raw)": ("rank_raw", True), "S_adj": ("s_adj", False), "Δ adj": 
 
 
 def with_metadata(rows: pd.DataFrame, submissions: pd.DataFrame) -> pd.DataFrame:
-    """Leaderboard rows joined with family / params / instruction_tuned of the submissions index."""
+    """Leaderboard rows joined with family / params / instruction_tuned and the cost of the submissions index."""
     rows = rows.copy()
-    for col in ("family", "params", "instruction_tuned"):
+    for col in ("family", "params", "instruction_tuned", "cost"):
         rows[col] = None
     if submissions is None or submissions.empty or "model_id" not in submissions:
         return rows
+    if "cost" in submissions and "submission_id" in submissions and "submission_id" in rows:
+        # a submission's own cost (an index made before costs were recorded has no column: a dash)
+        rows["cost"] = rows["submission_id"].map(submissions.drop_duplicates("submission_id", keep="last")
+                                                 .set_index("submission_id")["cost"])
     meta = submissions.drop_duplicates("model_id", keep="last").set_index("model_id")
     for col in ("family", "params", "instruction_tuned"):
         if col in meta:

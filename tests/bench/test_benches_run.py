@@ -33,6 +33,7 @@ TINY: dict[str, list[str]] = {
     "judging.py": ["--latency-ms", "1", "--concurrency", "2", "--rounds", "1"],  # llm-katan (echo), instant
     "judge_cards.py": ["--check"],
     "panel_cost.py": ["--models", "1", "--repeats", "1", "--work", "{tmp}/panels"],
+    "cost.py": ["--check"],  # the guide's cost section and the shipped rates render from the recorded figures
 }
 #: script -> why it only gets --help and the import check here.
 NOT_RUN_HERE: dict[str, str] = {

@@ -24,6 +24,9 @@ class BatchEmulator:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.created = 0
+        self.billed = [0, 0]  # prompt and completion tokens of every answered line
+        self.with_usage = True  # False: answers without `usage`, as some servers give them
+        self.tokenized = 0
         self.polls_before_done = polls_before_done
         outer = self
 
@@ -48,6 +51,11 @@ class BatchEmulator:
                     outer.files[fid] = match.group(1) if match else b""
                     return self._json({"id": fid, "object": "file", "bytes": len(outer.files[fid]), "created_at": 0,
                                        "filename": "judge-batch.jsonl", "purpose": "batch", "status": "processed"})
+                if self.path == "/tokenize":  # as vLLM's: a chat's messages (the template adds 5) or a text
+                    req = json.loads(data)
+                    text = " ".join(m["content"] for m in req["messages"]) if "messages" in req else req["prompt"]
+                    outer.tokenized += 1
+                    return self._json({"count": len(text.split()) + (5 if "messages" in req else 0)})
                 if self.path.endswith("/batches"):
                     req = json.loads(data)
                     bid = f"batch_{uuid.uuid4().hex[:8]}"
@@ -65,8 +73,17 @@ class BatchEmulator:
                     for line in outer.files[b["input"]].decode().splitlines():
                         if line.strip():
                             req = json.loads(line)
-                            lines.append(json.dumps({"id": "r", "custom_id": req["custom_id"], "response": {"status_code": 200, "body": {
-                                "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}]}}}))
+                            # billed as a server would: words of the prompt in, a fixed reply out (summed here)
+                            usage = {"prompt_tokens": len(req["body"]["messages"][0]["content"].split()),
+                                     "completion_tokens": 11}
+                            outer.billed[0] += usage["prompt_tokens"]
+                            outer.billed[1] += usage["completion_tokens"]
+                            body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY},
+                                                 "finish_reason": "stop"}]}
+                            if outer.with_usage:
+                                body["usage"] = {**usage, "total_tokens": sum(usage.values())}
+                            lines.append(json.dumps({"id": "r", "custom_id": req["custom_id"],
+                                                     "response": {"status_code": 200, "body": body}}))
                     b["output"] = f"file-out-{bid}"
                     outer.files[b["output"]] = ("\n".join(lines) + "\n").encode()
                 if done:
@@ -134,9 +151,31 @@ def test_batch_is_uploaded_once_resumed_by_id_and_every_item_judged(tmp_path, em
     monkeypatch.setattr(batch_mod, "judge_with_batch_api", real)
     monkeypatch.setattr("toolkit.stages.judging.openai_judge.judge_with_batch_api", real, raising=False)
     emulator.polls_before_done = 0
-    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False))
+    assert not (run / "cost.json").exists()  # the first attempt died before any answer: nothing spent is known yet
+    result = api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False),
+                       options=api.JudgingRunOptions(price=["openai:batch-model=2,8"]))
     assert emulator.created == 1 and emulator.batches[batch_id]["polls"] >= 1
     assert not state.exists()
     rows = [json.loads(l) for l in (run / "judgments" / "openai-batch-model" / "smoke.jsonl").read_text().splitlines()]
     assert [(r["judge_status"], r["score"]) for r in rows] == [("ok", 1.0)] * 3, [r["judge_reason"] for r in rows]
     assert result.n_new == 3
+    # What the job cost: its 3 requests counted once (the resumed process records them, the dead one could not),
+    # with the tokens the emulator billed and the price given for the judge.
+    cost = json.loads((run / "cost.json").read_text())["openai:batch-model"]
+    prompt, completion = emulator.billed
+    assert (cost["requests"], cost["items"], cost["prompt_tokens"], cost["output_tokens"]) == (3, 3, prompt, completion)
+    assert cost["usd"] == pytest.approx((prompt * 2 + completion * 8) / 1e6)
+
+
+def test_a_server_that_reports_no_usage_is_counted_by_its_own_tokenizer(tmp_path, emulator, monkeypatch):
+    monkeypatch.setenv("SLMBOARD_TEST_KEY", "test-key")
+    emulator.with_usage, emulator.polls_before_done = False, 0
+    run = make_run(tmp_path / "run", judged=False)
+    opts = dict(base_url=emulator.base_url, api_key_env="SLMBOARD_TEST_KEY", batch_api=True, batch_poll_seconds=0.05,
+                cache_file=str(tmp_path / "cache.sqlite"))
+    api.judge(run, judge=api.JudgeSpec("openai:batch-model", **opts), services=api.Services(progress=False))
+    ledger = [json.loads(line) for line in (run / ".usage" / "judgments" / "openai-batch-model.jsonl").read_text().splitlines()]
+    assert {r["tokens_from"] for r in ledger} == {"tokenizer"} and emulator.tokenized == 6  # a prompt and a reply each
+    cost = json.loads((run / "cost.json").read_text())["openai:batch-model"]
+    # the emulator's tokenizer: words, and 5 for the chat template around the prompt
+    assert cost["prompt_tokens"] == emulator.billed[0] + 5 * 3 and cost["output_tokens"] == 3 * len(REPLY.split())

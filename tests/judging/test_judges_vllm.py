@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,57 @@ def test_guard_judge_over_vllm_native_format(tmp_path, run_with_responses, vllm_
         # SmolLM2 is no guard: whatever it says is either parsed as safe/unsafe or counted as a parse error.
         assert (r["judge_status"], r["score"] is None) in {("ok", False), ("parse_error", True)}
     assert (run / "judgments" / f"guard-{vllm_server.served_name}").is_dir()
+
+
+def _server_tokens(server) -> tuple[int, int]:
+    """(prompt, generation) tokens the server has counted so far: its own Prometheus counters, read apart from
+    anything slmboard records."""
+    text = urllib.request.urlopen(f"{server.root_url}/metrics", timeout=30).read().decode()
+    total = {name: sum(float(x) for x in re.findall(rf"^vllm:{name}_total\{{[^}}]*\}}\s+([0-9.eE+]+)", text, re.M))
+             for name in ("prompt_tokens", "generation_tokens")}
+    return int(total["prompt_tokens"]), int(total["generation_tokens"])
+
+
+def _estimate(out: str) -> dict:
+    """The figures `judge --estimate` printed."""
+    number = lambda pattern: int(re.search(pattern, out).group(1).replace(",", ""))  # noqa: E731
+    return {"requests": number(r"requests (\d+)"), "cache": number(r"cache answers (\d+)"),
+            "input": number(r"input tokens ([\d,]+) \(counted by "), "by": re.search(r"counted by ([^)]*)\)", out).group(1),
+            "output_bound": number(r"output tokens ≤ ([\d,]+)")}
+
+
+@pytest.mark.slow
+def test_estimate_and_cost_are_the_servers_own_token_counts(tmp_path, run_with_responses, vllm_server, judge_env, capsys):
+    run = run_with_responses(tmp_path / "run", ANSWERS, prompts=PROMPTS)
+    args = _judge_args(run, vllm_server, ANY_LEVEL, max_tokens=120)
+    before, asked = _server_tokens(vllm_server), vllm_server.request_count()
+    assert main(args + ["--estimate"]) == 0
+    estimate = _estimate(capsys.readouterr().out)
+    # nothing written, nothing generated
+    assert sorted(p.name for p in run.iterdir()) == ["responses", "run.json"]
+    assert _server_tokens(vllm_server) == before and vllm_server.request_count() == asked
+    assert (estimate["requests"], estimate["cache"], estimate["output_bound"]) == (len(ANSWERS), 0, 120 * len(ANSWERS))
+    assert estimate["by"].startswith("the server's /tokenize")
+
+    assert main(args) == 0
+    spent = tuple(b - a for a, b in zip(before, _server_tokens(vllm_server)))
+    assert estimate["input"] == spent[0] and 0 < spent[1] <= estimate["output_bound"]
+    judge_id = f"openai:{vllm_server.served_name}"
+    cost = json.loads((run / "cost.json").read_text())[judge_id]
+    assert (cost["prompt_tokens"], cost["output_tokens"]) == spent
+    assert (cost["requests"], cost["cache_hits"], cost["items"]) == (len(ANSWERS), 0, len(ANSWERS)) and cost["seconds"] > 0
+    assert cost["usd"] is None  # a model served on one's own machine has no price unless one is given
+
+    # The same answers judged again in a copy of the run: the cache answers every one, nothing is sent.
+    copy = tmp_path / "copy"
+    shutil.copytree(run / "responses", copy / "responses")
+    shutil.copy(run / "run.json", copy / "run.json")
+    again = _judge_args(copy, vllm_server, ANY_LEVEL, max_tokens=120)
+    capsys.readouterr()
+    assert main(again + ["--estimate"]) == 0
+    assert {k: v for k, v in _estimate(capsys.readouterr().out).items() if k in ("requests", "cache", "input")} == \
+        {"requests": 0, "cache": len(ANSWERS), "input": 0}
+    assert main(again + ["--price", f"{judge_id}=1,2"]) == 0
+    assert vllm_server.request_count() == asked + len(ANSWERS) and _server_tokens(vllm_server)[0] == before[0] + spent[0]
+    cost = json.loads((copy / "cost.json").read_text())[judge_id]
+    assert (cost["requests"], cost["cache_hits"], cost["prompt_tokens"], cost["usd"]) == (0, len(ANSWERS), 0, 0.0)

@@ -7,6 +7,7 @@ tests need -- planted score tags inside the answers must not win, and parse erro
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -135,3 +136,11 @@ def test_judge_killed_mid_run_resumes_without_judging_anything_twice(tmp_path, r
     assert len(rows) == n and len({x["item_id"] for x in rows}) == n
     assert r.judge_stats["cache_hits"] == done_before  # every answer received before the kill is reused
     assert server.request_count() - served_before == n - done_before == r.judge_stats["requests"]
+    # What it cost: every request the killed process got an answer to is in the usage ledger (written as each
+    # request ended, before its cache entry), the resumed run's too; only the ones in flight at the kill (answered
+    # by the server, never received) are not
+    ledger = [json.loads(line) for line in (run / ".usage" / "judgments" / "openai-judge.jsonl").read_text().splitlines()]
+    recorded = sum(row["requests"] for row in ledger)
+    assert 0 <= server.request_count() - recorded <= 4 and recorded >= done_before + (n - done_before)
+    assert {row["item_id"] for row in ledger} == {x["item_id"] for x in rows}
+    assert json.loads((run / "cost.json").read_text())["openai:judge"]["requests"] == recorded

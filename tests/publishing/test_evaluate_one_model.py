@@ -14,9 +14,10 @@ from slmboard_testing import CannedBackend, new_board
 
 
 def _records(folder):
-    """Every record line under a run folder's responses and judgments, without the times they were made."""
+    """Every record line under a run folder's responses and judgments, without the times they were made (the usage
+    ledgers under .usage/ are no records: what they time differs run to run)."""
     out = {}
-    for path in sorted(folder.rglob("*.jsonl")):
+    for path in sorted(p for p in folder.rglob("*.jsonl") if not p.relative_to(folder).parts[0].startswith(".")):
         rows = [json.loads(line) for line in path.read_text().splitlines()]
         for row in rows:
             for key in ("created_at", "judged_at", "latency_s"):

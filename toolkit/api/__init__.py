@@ -30,15 +30,16 @@ from toolkit.core.errors import BadOption, RecordError, SlmboardError, Validatio
 from toolkit.core.registry import Component, Description, OptionInfo, Options, Registry, option_infos, parse_pairs
 from toolkit.core.runs import NotARun, RunMismatch
 from toolkit.core.services import Services, services_or_default
+from toolkit.core.usage import cost_lines, read_cost
 
 from .boards import (analyze, create, deploy_space, judge_sensitivity, read_items, rank, recipe, recompute, release, review,
                      serve, submit, validate)
 from .evaluation_requests import list_requests, request_evaluation, work_requests
 from .interop import download_suites, embedded_model_path, export, export_eee, export_eval_results, import_results, suite_list, task_folder
 from .labelling import labels_export, labels_from_csv, labels_init, labels_progress, labels_publish
-from .judging import agreement, agreement_with_people, judge, not_comparable
+from .judging import agreement, agreement_with_people, estimate_judging, judge, not_comparable
 from .moderation import build_moderation_list, import_released_moderation, moderate, moderation_report
-from .running import demo, evaluate, evaluate_models, generate, merge
+from .running import demo, estimate_evaluation, evaluate, evaluate_models, generate, merge
 
 #: The registries, specs and option models, served on first use: each loads its stage's package, which
 #: validating or ranking never needs (and the command line builds only the parser of the command it runs).
@@ -65,7 +66,8 @@ _LAZY = {"SUITES": "toolkit.stages.suites", "JUDGES": "toolkit.stages.judging.co
          "ModerationListOptions": "toolkit.stages.moderation.options",
          "ReleasedModerationOptions": "toolkit.stages.moderation.options",
          "WorkRequestsOptions": "toolkit.workflows.requests.options", "RequestPolicy": "toolkit.core.request_policy",
-         "LabelPolicy": "toolkit.core.label_policy", "LabelsOptions": "toolkit.outputs.labelling.options"}
+         "LabelPolicy": "toolkit.core.label_policy", "LabelsOptions": "toolkit.outputs.labelling.options",
+         "estimate_lines": "toolkit.stages.judging.estimate", "evaluation_lines": "toolkit.workflows.estimate"}
 
 
 def __getattr__(name: str) -> Any:
@@ -118,7 +120,8 @@ __all__ = ["generate", "judge", "validate", "create", "recipe", "release", "subm
            "Services", "MODERATION_N_BOOTSTRAP", "Options", "OptionInfo", "Registry", "Component", "Description",
            "N_BOOTSTRAP", "DEFAULT_JUDGE", "DEFAULT_BACKEND", "DEFAULT_MODERATOR", "ValidationFailed", "RecordError",
            "BadOption", "SlmboardError", "AlreadyPublished", "NotARun", "RunMismatch", "option_infos", "parse_pairs",
-           "downloads_token"]
+           "downloads_token",
+           "estimate_judging", "estimate_lines", "estimate_evaluation", "evaluation_lines", "cost_lines", "read_cost"]
 
 
 def components(kind: str) -> list[Description]:

@@ -13,8 +13,9 @@ from ._shared import DataSource, PathLike, names
 if TYPE_CHECKING:
     from toolkit.stages.judging import Judge, JudgeResult
     from toolkit.stages.judging.components import JudgeSpec, JudgingRunOptions
+    from toolkit.stages.judging.estimate import JudgingEstimate
 
-__all__ = ["judge", "agreement", "agreement_with_people", "not_comparable"]
+__all__ = ["judge", "estimate_judging", "agreement", "agreement_with_people", "not_comparable"]
 
 
 def judge(
@@ -35,10 +36,36 @@ def judge(
     from toolkit.stages.judging.components import JudgingRunOptions
     from toolkit.stages.judging.runner import judge_run
 
+    from toolkit.core.errors import BadOption
+    from toolkit.stages.judging.prices import parse_prices
+
     options, services = options or JudgingRunOptions(), services_or_default(services)
+    if options.estimate:
+        raise BadOption("estimate: judge() judges; ask estimate_judging() what it would cost", param="estimate")
     with using_token(services.token):
         return judge_run(run_dir, judge=judge, suites=names(options.suites), show_progress=services.progress,
-                         retry_errors=options.retry_errors)
+                         retry_errors=options.retry_errors, prices=parse_prices(options.price))
+
+
+def estimate_judging(
+    run_dir: PathLike,
+    judge: JudgeSpec | Judge | str = DEFAULT_JUDGE,
+    options: JudgingRunOptions | None = None,
+    services: Services | None = None,
+) -> "JudgingEstimate":
+    """What :func:`judge` with the same arguments would cost, writing nothing: the items it would judge, the
+    requests left after the cache, the judge's input tokens counted as its server counts them (exact where the
+    server or a tokenizer of the model can count; otherwise said), its output tokens up to ``max_tokens``, hours at
+    an earlier rate (said which) and dollars where a price is known."""
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.judging.components import JudgingRunOptions
+    from toolkit.stages.judging.estimate import estimate_judging as estimate
+    from toolkit.stages.judging.prices import parse_prices
+
+    options, services = options or JudgingRunOptions(), services_or_default(services)
+    with using_token(services.token):
+        return estimate(run_dir, judge, suites=names(options.suites), retry_errors=options.retry_errors,
+                        prices=parse_prices(options.price))
 
 
 def agreement(

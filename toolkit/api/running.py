@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from toolkit.workflows.demo_board import DemoOptions, DemoResult
     from toolkit.workflows.fanout import BoardResult
     from toolkit.workflows.fanout.options import EvaluationOptions
+    from toolkit.workflows.estimate import EvaluationEstimate
 
-__all__ = ["generate", "evaluate", "evaluate_models", "merge", "demo"]
+__all__ = ["generate", "evaluate", "estimate_evaluation", "evaluate_models", "merge", "demo"]
 
 
 def generate(out: PathLike, model: BackendSpec | Backend | str = DEFAULT_BACKEND, options: GenerationRunOptions | None = None,
@@ -116,6 +117,13 @@ def _evaluate(models: PathLike | None, out: PathLike, to: PathLike, model: Any, 
     run, where = steps.generation, steps.execution
     if steps.judging.suites is not None:
         raise BadOption("evaluate judges the suites it generated: leave the judging suites unset", param="suites")
+    if steps.judging.estimate:  # the command asks estimate_evaluation; a models file has no one run to estimate
+        raise BadOption("estimate answers for one model run in this process: leave out the models file (estimate "
+                        "each entry with its own --out)" if models is not None else
+                        "estimate: evaluate() runs; estimate_evaluation() says what it would cost", param="estimate")
+    if steps.judging.price and (models is not None or wants_fanout(where)):
+        raise BadOption("price applies to a judge run in this process; a fanned-out board's judges are priced from "
+                        "the shipped table", param="price")
     if models is not None:
         _refuse_per_model(steps)
     backend, spec = (model, DEFAULT_BACKEND) if built(model) else (None, model)
@@ -130,6 +138,26 @@ def _evaluate(models: PathLike | None, out: PathLike, to: PathLike, model: Any, 
         if models is None:
             fanout_refusals(backend=backend, shard=run.shard)
         return evaluate_fanned_out(out, to, job, judge_spec, submit_options, where, services.progress, models=models)
+
+
+def estimate_evaluation(
+    out: PathLike,
+    judge: JudgeSpec | str = DEFAULT_JUDGE,
+    options: EvaluationOptions | None = None,
+    services: Services | None = None,
+) -> "EvaluationEstimate":
+    """What :func:`evaluate` of one model into the run folder ``out`` would cost, writing nothing: the prompts each
+    suite still has to answer, new tokens up to ``max_new_tokens``, hours at an earlier rate (said which), and the
+    judge's requests, tokens and dollars as :func:`~toolkit.api.estimate_judging` counts them (answers, not written
+    yet, at their cap)."""
+    from toolkit.core.hub_access import using_token
+    from toolkit.stages.judging.prices import parse_prices
+    from toolkit.workflows.estimate import estimate_evaluation as estimate
+    from toolkit.workflows.fanout.options import EvaluationOptions
+
+    steps, services = options or EvaluationOptions(), services_or_default(services)
+    with using_token(services.token):
+        return estimate(out, judge, steps.generation, parse_prices(steps.judging.price))
 
 
 def _refuse_per_model(steps: EvaluationOptions) -> None:
@@ -160,7 +188,10 @@ def _evaluate_here(out: PathLike, to: PathLike, model: BackendSpec | str, backen
 
     started = time.perf_counter()
     generated = run_generation(out, model, None, options=steps.generation, backend=backend, show_progress=show_progress)
-    judged = judge_run(out, judge=judge, show_progress=show_progress, retry_errors=steps.judging.retry_errors)
+    from toolkit.stages.judging.prices import parse_prices
+
+    judged = judge_run(out, judge=judge, show_progress=show_progress, retry_errors=steps.judging.retry_errors,
+                       prices=parse_prices(steps.judging.price))
     submitted = submit_unless_published(out, to, judge_ids=[judged.judge_id], **submit_options)
     phase = "already published" if submitted.revision == "already-published" else "published"
     outcome = ModelOutcome(Path(out).name, Path(out), phase, generated=generated, judged=judged, submitted=submitted)

@@ -28,12 +28,20 @@ def evaluation_options(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> 
 def run(a: argparse.Namespace, flags: dict[str, OptionFlags]) -> int:
     if a.models:
         return run_board(a, flags)
-    r = api.evaluate(a.out, a.to, backend_spec(a, flags["model"]), judge_spec(a, flags["judge"]),
-                     evaluation_options(a, flags), services_of(a))
+    options = evaluation_options(a, flags)
+    if options.judging.estimate:
+        for line in api.evaluation_lines(api.estimate_evaluation(a.out, judge_spec(a, flags["judge"]), options,
+                                                                 services_of(a))):
+            print(line)
+        return 0
+    r = api.evaluate(a.out, a.to, backend_spec(a, flags["model"]), judge_spec(a, flags["judge"]), options,
+                     services_of(a))
     for note in r.notes:
         print(f"note: {note}", file=sys.stderr)
     print_not_comparable(r.not_comparable)
     print(f"judge {r.judge_id} wrote the judgments")
+    for line in api.cost_lines(api.read_cost(a.out), ["generation", r.judge_id]):
+        print(line)
     print(f"published {r.n_records} record(s) of {r.submission_id} to {r.pr_url or r.dataset} (commit {r.revision[:12]})")
     return 0
 

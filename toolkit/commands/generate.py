@@ -42,6 +42,8 @@ def run(a: argparse.Namespace, model_flags: OptionFlags, run_flags: OptionFlags,
     if r.config.generation.chat_template_sha256 is None:
         print("note: the model has no chat template; raw prompts were sent (recorded as chat_template_sha256 = null)")
     print(f"generated {r.n_new} response(s), skipped {r.n_skipped} already done, {r.n_output_tokens} tokens in {r.seconds:.1f}s → {r.run_dir}")
+    for line in api.cost_lines(r.cost, ["generation"]):
+        print(line)
     print_not_comparable(api.not_comparable(r.config.suites))
     return 0
 

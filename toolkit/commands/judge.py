@@ -28,7 +28,12 @@ def judge_spec(a: argparse.Namespace, flags: OptionFlags) -> api.JudgeSpec:
 
 def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags) -> int:
     spec = judge_spec(a, judge_flags)
-    r = api.judge(a.run, spec, api.JudgingRunOptions(**run_flags.given(a)), services_of(a))
+    options = api.JudgingRunOptions(**run_flags.given(a))
+    if options.estimate:
+        for line in api.estimate_lines(api.estimate_judging(a.run, spec, options, services_of(a))):
+            print(line)
+        return 0
+    r = api.judge(a.run, spec, options, services_of(a))
     for line in r.skipped_suites:
         print(line)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(r.label_counts.items()) if k != "failed")
@@ -41,6 +46,8 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, run_flags: OptionFlags)
         s = r.judge_stats
         print(f"  requests {s.get('requests', 0)}, retries {s.get('retries', 0)}, cache hits {s.get('cache_hits', 0)}, "
               f"tokens {s.get('prompt_tokens', 0)}+{s.get('completion_tokens', 0)}")
+    for line in api.cost_lines(r.cost, [r.judge_id]):
+        print(line)
     for reason, n in r.failure_reasons.most_common(5):
         print(f"  {n:>5} x {reason}")
     print_not_comparable(api.not_comparable(judge_specs=[spec]))

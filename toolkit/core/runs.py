@@ -25,6 +25,10 @@ from toolkit.core.records_io import atomic_write_text
 RUN_CONFIG_FILE = "run.json"
 JUDGE_CONFIG_FILE = "judge-config.json"
 JUDGE_FITS_FILE = "judge-fits.json"
+COST_FILE = "cost.json"
+#: the usage ledgers (schemas.usage.UsageRecord): a dot folder, so that validate, the readers and submit, which
+#: read every record file of a run, never take them for records
+USAGE_DIR = ".usage"
 
 
 class RunConfig(BaseModel):
@@ -117,6 +121,23 @@ class RunDir:
         path = self.judge_fits_file(judge_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps({"judge_id": judge_id, "fits": list(fits)}, indent=2) + "\n")
+
+    @property
+    def cost_file(self) -> Path:
+        return self.root / COST_FILE
+
+    @property
+    def generation_usage_file(self) -> Path:
+        return self.root / USAGE_DIR / "responses.jsonl"
+
+    def judge_usage_file(self, judge_id: str) -> Path:
+        return self.root / USAGE_DIR / "judgments" / f"{judge_slug(judge_id)}.jsonl"
+
+    def usage_files(self) -> list[Path]:
+        """Every usage ledger of the run: the generation's first, then each judge's."""
+        judged = self.root / USAGE_DIR / "judgments"
+        return ([self.generation_usage_file] if self.generation_usage_file.is_file() else []) + (
+            sorted(judged.glob("*.jsonl")) if judged.is_dir() else [])
 
     @property
     def moderation_dir(self) -> Path:

@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from schemas import SCHEMA_VERSION, ItemRecord, LeaderboardRow, ModerationRecord, Submission
+from schemas.display import cost_cell
 
 from toolkit import __version__
 from toolkit.stages.judging.lookup import not_comparable
@@ -241,7 +242,8 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
     index = root / layout.SUBMISSIONS_INDEX_FILE
     if index.is_file():
         for row in pd.read_parquet(index).itertuples(index=False):
-            sub_lines.append(f"| `{row.submission_id}` | `{row.model_id}` | `{str(row.model_revision)[:12]}` | {row.judge_ids} | {row.n_records} |")
+            cost = cost_cell(getattr(row, "cost", None)).replace("|", "/")  # an index made before costs has none
+            sub_lines.append(f"| `{row.submission_id}` | `{row.model_id}` | `{str(row.model_revision)[:12]}` | {row.judge_ids} | {row.n_records} | {cost} |")
     suites = layout.suite_configs(root)
     caveats = not_comparable(suites, sorted(set(board["judge_id"])) if not board.empty else [])
     judge_lines = [f"| `{s}` | `{p.judge_id}` | {p.reason} |" for s, p in sorted(primary.items())]
@@ -251,7 +253,7 @@ def _body_values(root: Path, repo_id: str | None, title: str, choices: CardChoic
         "releases_section": "\n".join(release_lines(choices.releases)),
         "title": title, "toolkit_version": __version__, "people_table": people_table, "labellers_line": labellers_line,
         "config_table": "\n".join(config_lines) or "| (none yet) | | |",
-        "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | |",
+        "submission_table": "\n".join(sub_lines) or "| (none yet) | | | | | |",
         "primary_judge_table": "\n".join(judge_lines) or "| (none yet) | | |",
         "not_comparable_list": "\n".join(f"- {line}" for line in caveats),
         "source_table": "\n".join(source_lines) or "| (none yet) | | | |",

@@ -182,7 +182,7 @@ def stale_judgments(run: RunDir, groups: dict[tuple[str, str], list[dict]]) -> l
 #: Manifest fields submit fills from the run; RUN/model.json may not set them.
 _SET_BY_SUBMIT = frozenset({"submission_id", "model_id", "model_revision", "run_config", "toolkit_version", "created_at",
                             "record_files", "judge_configs", "judge_fits", "suite_kinds", "partial", "suite_totals",
-                            "missing_items"})
+                            "missing_items", "cost"})
 
 
 def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
@@ -269,6 +269,14 @@ def refuse_slug_clash(judge_ids: Sequence[str], root: Path | None = None, where:
                         "(no two judge ids may share a slug)")
 
 
+def run_cost_of(run: RunDir, judge_ids: set[str]) -> dict:
+    """The run's cost.json, kept to the generation and the judges published (a judge left out costs the board
+    nothing it shows)."""
+    from toolkit.core.usage import GENERATION, read_cost
+
+    return {k: v for k, v in read_cost(run).items() if k == GENERATION or k in judge_ids}
+
+
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
                        allow_partial: bool = False) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
@@ -325,6 +333,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             judge_configs=judge_configs,
             judge_fits=judge_fits,
             suite_kinds=suite_kinds,
+            cost=run_cost_of(run, {f.judge_id for f in record_files if f.judge_id}),
             partial=any(items.missing.values()),
             suite_totals=totals,
             missing_items={k: v for k, v in items.missing.items() if v},

@@ -20,7 +20,7 @@ from toolkit.data.scoring.bootstrap import N_BOOTSTRAP
 from . import layout
 
 #: Manifest fields an update may extend (only with entries for the record files and judges it adds).
-EXTENDED = ("record_files", "judge_configs", "judge_fits", "suite_kinds")
+EXTENDED = ("record_files", "judge_configs", "judge_fits", "suite_kinds", "cost")
 MAX_NAMED = 10
 
 
@@ -54,7 +54,7 @@ def check_update(published: Submission, updated: Submission, read: Callable[[str
     new_files = {f.path: f for f in updated.record_files}
     problems += [f"{where}: record_files: {p} removed or changed by the update" for p in sorted(old_files)
                  if new_files.get(p) != old_files[p]]
-    for name in ("judge_configs", "judge_fits", "suite_kinds"):
+    for name in ("judge_configs", "judge_fits", "suite_kinds", "cost"):
         old, new = getattr(published, name), getattr(updated, name)
         problems += [f"{where}: {name}: {k!r} removed or changed by the update" for k in sorted(old) if new.get(k) != old[k]]
     pairs = {(f.suite, f.judge_id) for f in published.record_files if f.suite}
@@ -76,8 +76,9 @@ def check_update(published: Submission, updated: Submission, read: Callable[[str
             continue
         problems += response_differences(published_by_suite[f.suite], _hashes(read(f.path)), f.path)
     judges_added = {f.judge_id for f in added}
-    for name in ("judge_configs", "judge_fits"):
-        extra = sorted(set(getattr(updated, name)) - set(getattr(published, name)) - judges_added)
+    for name in ("judge_configs", "judge_fits", "cost"):
+        # the generation's cost may join a manifest published before costs were recorded
+        extra = sorted(set(getattr(updated, name)) - set(getattr(published, name)) - judges_added - {"generation"})
         problems += [f"{where}: {name}: {j!r} added without a record file of that judge" for j in extra]
     return problems
 
@@ -107,6 +108,8 @@ def updated_manifest(published: Submission, prepared: Submission) -> tuple[Submi
         "judge_configs": {**published.judge_configs, **{j: c for j, c in prepared.judge_configs.items() if j in judges}},
         "judge_fits": {**published.judge_fits, **{j: k for j, k in prepared.judge_fits.items() if j in judges}},
         "suite_kinds": {**prepared.suite_kinds, **published.suite_kinds},
+        # the added judges' cost; the generation's where the published manifest has none (made before costs were)
+        "cost": {**{k: c for k, c in prepared.cost.items() if k in judges or k == "generation"}, **published.cost},
     })
     return manifest, added
 

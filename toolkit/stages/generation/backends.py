@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 from toolkit.core.errors import BadOption, SlmboardError
@@ -16,6 +17,10 @@ class Completion:
     text: str
     n_output_tokens: int | None
     finish_reason: str | None  # "stop" | "length" | None when the backend cannot tell
+    #: the context's tokens (chat template included) and the answer's wall seconds (its share of a batch), where
+    #: the backend knows them: the run's usage ledger, never the record
+    n_prompt_tokens: int | None = None
+    seconds: float | None = None
 
 
 @dataclass
@@ -65,11 +70,13 @@ class Backend(abc.ABC):
         size = max(1, self.default_batch_size())
         for start in range(0, len(prompts), size):
             chunk = prompts[start : start + size]
+            started = time.perf_counter()
             completions = self.generate(chunk, max_new_tokens, seed)
             if len(completions) != len(chunk):
                 raise SlmboardError(f"backend {self.name} returned {len(completions)} completions for {len(chunk)} prompts")
+            share = (time.perf_counter() - started) / len(chunk)
             for offset, completion in enumerate(completions):
-                yield start + offset, completion
+                yield start + offset, completion if completion.seconds is not None else replace(completion, seconds=share)
 
     def set_concurrency(self, n: int) -> None:
         """How many prompts are in flight at once (``generate --concurrency``); only some backends have it."""

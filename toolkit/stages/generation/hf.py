@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -137,9 +138,10 @@ class HFBackend(Backend):
         ]
         texts = self.lm.generate_until(requests, disable_tqdm=True)
         out = []
-        for text in texts:
+        for text, prompt in zip(texts, prompts):
             n = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-            out.append(Completion(text=text, n_output_tokens=n, finish_reason="length" if n >= max_new_tokens else "stop"))
+            out.append(Completion(text=text, n_output_tokens=n, finish_reason="length" if n >= max_new_tokens else "stop",
+                                  n_prompt_tokens=len(self._encode_context(prompt, max_new_tokens))))
         return out
 
     def _encode_context(self, prompt: str, max_new_tokens: int) -> list[int]:
@@ -166,7 +168,8 @@ class HFBackend(Backend):
                                                  self.device, min(self.max_rows, len(prompts))))
         requests = [continuous.Request(i, self._encode_context(p, max_new_tokens)) for i, p in enumerate(prompts)]
         for done in engine.run(requests, max_new_tokens):
-            yield done.index, stops.completion(done.tokens, done.stopped)
+            completion = stops.completion(done.tokens, done.stopped)
+            yield done.index, replace(completion, n_prompt_tokens=len(requests[done.index].input_ids))
 
     def option_logprobs(self, prompts: list[str], options: list[list[str]]) -> list[list[float]]:
         from lm_eval.api.instance import Instance

@@ -67,7 +67,7 @@ def merge_runs(shard_dirs: Sequence[str | Path], out: str | Path, data_dir: str 
         _check_complete(suite, want, by_id, expected[suite], n, show_missing)
         merged[suite] = [by_id[i][0] for i in want]  # the suite's own order
         result.counts[suite] = len(want)
-    _write_merged(out, configs, suites, merged)
+    _write_merged(out, configs, suites, merged, runs)
     return result
 
 
@@ -151,7 +151,8 @@ def _check_complete(suite: str, want: list[str], by_id: dict, items: list, n: in
         )
 
 
-def _write_merged(out: Path, configs: list[RunConfig], suites: list[str], merged: dict[str, list[dict]]) -> None:
+def _write_merged(out: Path, configs: list[RunConfig], suites: list[str], merged: dict[str, list[dict]],
+                  runs: Sequence[RunDir] = ()) -> None:
     """The merged run written to a temporary sibling and renamed into place (a failure leaves nothing)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.merge-", dir=out.parent))
@@ -165,6 +166,12 @@ def _write_merged(out: Path, configs: list[RunConfig], suites: list[str], merged
         RunDir(tmp).save_config(config)
         for suite, rows in merged.items():
             write_jsonl_atomic(RunDir(tmp).response_file(suite), rows)
+        # every shard's spending, a retried shard's included (it was spent); what the merged run cost
+        from toolkit.core.usage import append_usage, read_usage, write_cost
+
+        for run in runs:
+            append_usage(RunDir(tmp).generation_usage_file, read_usage(run.generation_usage_file))
+        write_cost(RunDir(tmp))
         if out.exists():
             out.rmdir()  # empty (checked above)
         os.replace(tmp, out)

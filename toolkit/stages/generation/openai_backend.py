@@ -22,6 +22,7 @@ says so.
 """
 from __future__ import annotations
 
+import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Iterator
 
@@ -77,6 +78,7 @@ class OpenAIBackend(Backend):
         self.concurrency = int(n)
 
     def _one(self, prompt: str, max_new_tokens: int, seed: int | None) -> Completion:
+        started = time.perf_counter()
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "user", "content": prompt}],
@@ -93,6 +95,8 @@ class OpenAIBackend(Backend):
             text=choice.message.content or "",
             n_output_tokens=getattr(usage, "completion_tokens", None) if usage else None,
             finish_reason=choice.finish_reason,
+            n_prompt_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
+            seconds=time.perf_counter() - started,
         )
 
     def generate(self, prompts: list[str], max_new_tokens: int, seed: int | None) -> list[Completion]:

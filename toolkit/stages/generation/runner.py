@@ -6,7 +6,8 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -46,6 +47,8 @@ class GenerateResult:
     n_skipped: int
     seconds: float
     n_output_tokens: int
+    #: the run's cost.json after this call ("generation" and each judge id -> schemas.usage.StageCost)
+    cost: dict = field(default_factory=dict)
 
 
 def default_submission_id(model_id: str, revision: str) -> str:
@@ -54,13 +57,18 @@ def default_submission_id(model_id: str, revision: str) -> str:
     return f"{name[:100]}-{rev}"
 
 
+def suite_max_new_tokens(suite: str, max_new_tokens: int | None = None) -> int:
+    """The new-token cap of one suite: an explicit ``max_new_tokens``, else the suite's paper setting."""
+    return max_new_tokens or SUITE_DECODING.get(suite, {}).get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS)
+
+
 def suite_decoding(suite: str, gen: GenerationConfig, max_new_tokens: int | None = None) -> GenerationConfig:
     """The decoding config of one suite: the run's, with the suite's paper settings; an explicit
     ``max_new_tokens`` wins over the suite default (the seed never changes)."""
     decoding = SUITE_DECODING.get(suite, {})
     return gen.model_copy(
         update={
-            "max_new_tokens": max_new_tokens or decoding.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS),
+            "max_new_tokens": suite_max_new_tokens(suite, max_new_tokens),
             "seed": decoding.get("seed", DEFAULT_SEED),
         }
     )
@@ -120,22 +128,46 @@ class GenerationStage(Stage[Task, ResponseRecord]):
         if mc_mode == "loglikelihood":
             size = gen.batch_size or 8
             for start in range(0, len(batch), size):
+                began = time.perf_counter()
                 completions, extras = _answer_by_loglikelihood(self.backend, prompts[start : start + size])
+                share = (time.perf_counter() - began) / max(1, len(completions))
+                chunk = [item for item, _ in batch[start : start + size]]
+                self.record_usage([(item, replace(c, seconds=share)) for item, c in zip(chunk, completions)])
                 yield [_response_record(self.config, item, gen, c, mc_mode, x)
-                       for (item, _), c, x in zip(batch[start : start + size], completions, extras)]
+                       for item, c, x in zip(chunk, completions, extras)]
             return
         seen: set[int] = set()
+        last = time.perf_counter()
         for index, completion in self.backend.generate_stream(prompts, gen.max_new_tokens, gen.seed):
             if index in seen or not 0 <= index < len(batch):
                 raise SlmboardError(f"backend {self.backend.name} streamed answer index {index} twice or out of range")
             seen.add(index)
             self.n_tokens += completion.n_output_tokens or 0
+            now = time.perf_counter()
+            # a streaming backend's answer took the time since the one before (the stream's share of the batch)
+            self.record_usage([(batch[index][0], completion if completion.seconds is not None
+                                else replace(completion, seconds=now - last))])
+            last = now
             yield [_response_record(self.config, batch[index][0], gen, completion, mc_mode)]
         if len(seen) != len(batch):
             raise SlmboardError(f"backend {self.backend.name} returned {len(seen)} completions for {len(batch)} prompts")
 
     def progress_note(self, seconds: float) -> str | None:
         return f"{self.n_tokens / max(seconds, 1e-9):.0f} tok/s"
+
+    def record_usage(self, answered: list[tuple[SuiteItem, Completion]]) -> None:
+        """One ledger row per answer, appended before its record (:mod:`toolkit.core.usage`); a backend that sends
+        requests to a server (no accelerator of its own) made one per answer."""
+        from schemas.usage import UsageRecord
+
+        from toolkit.core.usage import append_usage
+
+        rows = [UsageRecord(stage="generation", producer=self.backend.name, suite=item.suite, item_id=item.item_id,
+                            prompt_tokens=c.n_prompt_tokens, output_tokens=c.n_output_tokens,
+                            tokens_from="backend" if c.n_output_tokens is not None else "none",
+                            seconds=round(c.seconds or 0.0, 6), requests=0 if self.backend.uses_accelerator else 1,
+                            device=self.config.generation.device) for item, c in answered]
+        append_usage(self.run.generation_usage_file, rows)
 
 
 def _multiple_choice(suite: str) -> bool:
@@ -173,6 +205,9 @@ def generate(
     # Fails fast on unknown suites / missing files, before the (slow) model load.
     items = select_shard(load_items(run_options.suites, data_dir=run_options.data_dir, limit=run_options.limit), shard_kn)
     run = RunDir(out)
+    from toolkit.core.usage import run_cost
+
+    run_cost(run)  # a damaged usage ledger or cost.json stops the run before the model loads
     batch_size, concurrency = run_options.batch_size, run_options.concurrency
     backend = backend or spec.build(run_options)
     if concurrency is not None:
@@ -192,7 +227,10 @@ def generate(
     tasks.sort(key=lambda t: (order[t[0].suite], t[1].max_new_tokens, len(t[0].prompt)))
     stage = GenerationStage(run, config, backend, run_options.mode)
     result = run_stage(stage, tasks, show_progress=show_progress)
-    return GenerateResult(run.root, config, result.n_written, result.n_skipped, result.seconds, stage.n_tokens)
+    from toolkit.core.usage import write_cost
+
+    cost = write_cost(run)
+    return GenerateResult(run.root, config, result.n_written, result.n_skipped, result.seconds, stage.n_tokens, cost)
 
 
 def _run_config(backend: Backend, items: list[SuiteItem], args: dict[str, str], batch_size: int | str | None,

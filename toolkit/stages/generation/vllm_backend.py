@@ -111,7 +111,8 @@ class VLLMBackend(Backend):
         out = []
         for o in outputs:  # vLLM returns outputs in input order
             c = o.outputs[0]
-            out.append(Completion(text=c.text, n_output_tokens=len(c.token_ids), finish_reason=c.finish_reason))
+            out.append(Completion(text=c.text, n_output_tokens=len(c.token_ids), finish_reason=c.finish_reason,
+                                  n_prompt_tokens=len(o.prompt_token_ids or ()) or None))
         return out
 
     def option_logprobs(self, prompts: list[str], options: list[list[str]]) -> list[list[float]]:

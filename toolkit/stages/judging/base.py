@@ -24,7 +24,7 @@ This module imports no heavy dependencies (no torch).
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "JudgeInput",
     "Judgment",
+    "RequestUsage",
     "Judge",
     "JudgeCapabilities",
     "JUDGES",
@@ -71,14 +72,30 @@ class JudgeInput:
 
 
 @dataclass(frozen=True)
+class RequestUsage:
+    """What one judgment took (the run's usage ledger, never its ItemRecord): the server's token counts, the wall
+    seconds of its request(s), the HTTP attempts and whether the cache answered instead."""
+
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    seconds: float = 0.0
+    requests: int = 0
+    cache_hit: bool = False
+    batch_api: bool = False
+    tokens_from: str = "none"  # schemas.usage.TokenSource
+
+
+@dataclass(frozen=True)
 class Judgment:
-    """A judge's verdict on one item. ``score`` is None exactly when ``status != "ok"``."""
+    """A judge's verdict on one item. ``score`` is None exactly when ``status != "ok"``. ``usage``: what it took, where
+    the judge counts it (not part of the verdict: equal judgments compare equal whatever they cost)."""
 
     score: float | None
     status: str
     raw: str | None
     reason: str | None = None
     unsafe_prob: float | None = None
+    usage: RequestUsage | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.status not in JUDGMENT_STATUSES:

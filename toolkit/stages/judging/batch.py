@@ -18,7 +18,9 @@ from collections import Counter
 from typing import Any, Callable, Protocol, Sequence
 
 from toolkit.core.records_io import atomic_write_text
-from .base import JudgeInput, Judgment
+from dataclasses import replace
+
+from .base import JudgeInput, Judgment, RequestUsage
 from .cache import JudgmentCache, cache_key, sha256_text
 from .rubrics import Rubric
 
@@ -83,6 +85,18 @@ def parse_batch_output(text: str) -> dict[str, tuple[str | None, str | None]]:
     return out
 
 
+def parse_batch_usage(text: str) -> dict[str, tuple[int | None, int | None]]:
+    """custom_id -> (prompt tokens, completion tokens) of each answered line's ``response.body.usage``."""
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for line in text.splitlines():
+        if line.strip():
+            row = json.loads(line)
+            usage = ((row.get("response") or {}).get("body") or {}).get("usage")
+            if isinstance(usage, dict):
+                out[row.get("custom_id")] = (usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    return out
+
+
 def judge_with_batch_api(
     judge: BatchJudge,
     items: Sequence[JudgeInput],
@@ -100,7 +114,7 @@ def judge_with_batch_api(
         hit = judge.cache.get(judge.judge_id, judge.cache_rubric_key(judge.rubric(item)), item.prompt, item.response) if judge.cache else None
         if hit is not None:
             judge.stats["cache_hits"] += 1
-            results[i] = hit
+            results[i] = replace(hit, usage=RequestUsage(cache_hit=True, batch_api=True))
         else:
             todo.append(i)
     if todo:
@@ -126,20 +140,33 @@ def judge_with_batch_api(
                 raise TimeoutError(f"batch {batch.id} still {batch.status} after {timeout_seconds:.0f} s; re-run to resume it")
             time.sleep(poll_seconds)
         replies: dict[str, tuple[str | None, str | None]] = {}
+        usage: dict[str, tuple[int | None, int | None]] = {}
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
-                replies.update(parse_batch_output(client.files.content(file_id).text))
+                text = client.files.content(file_id).text
+                replies.update(parse_batch_output(text))
+                usage.update(parse_batch_usage(text))
+        # one job: each item's seconds are its share of the wait this process saw
+        share = (time.monotonic() - started) / len(todo)
+        counted: set[str] = set()
         state_path.unlink(missing_ok=True)  # finished either way: never resumed again
         for i in todo:
             item = items[i]
             rubric = judge.rubric(item)
-            reply, err = replies.get(_custom_id(judge, item), (None, f"batch {batch.id} ended {batch.status} without this item"))
+            cid = _custom_id(judge, item)
+            reply, err = replies.get(cid, (None, f"batch {batch.id} ended {batch.status} without this item"))
+            tokens = usage.get(cid)
+            spent = RequestUsage(*(tokens or (None, None)), seconds=share, requests=1, batch_api=True,
+                                 tokens_from="server" if tokens else "none")
+            if cid in counted:  # an identical item shared the request: counted once, with the first
+                spent = RequestUsage(cache_hit=True, batch_api=True)
+            counted.add(cid)
             if err is not None:
-                results[i] = Judgment(None, "error", None, err)
+                results[i] = Judgment(None, "error", None, err, usage=spent)
                 judge.stats["api_errors"] += 1
                 continue
             j = judge.interpret(rubric, reply)
             if judge.cache is not None:
                 judge.cache.put(judge.judge_id, judge.cache_rubric_key(rubric), item.prompt, item.response, j)
-            results[i] = j
+            results[i] = replace(j, usage=spent)
     return [results[i] for i in range(len(items))]

@@ -282,4 +282,10 @@ class JudgingRunOptions(Options):
                                    metavar="SUITE[,SUITE]")
     retry_errors: bool = option(True, help="do not re-judge items whose earlier API call failed (they are judged again "
                                            "by default)", flag="--keep-errors")
+    estimate: bool = option(False, help="print what judging would cost (requests after the cache, input tokens counted "
+                                        "as the server counts them, output tokens up to max_tokens, hours, dollars) "
+                                        "and write nothing")
+    price: Optional[list[str]] = option(None, help="US dollars per million input and output tokens of a judge, instead of "
+                                                   "the shipped table's (repeatable; the Batch API's too)",
+                                        metavar="JUDGE=IN_PER_1M,OUT_PER_1M")
 

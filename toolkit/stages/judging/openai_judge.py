@@ -25,7 +25,9 @@ import hashlib
 import json
 import os
 import random
+import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -34,7 +36,7 @@ from toolkit.core.errors import BadOption, JudgeConfigMismatch, SlmboardError
 from toolkit.core.records_io import atomic_write_text
 from toolkit.core.runs import JUDGE_CONFIG_FILE
 from toolkit.core.secrets import scrub_secrets
-from .base import Judge, JudgeCapabilities, JudgeInput, Judgment
+from .base import Judge, JudgeCapabilities, JudgeInput, Judgment, RequestUsage
 from .cache import JudgmentCache
 from .components import OpenAIJudgeOptions, option_default
 from .parsing import parse_reply
@@ -105,6 +107,8 @@ class OpenAIJudge(Judge):
         self._api_key()  # fail before any work when the key is missing (it is read again, never kept)
         #: counters over the judge's lifetime: requests (HTTP attempts), retries, cache_hits, ...
         self.stats: Counter = Counter()
+        #: called with (item, judgment) as each request ends, before its cache entry (set by the judging stage)
+        self.usage_sink: Callable[[JudgeInput, Judgment], None] | None = None
         self._rng = random.Random(self.seed)
         # Batch API: every pending item goes into one batch; prepare() points the state file into the run folder.
         self.batch_api = bool(o.batch_api)
@@ -234,7 +238,7 @@ class OpenAIJudge(Judge):
             hit = self.cache.get(self.judge_id, rkey, item.prompt, item.response)
             if hit is not None:
                 self.stats["cache_hits"] += 1
-                return hit
+                return replace(hit, usage=RequestUsage(cache_hit=True))
         stats = RetryStats()
         est_tokens = len(body["messages"][0]["content"]) // 4 + body["max_tokens"]
 
@@ -245,6 +249,7 @@ class OpenAIJudge(Judge):
             return await client.chat.completions.create(**body, extra_body=self.extra_body or None)
 
         async with sem:
+            started = time.perf_counter()  # inside the pool: the request's own seconds, not its wait for a slot
             try:
                 resp = await call_with_retry(attempt, self.retry, stats, self._rng)
             except Exception as exc:  # noqa: BLE001 - an API failure becomes a counted 'error' record
@@ -252,15 +257,27 @@ class OpenAIJudge(Judge):
                 self.stats["api_errors"] += 1
                 reason = f"API failure after {stats.attempts} attempt(s): {_describe(exc)}"
                 reason = scrub_secrets(reason, [os.environ.get(self.api_key_env)])  # never let the key reach a record
-                return Judgment(None, "error", None, reason)
+                return self._spent(item, Judgment(None, "error", None, reason, usage=RequestUsage(
+                    seconds=time.perf_counter() - started, requests=stats.attempts)))
+            seconds = time.perf_counter() - started
         self.stats["retries"] += stats.retries
+        prompt_tokens = output_tokens = None
         if resp.usage is not None:
-            self.stats["prompt_tokens"] += resp.usage.prompt_tokens or 0
-            self.stats["completion_tokens"] += resp.usage.completion_tokens or 0
+            prompt_tokens, output_tokens = resp.usage.prompt_tokens, resp.usage.completion_tokens
+            self.stats["prompt_tokens"] += prompt_tokens or 0
+            self.stats["completion_tokens"] += output_tokens or 0
         reply = resp.choices[0].message.content if resp.choices else None
-        judgment = self.interpret(rubric, reply)
-        if self.cache is not None:
+        judgment = self._spent(item, replace(self.interpret(rubric, reply), usage=RequestUsage(
+            prompt_tokens, output_tokens, seconds, stats.attempts, tokens_from="server" if resp.usage is not None else "none")))
+        if self.cache is not None:  # after the ledger: a crash between the two asks again and counts both requests
             self.cache.put(self.judge_id, rkey, item.prompt, item.response, judgment)
+        return judgment
+
+    def _spent(self, item: JudgeInput, judgment: Judgment) -> Judgment:
+        """A request's judgment, handed to ``usage_sink`` (the judging stage's ledger) the moment it exists: a run
+        killed before its batch's records are written still has every request it paid for on disk."""
+        if self.usage_sink is not None:
+            self.usage_sink(item, judgment)
         return judgment
 
     def check_inputs(self, inputs: Sequence[JudgeInput]) -> None:

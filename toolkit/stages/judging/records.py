@@ -28,6 +28,8 @@ class JudgeResult:
     judge_stats: dict = field(default_factory=dict)  # requests, retries, cache_hits, ... when the judge counts them
     #: one line per suite of the run the judge does not fit (nothing was written for it)
     skipped_suites: list[str] = field(default_factory=list)
+    #: the run's cost.json after this call: "generation" and judge id -> schemas.usage.StageCost
+    cost: dict = field(default_factory=dict)
 
     @property
     def n_failed(self) -> int:

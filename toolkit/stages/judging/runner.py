@@ -12,6 +12,7 @@ The engine (:mod:`toolkit.core.stage_engine`) does the resuming, appending and p
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -20,7 +21,7 @@ from schemas import ItemRecord, ResponseRecord
 from toolkit.core.errors import NothingToJudge, SlmboardError
 from toolkit.core.runs import RunDir
 from toolkit.core.stage_engine import WHOLE_RUN, Batching, Stage, run_stage
-from .base import Judge, JudgeInput, Judgment, make_judge
+from .base import Judge, JudgeInput, Judgment, RequestUsage, make_judge
 from .components import DEFAULT_JUDGE, JudgeSpec
 from .fitness import skip_line, suite_kind_of
 from .records import JudgeResult, item_record, read_responses
@@ -37,6 +38,9 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
         self.description = f"judge {judge.judge_id}"
         caps = judge.capabilities
         self.batching = WHOLE_RUN if caps.whole_run else Batching(max(batch_size, caps.preferred_batch_size), across_groups=True)
+        self.sunk: set[tuple[str, str]] = set()  # items whose request rows the judge already handed to the ledger
+        if hasattr(judge, "usage_sink"):
+            judge.usage_sink = self.sink
 
     def output_file(self, group: str) -> Path:
         return self.run.judgment_file(self.judge.judge_id, group)
@@ -62,6 +66,7 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
                              category=r.category, gold_choice=r.gold_choice, choice=r.choice) for r in batch]
         # A failed request (request_error) has no answer to judge: a failed item, never sent to the judge.
         asked = [i for i, r in enumerate(batch) if r.request_error is None]
+        started = time.perf_counter()
         answered = self.judge.judge_with_progress([inputs[i] for i in asked], progress) if asked else []
         if len(answered) != len(asked):
             raise SlmboardError(f"judge {self.judge.judge_id} returned {len(answered)} judgments for {len(asked)} items")
@@ -71,6 +76,7 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
                      for i, r in enumerate(batch)]
         if len(asked) < len(batch):
             progress(len(batch) - len(asked))
+        self.record_usage(batch, judgments, time.perf_counter() - started, inputs)
         records = [item_record(r, self.judge, j, self.judge.record_extras(x)) for r, j, x in zip(batch, judgments, inputs)]
         for record, judgment in zip(records, judgments):
             self.result.status_counts[judgment.status] += 1
@@ -78,6 +84,54 @@ class JudgingStage(Stage[ResponseRecord, ItemRecord]):
             if judgment.status != "ok":
                 self.result.failure_reasons[f"{judgment.status}: {(judgment.reason or '?')[:120]}"] += 1
         yield records
+
+    def record_usage(self, batch: list[ResponseRecord], judgments: list[Judgment], seconds: float,
+                     inputs: list[JudgeInput]) -> None:
+        """One ledger row per judgment not in the ledger yet, appended before its record (see
+        :mod:`toolkit.core.usage`); a judge that counts nothing itself (a local one) gets the item's share of the
+        batch's seconds."""
+        from toolkit.core.usage import append_usage
+
+        share = seconds / max(1, len(batch))
+        rows = [self.usage_row(x, j.usage or RequestUsage(seconds=share), j.raw)
+                for x, j in zip(inputs, judgments) if (x.suite, x.item_id) not in self.sunk]
+        append_usage(self.run.judge_usage_file(self.judge.judge_id), rows)
+        self.sunk.clear()
+
+    def sink(self, item: JudgeInput, judgment: Judgment) -> None:
+        """A request's row, on disk the moment its answer exists (an LLM judge calls this as each request ends)."""
+        from toolkit.core.usage import append_usage
+
+        append_usage(self.run.judge_usage_file(self.judge.judge_id), [self.usage_row(item, judgment.usage, judgment.raw)])
+        self.sunk.add((item.suite, item.item_id))
+
+    def usage_row(self, item: JudgeInput, u: RequestUsage, reply: str | None):
+        """The ledger row of one judgment; a reply whose server reported no ``usage`` is counted as the estimate
+        counts (:func:`.token_counts.count_reply_tokens`)."""
+        from dataclasses import replace
+
+        from schemas.usage import UsageRecord
+        from .token_counts import count_reply_tokens
+
+        if u.requests and u.tokens_from == "none" and reply is not None:
+            counted = count_reply_tokens(self.judge, item, reply)
+            if counted is not None:
+                u = replace(u, prompt_tokens=counted[0], output_tokens=counted[1], tokens_from="tokenizer")
+        return UsageRecord(stage="judgment", producer=self.judge.judge_id, suite=item.suite, item_id=item.item_id,
+                           prompt_tokens=u.prompt_tokens, output_tokens=u.output_tokens, tokens_from=u.tokens_from,
+                           seconds=round(u.seconds, 6), requests=u.requests, cache_hit=u.cache_hit,
+                           batch_api=u.batch_api, device=self.judge_device)
+
+    @property
+    def judge_device(self) -> str | None:
+        """Where the judge ran: its server (an API judge: its host, never a key), else its own device."""
+        base_url = getattr(self.judge, "base_url", None)
+        if getattr(self.judge, "registered_as", None) in ("openai", "guard"):
+            from urllib.parse import urlsplit
+
+            return urlsplit(base_url).netloc if base_url else "api.openai.com"
+        device = getattr(self.judge, "device", None)
+        return str(device) if device is not None else None
 
     def finalize_group(self, group: str, records: list[ItemRecord]) -> list[ItemRecord]:
         return self.judge.finalize_group(records)
@@ -90,14 +144,19 @@ def judge_run(
     batch_size: int = 32,
     show_progress: bool = True,
     retry_errors: bool = True,
+    prices: dict | None = None,
 ) -> JudgeResult:
     """Judge every response of the run that this judge has not judged yet.
 
     ``judge``: a spec, a :class:`JudgeSpec` with options, or a built Judge. ``retry_errors``: judge again the
-    items whose earlier record is an API failure ("error").
+    items whose earlier record is an API failure ("error"). ``prices``: judge -> :class:`~schemas.usage.Price`
+    given instead of the shipped table's (:mod:`.prices`). What it spent is added to ``RUN/cost.json``.
     """
     run = RunDir(run_dir)
     run.load_config()  # fails clearly on a folder that is not a run
+    from toolkit.core.usage import run_cost
+
+    run_cost(run)  # a damaged usage ledger or cost.json stops judging before anything is written
     response_files = [f for f in run.response_files() if not suites or f.stem in set(suites)]
     if not response_files:
         raise NothingToJudge(f"{run.root}: no responses to judge; generate responses into this run folder first")
@@ -108,7 +167,13 @@ def judge_run(
     if isinstance(judge_obj, PanelJudge):  # judged from its members' records: no judge call of its own
         judge_panel(run, judge_obj, suites, result, lambda spec, absent: judge_run(
             run.root, spec, absent, batch_size, show_progress, retry_errors))
+        from toolkit.core.usage import read_cost
+
+        result.cost = read_cost(run)  # the members' (a panel sends no request of its own)
         return result
+    from .prices import judge_prices
+
+    price = judge_prices(judge_obj, prices or {})  # a price for another judge is refused before any work
     check_slug_clash(run, judge_obj.judge_id)
     by_suite = {path.stem: read_responses(path) for path in response_files}  # validate all before writing
     fits = tuple(judge_obj.fits)
@@ -129,6 +194,9 @@ def judge_run(
     result.n_new, result.n_skipped, result.n_retried_errors = outcome.n_written, outcome.n_skipped, outcome.n_redone
     result.seconds = outcome.seconds
     result.judge_stats = judge_obj.usage_stats()
+    from toolkit.core.usage import write_cost
+
+    result.cost = write_cost(run, {judge_obj.judge_id: price})
     return result
 
 

@@ -207,6 +207,12 @@ def merge_shards(run: Path, n: int, data_dir: str | None) -> tuple[MergeResult, 
     target.responses_dir.mkdir(parents=True, exist_ok=True)
     for path in merged.response_files():
         os.replace(path, target.response_file(path.stem))
+    if merged.generation_usage_file.is_file():  # the shards' ledger is the whole generation's
+        target.generation_usage_file.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(merged.generation_usage_file, target.generation_usage_file)
+        from toolkit.core.usage import write_cost
+
+        write_cost(target)
     os.replace(merged.config_path, target.config_path)
     shutil.rmtree(staging, ignore_errors=True)
     return result, config
