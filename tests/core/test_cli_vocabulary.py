@@ -62,10 +62,12 @@ def test_one_way_to_point_any_component_at_an_endpoint():
 def test_evaluate_takes_every_option_generate_and_judge_take():
     cmds = _commands()
     evaluate = set(_flags(cmds["evaluate"]))
-    judge_only = set(_flags(cmds["judge"])) - {"--suites", "--judge", "--keep-errors", "--token", "--help"}
+    # --estimate and --price keep their names on evaluate: one estimate of the whole run, prices of its judge
+    judge_only = set(_flags(cmds["judge"])) - {"--suites", "--judge", "--keep-errors", "--token", "--help", "--estimate",
+                                               "--price"}
     assert set(_flags(cmds["generate"])) - {"--help"} <= evaluate
     assert {f.replace("--no-", "--no-judge-") if f.startswith("--no-") else "--judge-" + f[2:] for f in judge_only} <= evaluate
-    assert {"--judge", "--keep-errors", "--primary-judge", "--allow-partial", "--no-gate"} <= evaluate
+    assert {"--judge", "--keep-errors", "--primary-judge", "--allow-partial", "--no-gate", "--estimate", "--price"} <= evaluate
 
 
 def test_help_agrees_with_the_code():

@@ -119,7 +119,7 @@ def _evaluate(models: PathLike | None, out: PathLike, to: PathLike, model: Any, 
         raise BadOption("evaluate judges the suites it generated: leave the judging suites unset", param="suites")
     if steps.judging.estimate:  # the command asks estimate_evaluation; a models file has no one run to estimate
         raise BadOption("estimate answers for one model run in this process: leave out the models file (estimate "
-                        "each entry with its own --out)" if models is not None else
+                        "each entry with its own run folder)" if models is not None else
                         "estimate: evaluate() runs; estimate_evaluation() says what it would cost", param="estimate")
     if steps.judging.price and (models is not None or wants_fanout(where)):
         raise BadOption("price applies to a judge run in this process; a fanned-out board's judges are priced from "

@@ -45,7 +45,7 @@ def parse_prices(values: Sequence[str] | None) -> dict[str, Price]:
             if not (inp >= 0 and outp >= 0):
                 raise ValueError
         except ValueError:
-            raise BadOption(f"--price {value!r}: expected JUDGE=IN_PER_1M,OUT_PER_1M (US dollars per million input and "
+            raise BadOption(f"price {value!r}: expected JUDGE=IN_PER_1M,OUT_PER_1M (US dollars per million input and "
                             "output tokens, e.g. openai:gpt-4o=2.5,10)", param="price") from None
         out[judge.strip()] = Price(input_per_1m=inp, output_per_1m=outp, source="given (--price)")
     return out
@@ -58,7 +58,7 @@ def judge_prices(judge: object, given: dict[str, Price]) -> Prices:
     names = {judge_id, judge_slug(judge_id) if judge_id else "", str(getattr(judge, "spec", "") or "")}
     for name in given:
         if name not in names:
-            raise BadOption(f"--price {name}=...: this command's judge is {judge_id!r}, not {name!r}", param="price")
+            raise BadOption(f"price of {name!r}: this command's judge is {judge_id!r}, not {name!r}", param="price")
     if given:
         price = next(iter(given.values()))
         return price, price
