@@ -210,7 +210,7 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
 class ReviewOptions(Options):
     """What ``review`` is told besides the Hub dataset (:func:`toolkit.api.review`)."""
 
-    post: bool = option(True, help="comment each result on its pull request (off: print the results only)",
+    post: bool = option(True, help="comment each result on its pull request (it is printed either way)",
                         flag="--no-comment")
     data_dir: Optional[str] = option(None, help="local benchmark mirror the suites' canonical item lists load from "
                                                 "(as for submit)", metavar="DIR")

@@ -280,6 +280,5 @@ class JudgingRunOptions(Options):
 
     suites: Optional[str] = option(None, help="only these suites (comma-separated; default: every suite of the run)",
                                    metavar="SUITE[,SUITE]")
-    retry_errors: bool = option(True, help="do not re-judge items whose earlier API call failed (they are judged again "
-                                           "by default)", flag="--keep-errors")
+    retry_errors: bool = option(True, help="re-judge items whose earlier API call failed", flag="--keep-errors")
 
