@@ -160,3 +160,22 @@ def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path)
     assert manifest["toolkit_version"] and manifest["model_revision"] == "rev1"
     assert LocalFolderHub(dataset).head()
     assert api.validate(dataset).ok
+
+
+def test_the_embedded_model_has_its_metadata_and_another_model_is_told_how_to_add_it(tmp_path):
+    """Issue 47: the manifest note named SmolLM2 for every model, was printed for the embedded model itself (whose
+    family and tuning are known) and, printed after publishing, did not say that a published manifest stays."""
+    import json
+
+    from slmboard_testing import make_run
+
+    smol = make_run(tmp_path / "smol", model_id="HuggingFaceTB/SmolLM2-135M-Instruct", submission_id="smol-1")
+    other = make_run(tmp_path / "other", model_id="org/model-a", submission_id="model-a-1")
+    board = new_board(tmp_path / "board")
+    published = api.submit(smol, to=board)
+    assert not [n for n in published.notes if "lacks" in n], published.notes
+    manifest = json.loads((board / "submissions" / "smol-1.json").read_text())
+    assert (manifest["family"], manifest["tuning"], manifest["instruction_tuned"]) == ("SmolLM2", "instruct", True)
+    note = next(n for n in api.submit(other, to=board).notes if "lacks" in n)
+    assert "org/model-a" in note and "SmolLM2" not in note and "--update only adds judges" in note
+    assert str(other / "model.json") in note

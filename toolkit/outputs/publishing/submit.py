@@ -200,6 +200,10 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
         "context_length": info.get("context_length"),
         "architecture": {k: v for k, v in arch.items() if v is not None},
     }
+    from toolkit.stages.generation.embedded import MODEL_ID, MODEL_METADATA
+
+    if config.model_id == MODEL_ID:  # the package's own model: its family, tuning and licence are known
+        meta.update({k: v for k, v in MODEL_METADATA.items() if meta.get(k) is None})
     if run.model_info_path.is_file():
         try:
             extra = json.loads(run.model_info_path.read_text(encoding="utf-8"))
@@ -267,6 +271,19 @@ def refuse_slug_clash(judge_ids: Sequence[str], root: Path | None = None, where:
     there = f" (published in {where} by {on_board[other]})" if other in on_board and other not in judge_ids else ""
     raise SlmboardError(f"judge ids {mine} and {other}{there} share the file slug {judge_slug(mine)}: rename one "
                         "(no two judge ids may share a slug)")
+
+
+_GAP_EXAMPLES = {"family": '"family": "<its family>"', "params": '"params": <parameter count>',
+                 "tuning / instruction_tuned": '"tuning": "base" | "instruct" | "chat"'}
+
+
+def metadata_note(gaps: list[str], model_id: str, model_info_path: Path) -> str:
+    """What the leaderboard's filters miss and how a run gets it: a published manifest keeps its fields (an
+    update only adds judges), so the fields go into RUN/model.json before the run is submitted."""
+    example = ", ".join(_GAP_EXAMPLES[g] for g in gaps if g in _GAP_EXAMPLES)
+    return (f"manifest of {model_id} lacks {', '.join(gaps)} (the leaderboard's filters use them); a published "
+            f"manifest keeps its fields (--update only adds judges), so a run takes them from {model_info_path}, "
+            f"written before it is submitted: a JSON object of manifest fields ({{{example}}})")
 
 
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
@@ -350,9 +367,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
         notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against the whole "
                      f"suite ({totals[suite]} items), so the board shows it as partial")
     if gaps:
-        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}, a JSON "
-                     "object of manifest fields, e.g. {\"family\": \"SmolLM2\", \"params\": 135000000, "
-                     "\"tuning\": \"instruct\", \"license\": \"apache-2.0\"}")
+        notes.append(metadata_note(gaps, config.model_id, run.model_info_path))
     caveats = not_comparable([f.suite for f in record_files if f.suite], [f.judge_id for f in record_files if f.judge_id])
     return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes, caveats)
 
