@@ -179,3 +179,22 @@ def test_the_embedded_model_has_its_metadata_and_another_model_is_told_how_to_ad
     note = next(n for n in api.submit(other, to=board).notes if "lacks" in n)
     assert "org/model-a" in note and "SmolLM2" not in note and "--update only adds judges" in note
     assert str(other / "model.json") in note
+
+
+def test_bbq_from_the_packaged_sample_says_so_and_counts_coverage_against_the_age_category(tmp_path):
+    """Issue 47: an lm-eval import of BBQ submitted with --data-dir holding the package's sample (Age only) noted
+    "(SuiteDataError: ... missing 10 of 11 category files ... (BBQ(BBQOptions(...)) loads a subset)); pass --data-dir"
+    although --data-dir was passed, and rank showed its coverage as "–" (no total)."""
+    from slmboard_testing import make_run
+
+    data = tmp_path / "suite-data"
+    api.download_suites(data, api.SuiteDownloadOptions(suites="bbq", sample=True))
+    run = make_run(tmp_path / "lm-eval", suite="bbq", judge_id="lm-eval:acc", model_id="org/model-a",
+                   scores={"bbq_age_0001": 1.0, "bbq_age_0002": 0.0})
+    board = new_board(tmp_path / "board")
+    result = api.submit(run, to=board, options=api.SubmitOptions(data_dir=str(data), allow_partial=True))
+    note = next(n for n in result.notes if "bbq" in n)
+    assert "slmboard's sample" in note and "Age category (3680 items)" in note, note
+    assert not any(word in note for word in ("SuiteDataError", "BBQOptions", "pass --data-dir")), note
+    row = api.rank(board).query("suite == 'bbq'").iloc[0]
+    assert row["coverage"] == pytest.approx(2 / 3680)

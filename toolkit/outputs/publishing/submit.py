@@ -42,7 +42,7 @@ from . import layout
 from .boards import refuse_missing_board
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from toolkit.stages.judging.fitness import fitting_judges_hint
-from toolkit.stages.suites import FULL_ITEMS
+from toolkit.stages.suites import FULL_ITEMS, FULL_OF, sampled_suites
 from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
@@ -273,6 +273,17 @@ def refuse_slug_clash(judge_ids: Sequence[str], root: Path | None = None, where:
                         "(no two judge ids may share a slug)")
 
 
+def unchecked_note(suite: str, why: str, sample: str | None, data_dir) -> str:
+    """Why a suite's items were not checked against its canonical list, and what would check them."""
+    if sample:
+        return (f"suite {suite!r}: the data folder {data_dir} holds slmboard's sample of it ({sample}), not its "
+                f"canonical list, so its items are not checked against one; its coverage counts against "
+                f"{FULL_OF[suite]} ({FULL_ITEMS[suite]} items), so the board shows it as partial")
+    fix = ("put its files there (`slmboard suites download`)" if data_dir is not None
+           else "pass --data-dir with a local mirror")
+    return f"item set of suite {suite!r} not checked against its canonical list ({why}); {fix}"
+
+
 _GAP_EXAMPLES = {"family": '"family": "<its family>"', "params": '"params": <parameter count>',
                  "tuning / instruction_tuned": '"tuning": "base" | "instruct" | "chat"'}
 
@@ -308,8 +319,11 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             refused.args = (f"{refused.args[0]}\na run lacking canonical items is published with allow_partial "
                             "(the manifest lists them)",)
         raise refused
-    notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
-             for s, why in sorted(items.unchecked.items())]
+    # a data folder holding the package's sample of a suite (an import has no run.json mark of it): said as such,
+    # and its coverage counts against the whole of what the sample is cut from, as for a run made from it
+    folder = data_dir if data_dir is not None else config.data_dir
+    held = sampled_suites(folder, sorted(items.unchecked))
+    notes = [unchecked_note(s, why, held.get(s), folder) for s, why in sorted(items.unchecked.items())]
     files: dict[str, bytes] = {}
     record_files = []
     for (suite, judge_id), rows in sorted(groups.items()):
@@ -327,7 +341,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
         record_files.append(RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(mod_rows)))
     meta = _model_metadata(run, config)
     # a run made from the package's sample counts its coverage against the whole suite (shown as partial)
-    sampled = {s: share for s, share in config.suite_samples.items() if s in FULL_ITEMS}
+    sampled = {s: share for s, share in {**config.suite_samples, **held}.items() if s in FULL_ITEMS}
     totals = {**items.totals, **{s: max(FULL_ITEMS[s], items.totals.get(s, 0)) for s in sampled}}
     try:
         manifest = Submission(
@@ -364,8 +378,9 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     for suite, share in sorted(sampled.items()):
-        notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against the whole "
-                     f"suite ({totals[suite]} items), so the board shows it as partial")
+        if suite not in held:  # (a data folder's sample is said by its unchecked note)
+            notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against "
+                         f"{FULL_OF[suite]} ({totals[suite]} items), so the board shows it as partial")
     if gaps:
         notes.append(metadata_note(gaps, config.model_id, run.model_info_path))
     caveats = not_comparable([f.suite for f in record_files if f.suite], [f.judge_id for f in record_files if f.judge_id])
