@@ -321,8 +321,8 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
         raise refused
     # a data folder holding the package's sample of a suite (an import has no run.json mark of it): said as such,
     # and its coverage counts against the whole of what the sample is cut from, as for a run made from it
-    folder = data_dir if data_dir is not None else config.data_dir
-    held = sampled_suites(folder, sorted(items.unchecked))
+    folder = data_dir if data_dir is not None else getattr(config, "data_dir", None)
+    held = sampled_suites(folder, sorted(set(config.suites) | set(items.unchecked)))
     notes = [unchecked_note(s, why, held.get(s), folder) for s, why in sorted(items.unchecked.items())]
     files: dict[str, bytes] = {}
     record_files = []
@@ -378,7 +378,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     for suite, share in sorted(sampled.items()):
-        if suite not in held:  # (a data folder's sample is said by its unchecked note)
+        if suite not in items.unchecked:  # (an unchecked suite's note says it already)
             notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against "
                          f"{FULL_OF[suite]} ({totals[suite]} items), so the board shows it as partial")
     if gaps:
