@@ -198,3 +198,19 @@ def test_bbq_from_the_packaged_sample_says_so_and_counts_coverage_against_the_ag
     assert not any(word in note for word in ("SuiteDataError", "BBQOptions", "pass --data-dir")), note
     row = api.rank(board).query("suite == 'bbq'").iloc[0]
     assert row["coverage"] == pytest.approx(2 / 3680)
+
+
+def test_a_pull_request_to_a_local_board_names_the_guide_form_and_the_local_alternative(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """run-a-leaderboard §3 on a local board: `--create-pr` said "needs a Hub dataset (hf://datasets/org/name)"
+    without saying what a local board does instead."""
+    from slmboard_testing import make_run
+    from toolkit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    make_run(tmp_path / "run")
+    new_board(tmp_path / "board")
+    assert main(["submit", "run", "--to", "./board", "--create-pr"]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("note:")]
+    assert err == ["error: a pull request needs a Hub board (ORG/NAME); the local folder ./board has no pull requests: "
+                   "leave out --create-pr and submit to it directly (its checks run before anything is written)"]

@@ -455,7 +455,9 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         return SubmitResult(ref.url, sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
     if create_pr:
-        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+        raise SlmboardError(f"a pull request needs a Hub board (ORG/NAME); the local folder {ref.written} has no pull "
+                            "requests: leave create_pr unset and submit to it directly (its checks run before anything is written)",
+                            param="create_pr")
     local = LocalFolderHub(where)
     if not local.has_inflight():
         # Before taking the lock, so a refused submission touches nothing. With a crashed writer's
