@@ -26,7 +26,7 @@ def test_missing_component_folder_is_one_line(argv, tmp_path, capsys, monkeypatc
 
 @pytest.mark.parametrize("argv,needle", [
     (["rank", "../missing/board"], "no such file or folder"),
-    (["review", "./org/board"], "a local folder board has none: `slmboard submit RUN --to ./org/board` runs the same checks"),
+    (["review", "./org/board"], "a local folder board has none: submitting a run to ./org/board (`slmboard submit`) runs the same checks"),
 ])
 def test_dataset_written_as_a_path_is_not_a_hub_id(argv, needle, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -157,7 +157,7 @@ def test_a_data_folder_without_the_benchmark_says_where_its_file_comes_from(tmp_
     assert "ethics/cm_test_hard.csv: no such file" in err and "curl -L --create-dirs -o" in err
     # issue 47: the flag that passes an export, and that the package's offline samples do not hold ETHICS
     assert "pass --source-data ethics=FILE with an export of hendrycks/ethics" in err and "as its data" not in err
-    assert "the package's samples, `suites download --sample`, hold none" in err and "leave out --data-dir" in err
+    assert "the package's offline samples hold none" in err and "leave out --data-dir" in err
     assert "https://raw.githubusercontent.com/oughtinc/ice/" in err and not (tmp_path / "run").exists()
 
 

@@ -177,7 +177,7 @@ def test_the_embedded_model_has_its_metadata_and_another_model_is_told_how_to_ad
     manifest = json.loads((board / "submissions" / "smol-1.json").read_text())
     assert (manifest["family"], manifest["tuning"], manifest["instruction_tuned"]) == ("SmolLM2", "instruct", True)
     note = next(n for n in api.submit(other, to=board).notes if "lacks" in n)
-    assert "org/model-a" in note and "SmolLM2" not in note and "--update only adds judges" in note
+    assert "org/model-a" in note and "SmolLM2" not in note and "an update only adds judges" in note
     assert str(other / "model.json") in note
 
 

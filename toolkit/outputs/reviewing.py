@@ -190,8 +190,8 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
     hub = parse_hub_id(repo_id)
     if hub is None:  # a local folder board has no pull requests: its checks run when a run is submitted to it
         raise SlmboardError(f"{repo_id}: review checks the open pull requests of a Hub board (ORG/NAME); a local "
-                            f"folder board has none: `slmboard submit RUN --to {repo_id}` runs the same checks itself "
-                            "and writes nothing on any error", param="dataset")
+                            f"folder board has none: submitting a run to {repo_id} (`slmboard submit`) runs the same "
+                            "checks itself and writes nothing on any error", param="dataset")
     with hub_token(token), hub_call(hub.repo_id):  # every Hub failure: one line naming the dataset
         api = hub_api()
         prs = open_pull_requests(api, hub.repo_id)

@@ -293,7 +293,7 @@ def metadata_note(gaps: list[str], model_id: str, model_info_path: Path) -> str:
     update only adds judges), so the fields go into RUN/model.json before the run is submitted."""
     example = ", ".join(_GAP_EXAMPLES[g] for g in gaps if g in _GAP_EXAMPLES)
     return (f"manifest of {model_id} lacks {', '.join(gaps)} (the leaderboard's filters use them); a published "
-            f"manifest keeps its fields (--update only adds judges), so a run takes them from {model_info_path}, "
+            f"manifest keeps its fields (an update only adds judges), so a run takes them from {model_info_path}, "
             f"written before it is submitted: a JSON object of manifest fields ({{{example}}})")
 
 

@@ -179,7 +179,7 @@ def source_rows(benchmark: str, data: str | Path | None = None) -> tuple[list[Ro
                      if src.url else "")
             from toolkit.stages.suites._samples import SAMPLES
 
-            sample = "" if benchmark in SAMPLES else f" (the package's samples, `suites download --sample`, hold none)"
+            sample = "" if benchmark in SAMPLES else " (the package's offline samples hold none)"
             raise SuiteDataError(f"{path}: no such file: the data folder {data} has no {benchmark} file{sample}; "
                                  f"{fetch}pass source_data={benchmark}=FILE with an export of {src.hub_id} "
                                  f"({src.config or 'default'} / {src.split}), or leave data_dir unset to fetch it",
