@@ -182,8 +182,8 @@ def say_boards_read_for_hub_ids(args: argparse.Namespace, argv: Sequence[str]) -
                 continue
             try:
                 ref = DatasetRef.parse(word)
-            except SlmboardError:
-                continue  # the command itself refuses it, naming its flag
+            except (SlmboardError, OSError, ValueError):  # (a long text is no path: ENAMETOOLONG)
+                continue  # the command itself refuses what it cannot take, naming its flag
             note = ref.folder_note()
             if note and (folder := ref.path.resolve()) not in told:
                 told.add(folder)
