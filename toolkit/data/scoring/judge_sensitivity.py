@@ -54,8 +54,8 @@ class JudgeSensitivityOptions(Options):
     compared_judges: Optional[list[str]] = option(None, help="compare only these judges (ids, folder slugs or run "
                                                              "names; default: every judge of the suite)",
                                                   metavar="A,B")
-    include_people: bool = option(True, help="count people's labels (judge ids starting 'human') as judges, "
-                                             "beside the machine judges")
+    include_people: bool = option(True, help="count judges that are people's labels (ids starting 'human') as "
+                                             "judges (off: machine judges only)")
 
     @field_validator("compared_judges", mode="before")
     @classmethod
