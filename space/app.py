@@ -116,6 +116,7 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
 def start(data: str | Path | None = None, host: str = "127.0.0.1", port: int | None = None, quiet: bool = True,
           settings: Settings | None = None) -> tuple[gr.Blocks, str]:
     """Launch without blocking; returns the Blocks (call .close()) and the local URL."""
+    reach_localhost_directly(host)
     demo = build_app(data, settings)
     # a burst of visitors queues instead of piling threads onto 2 vCPUs
     demo.queue(default_concurrency_limit=4, max_size=512)
@@ -127,6 +128,16 @@ def start(data: str | Path | None = None, host: str = "127.0.0.1", port: int | N
     return demo, url
 
 
+def reach_localhost_directly(host: str) -> None:
+    """Gradio's launch asks its own local URL over HTTP (httpx, which honours http_proxy): behind a proxy that
+    no_proxy does not bypass for localhost, that check goes to the proxy and the start fails. This process's
+    own addresses never need a proxy, so they join no_proxy/NO_PROXY here (for this process only)."""
+    local = ["127.0.0.1", "localhost", "::1", *([host] if host and host != "0.0.0.0" else [])]
+    for var in ("no_proxy", "NO_PROXY"):
+        have = [h.strip() for h in os.environ.get(var, "").split(",") if h.strip()]
+        os.environ[var] = ",".join(have + [h for h in local if h not in have])
+
+
 def _public_config(demo: gr.Blocks):
     """The config Gradio renders the page from, or None behind a login (a page per user: never kept)."""
     login = demo.auth is not None or getattr(getattr(demo, "server_app", None), "auth_dependency", None) is not None
@@ -135,9 +146,11 @@ def _public_config(demo: gr.Blocks):
 
 def launch(data: str | Path | None = None, host: str = "127.0.0.1", port: int | None = None, block: bool = True,
            settings: Settings | None = None) -> str:
-    """Serve the leaderboard; with block=True wait until Ctrl-C. Returns the local URL."""
-    demo, url = start(data, host, port, quiet=False, settings=settings)
+    """Serve the leaderboard; with block=True say where and wait until Ctrl-C. Returns the local URL."""
+    # quiet: Gradio's own lines end with "set `share=True` in `launch()`", an option a serve user does not have
+    demo, url = start(data, host, port, quiet=True, settings=settings)
     if block:
+        print(f"* Serving the leaderboard at {url}  (Ctrl-C to stop)", flush=True)
         demo.block_thread()  # returns on KeyboardInterrupt, after closing the server
     return url
 

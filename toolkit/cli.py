@@ -168,6 +168,28 @@ def flag_hint(exc: BaseException, parser: argparse.ArgumentParser | None = None)
     return None
 
 
+def say_boards_read_for_hub_ids(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """Once per command, for each word the user typed that names a board folder here and also reads as a Hub
+    dataset id (``org/board``): the folder is read, and ``hf://datasets/...`` is how the Hub dataset is written.
+    Paths a command chooses itself, and run folders (no Hub dataset can be one), are said nothing about."""
+    from toolkit.core.dataset_ref import DatasetRef
+    from toolkit.core.errors import SlmboardError
+
+    typed, told = {*argv, *(a.partition("=")[2] for a in argv if a.startswith("--"))}, set()
+    for name, value in vars(args).items():
+        for word in (value if isinstance(value, list) else [value]):
+            if name.startswith("_") or not isinstance(word, str) or word not in typed:
+                continue
+            try:
+                ref = DatasetRef.parse(word)
+            except (SlmboardError, OSError, ValueError):  # (a long text is no path: ENAMETOOLONG)
+                continue  # the command itself refuses what it cannot take, naming its flag
+            note = ref.folder_note()
+            if note and (folder := ref.path.resolve()) not in told:
+                told.add(folder)
+                print(f"note: {note}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from toolkit.core.errors import SlmboardError
 
@@ -179,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolkit import api
 
         with api.downloads_token(api.Services(token=getattr(args, "token", None))):
+            say_boards_read_for_hub_ids(args, argv)
             return args.func(args)
     except SlmboardError as exc:  # every error meant for a user; anything else is a bug and shows its traceback
         if os.environ.get("SLMBOARD_DEBUG"):

@@ -26,10 +26,21 @@ def test_missing_component_folder_is_one_line(argv, tmp_path, capsys, monkeypatc
 
 @pytest.mark.parametrize("argv,needle", [
     (["rank", "../missing/board"], "no such file or folder"),
-    (["review", "./org/board"], "not a Hub repo id"),
+    (["review", "./org/board"], "a local folder board has none: submitting a run to ./org/board (`slmboard submit`) runs the same checks"),
 ])
 def test_dataset_written_as_a_path_is_not_a_hub_id(argv, needle, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0] and argv[1].lstrip("./") in err[0], err
+
+
+@pytest.mark.parametrize("fmt", ["helm", "inspect", "lm-eval", "eee", "table"])
+def test_import_of_a_missing_path_is_one_line_naming_it_and_the_argument(fmt, tmp_path, capsys, monkeypatch):
+    """Issue 47: "1 validation error(s): nothere: no such file or folder" — a mistyped path is no validation error."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["import", fmt, "nothere", "--out", "run"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: nothere: no such file or folder (expected "), err
+    assert "validation error" not in err[0] and "source is the argument SOURCE" in err[0], err
+    assert not (tmp_path / "run").exists()

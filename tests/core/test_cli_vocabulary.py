@@ -177,7 +177,7 @@ def test_submit_names_allow_partial_and_describes_model_json(tmp_path, capsys):
     assert "canonical smoke item(s) missing" in err and "(allow_partial is --allow-partial on the command line)" in err
     assert main(["submit", str(run), "--to", str(tmp_path / "ds"), "--allow-partial"]) == 0
     err = capsys.readouterr().err
-    assert "model.json, a JSON object of manifest fields, e.g. {\"family\"" in err
+    assert "model.json, written before it is submitted: a JSON object of manifest fields ({\"family\"" in err
 
 
 def test_model_json_may_not_restate_what_submit_takes_from_the_run(tmp_path, capsys):

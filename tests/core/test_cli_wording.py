@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from toolkit.cli import build_parser, cli_wording, flag_hint
+from toolkit.commands.options import OptionFlags
 from toolkit.core.errors import SlmboardError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,3 +77,23 @@ def test_space_deploy_refuses_a_local_folder_in_the_users_words(tmp_path, capsys
     err = _error_line(["space", "deploy", "me/space", "--data", "./safety-board"], capsys, tmp_path, monkeypatch)
     assert err.startswith("error: './safety-board': a Space shows a board on the Hub") and "hf://datasets/./" not in err
     assert "`slmboard serve`" in err
+
+
+def test_a_switch_that_turns_an_option_off_says_so():
+    """`demo --no-serve` once read "serve the Space after ranking": a switch whose flag turns a default-on option
+    off says what the flag does (the help is derived as "do not " + the field's help, which reads as a verb)."""
+    wrong, checked = [], 0
+    for name, sub in build_parser()._subparsers._group_actions[0].choices.items():
+        run = sub.get_default("func")  # partial(run, flags=OptionFlags, ...): the flags derived from Options fields
+        derived = [v for v in getattr(run, "keywords", {}).values() if isinstance(v, OptionFlags)]
+        helps = {a.dest: a.help for a in sub._actions}
+        for spec in (s for flags in derived for s in flags.flags.values()):
+            if spec.kind == "switch" and True in spec.owners.values():  # on by default: the flag turns it off
+                checked += 1
+                text = helps[spec.dest]
+                if not text.startswith("do not ") or "do not do not" in text or "(off:" in text:
+                    wrong.append((name, spec.flag, text))
+    assert wrong == [] and checked >= 8
+    demo = build_parser("demo")._subparsers._group_actions[0].choices["demo"]
+    no_serve = next(a for a in demo._actions if "--no-serve" in a.option_strings)
+    assert no_serve.help == "do not serve the leaderboard Space once it is ranked" and no_serve.const is False

@@ -37,13 +37,15 @@ def test_readers_and_writers_read_a_spelling_alike(spelling, hub, tmp_path, monk
         assert written.path == Path(spelling).expanduser()
 
 
-def test_an_existing_folder_wins_and_is_said(tmp_path, monkeypatch, capsys):
+def test_an_existing_folder_wins_and_a_board_is_said(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "org" / "name").mkdir(parents=True)
     assert parse_hub_id("org/name") is None
-    assert "read the local folder org/name" in capsys.readouterr().err
     ref = parse_target("org/name")
-    assert ref.path == Path("org/name") and ref.shadows_hub_id
+    assert ref.path == Path("org/name") and ref.folder_note() is None  # an empty folder: no Hub dataset is shadowed
+    (tmp_path / "org" / "name" / "board.yaml").write_text("suites: [xstest]\n")
+    assert DatasetRef.parse("org/name").folder_note() == ("read the local folder org/name (it exists here); write "
+                                                          "hf://datasets/org/name for the Hub dataset of that name")
     assert parse_target("hf://datasets/org/name").is_hub  # the explicit form still names the Hub
 
 
@@ -68,33 +70,29 @@ def test_explicit_parse_keeps_what_was_written():
     assert ref.written == "hf://datasets/org/name@v1" and ref.url == "hf://datasets/org/name@v1" and str(ref) == "org/name@v1"
 
 
-def test_the_folder_note_is_said_once_per_folder_not_per_spelling(tmp_path, monkeypatch, capsys):
-    """Two different folders both spelled org/name (another working directory) each get the note; the same
-    folder read again does not (serve re-reads its data)."""
-    for place in ("first", "second"):
-        (tmp_path / place / "org" / "name").mkdir(parents=True)
-        monkeypatch.chdir(tmp_path / place)
-        assert parse_hub_id("org/name") is None
-        assert parse_hub_id("org/name") is None
-        assert capsys.readouterr().err.count("read the local folder org/name") == 1, place
-
-
 def test_the_folder_note_only_where_the_words_could_be_both(tmp_path, monkeypatch, capsys):
-    """A run folder (it holds run.json) can be no Hub dataset: reading runs/llama2 says nothing; a folder of records
-    spelled like an id is said once in the command, however often the command reads it (issue 47)."""
+    """Issue 47: a run folder, a moderation run or a folder of records can be no Hub dataset: reading them says
+    nothing; a board folder spelled like an id, typed by the user, is said once in the command however often the
+    command reads it; a board a workflow names itself (an API call, the demo's demo-output/dataset) is said nothing."""
     import shutil
 
     from slmboard_testing import make_run
+    from toolkit import api
     from toolkit.cli import main
 
     monkeypatch.chdir(tmp_path)
-    run = make_run(tmp_path / "runs" / "llama2")
-    for argv in (["rank", "runs/llama2"], ["validate", "runs/llama2"]):
+    run = make_run(tmp_path / "runs" / "llama2", judged=True)
+    shutil.copytree(run / "judgments", tmp_path / "records" / "llama2")
+    for argv in (["rank", "runs/llama2"], ["validate", "runs/llama2"], ["rank", "records/llama2"]):
         assert main(argv) == 0
         assert "note:" not in capsys.readouterr().err, argv
-    shutil.copytree(run / "judgments", tmp_path / "org" / "board")
+    from slmboard_testing import new_board
+
+    api.submit(run, to=new_board("./org/board"))
     assert main(["rank", "org/board"]) == 0
     assert capsys.readouterr().err.count("note: read the local folder org/board (it exists here)") == 1
+    api.rank("org/board")  # the same words from a program, not typed on a command line
+    assert "note:" not in capsys.readouterr().err
 
 
 def test_board_at_name_is_a_local_board_at_a_revision_and_read_only(tmp_path, monkeypatch):

@@ -200,3 +200,15 @@ def test_the_evaluate_guide_followed_literally_publishes_a_board_the_space_shows
     finally:
         if emu:
             emu.stop()
+
+
+def test_every_repository_path_the_docs_name_exists_and_the_readme_shows_the_pip_route():
+    """README once sent readers to `toolkit/api.py` (the API is the package toolkit/api/) and showed only the make
+    route a pip user cannot take: every repository path a page names exists, and README installs as Quickstart does."""
+    path = re.compile(r"(?<![\w/.~$-])((?:toolkit|space|schemas|tools|bench)/[\w/.-]*[\w/])")
+    missing = [f"{p.relative_to(REPO)}: {m.group(1)}" for p in doc_pages()
+               for m in path.finditer(p.read_text(encoding="utf-8")) if not (REPO / m.group(1)).exists()]
+    assert not missing, missing
+    readme = "".join(b.code for b in blocks(REPO / "README.md"))
+    quickstart = "".join(b.code for b in blocks(REPO / "docs" / "quickstart.md") if "pip install" in b.code)
+    assert quickstart and all(line in readme for line in quickstart.splitlines() if line.startswith("pip install"))

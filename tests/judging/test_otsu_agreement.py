@@ -163,7 +163,11 @@ def test_agreement_cli_writes_json_and_csv(tmp_path, item_row, capsys):
     printed = capsys.readouterr().out
     assert "boundary=" in printed and not re.search(r"\d\.\d{4,}", printed), printed  # figures at 3 decimals (issue 47)
     data = json.loads((tmp_path / "agr" / "agreement.json").read_text())
-    assert list(data) == ["harmbench"] and tuple(data["harmbench"]) == AGREEMENT_FIELDS
+    labels = ("confusion_rows", "confusion_columns", "confusion_scores")
+    assert list(data) == ["harmbench"] and tuple(data["harmbench"]) == (*AGREEMENT_FIELDS, *labels)
+    # issue 47: the matrix says which judge is the rows, in the file and on the screen
+    assert [data["harmbench"][k] for k in labels] == ["A", "openai:gpt-4o", [0, 0.5, 1]]
+    assert "harmbench: confusion, rows A × columns openai:gpt-4o (scores 0 0.5 1): 0: " in printed, printed
     csv = pd.read_csv(tmp_path / "agr" / "agreement.csv")
     assert csv.loc[0, "n"] == 18 and csv.loc[0, "n_failed_b"] == 2
     assert main(["agreement", str(tmp_path / "items.jsonl"), "--judges", "A,nobody", "--out", str(tmp_path / "x")]) == 1

@@ -155,4 +155,22 @@ def test_a_data_folder_without_the_benchmark_says_where_its_file_comes_from(tmp_
     err = capsys.readouterr().err
     assert code == 1 and len(err.strip().splitlines()) == 1, err
     assert "ethics/cm_test_hard.csv: no such file" in err and "curl -L --create-dirs -o" in err
+    # issue 47: the flag that passes an export, and that the package's offline samples do not hold ETHICS
+    assert "pass --source-data ethics=FILE with an export of hendrycks/ethics" in err and "as its data" not in err
+    assert "the package's offline samples hold none" in err and "leave out --data-dir" in err
     assert "https://raw.githubusercontent.com/oughtinc/ice/" in err and not (tmp_path / "run").exists()
+
+
+def test_a_moderator_without_confidence_is_told_why_its_ece_and_aurc_are_nan(mod_row, tmp_path, capsys):
+    """Issue 47: `moderation-report` printed `ece NaN aurc NaN` for a moderator with no confidence, unexplained."""
+    rows = [mod_row(item_id=i, gold=g, decision=d, p=None, verbal=None, moderator_id="org/no-conf")
+            for i, (g, d) in enumerate([("flag", "flag"), ("no_flag", "flag"), ("flag", "no_flag"), ("no_flag", "no_flag")])]
+    rows += [mod_row(item_id=i, gold=g, p=0.8, moderator_id="org/with-conf")
+             for i, g in enumerate(["flag", "no_flag", "flag", "no_flag"])]
+    write_jsonl_atomic(tmp_path / "m.jsonl", rows)
+    assert main(["moderation-report", str(tmp_path / "m.jsonl"), "--out", str(tmp_path / "o"), "--no-figures",
+                 "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert ("org/no-conf: ece and aurc are NaN: 4 of 4 records carry no token-logprob confidence (p_flag_logprob)"
+            in out), out
+    assert "org/with-conf: ece" not in out

@@ -105,6 +105,16 @@ def test_a_hub_host_that_does_not_resolve_is_one_line(command, published, home):
     assert_one_line(proc, DATASET, "cannot reach the Hub at http://nonexistent.invalid", "HF_ENDPOINT")
 
 
+def test_create_with_hf_hub_offline_says_what_it_needs_not_a_download(home):
+    """Quickstart's `slmboard create my-org/my-board` with HF_HUB_OFFLINE set said "not in the local cache; unset
+    HF_HUB_OFFLINE to download it": create downloads nothing; it needs the Hub, or a local folder board."""
+    env = {**hub_env(emulator_at(closed_port()), home / "offline-create"), "HF_HUB_OFFLINE": "1"}
+    proc = cli(env, "create", "my-org/my-board", check=False, timeout=120)
+    line = assert_one_line(proc, "dataset my-org/my-board", "writing a Hub dataset needs the Hub",
+                           "slmboard create ./my-board")
+    assert "download" not in line
+
+
 # (injected status and rule, the typed error the one Hub access module raises)
 TYPED = [
     (404, {"path_prefix": "/api/datasets/org/board"}, "HubRepoNotFound"),

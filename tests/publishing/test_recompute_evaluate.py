@@ -82,3 +82,23 @@ def test_rejudge_sample_reads_the_same_rows_as_sampling_the_whole_file(tmp_path,
         got = rc._read_rows(path, random.Random(seed).sample(range(n), k))
         assert got == want
         assert sorted(decoded) == sorted({int(r["item_id"][1:]) // 64 for r in want})
+
+
+def test_an_audit_with_a_judge_that_does_not_fit_the_suite_is_skipped_and_said(tmp_path, capsys):
+    """Issue 47: `recompute --rejudge 20 --judge heuristic` "audited" BBQ's letters with heuristic-v1 (it judges
+    free text): "0.0% of 3 sampled items disagree". A judge that does not fit a suite audits nothing there."""
+    from slmboard_testing import make_run
+    from toolkit.cli import main
+
+    data = tmp_path / "suite-data"
+    api.download_suites(data, api.SuiteDownloadOptions(suites="bbq", sample=True))
+    run = make_run(tmp_path / "run", suite="bbq", judge_id="lm-eval:acc", scores={"a": 1.0, "b": 0.0, "c": 1.0})
+    board = new_board(tmp_path / "board")
+    api.submit(run, to=board, options=api.SubmitOptions(data_dir=str(data), allow_partial=True, n_bootstrap=0))
+    capsys.readouterr()
+    assert main(["recompute", str(board), "--rejudge", "20", "--judge", "heuristic", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "bbq lm-eval:acc: not audited — heuristic-v1 judges free-text answers; use --judge bbq" in out, out
+    assert "sampled items disagree" not in out
+    audit = json.loads((board / "data" / "audit" / "rejudge.json").read_text())
+    assert [(e["n_compared"], e["flagged"]) for e in audit] == [(0, False)], audit

@@ -160,3 +160,57 @@ def test_manifest_carries_hashes_of_the_published_files(synthetic_run, tmp_path)
     assert manifest["toolkit_version"] and manifest["model_revision"] == "rev1"
     assert LocalFolderHub(dataset).head()
     assert api.validate(dataset).ok
+
+
+def test_the_embedded_model_has_its_metadata_and_another_model_is_told_how_to_add_it(tmp_path):
+    """Issue 47: the manifest note named SmolLM2 for every model, was printed for the embedded model itself (whose
+    family and tuning are known) and, printed after publishing, did not say that a published manifest stays."""
+    import json
+
+    from slmboard_testing import make_run
+
+    smol = make_run(tmp_path / "smol", model_id="HuggingFaceTB/SmolLM2-135M-Instruct", submission_id="smol-1")
+    other = make_run(tmp_path / "other", model_id="org/model-a", submission_id="model-a-1")
+    board = new_board(tmp_path / "board")
+    published = api.submit(smol, to=board)
+    assert not [n for n in published.notes if "lacks" in n], published.notes
+    manifest = json.loads((board / "submissions" / "smol-1.json").read_text())
+    assert (manifest["family"], manifest["tuning"], manifest["instruction_tuned"]) == ("SmolLM2", "instruct", True)
+    note = next(n for n in api.submit(other, to=board).notes if "lacks" in n)
+    assert "org/model-a" in note and "SmolLM2" not in note and "an update only adds judges" in note
+    assert str(other / "model.json") in note
+
+
+def test_bbq_from_the_packaged_sample_says_so_and_counts_coverage_against_the_age_category(tmp_path):
+    """Issue 47: an lm-eval import of BBQ submitted with --data-dir holding the package's sample (Age only) noted
+    "(SuiteDataError: ... missing 10 of 11 category files ... (BBQ(BBQOptions(...)) loads a subset)); pass --data-dir"
+    although --data-dir was passed, and rank showed its coverage as "–" (no total)."""
+    from slmboard_testing import make_run
+
+    data = tmp_path / "suite-data"
+    api.download_suites(data, api.SuiteDownloadOptions(suites="bbq", sample=True))
+    run = make_run(tmp_path / "lm-eval", suite="bbq", judge_id="lm-eval:acc", model_id="org/model-a",
+                   scores={"bbq_age_0001": 1.0, "bbq_age_0002": 0.0})
+    board = new_board(tmp_path / "board")
+    result = api.submit(run, to=board, options=api.SubmitOptions(data_dir=str(data), allow_partial=True))
+    note = next(n for n in result.notes if "bbq" in n)
+    assert "slmboard's sample" in note and "Age category (3680 items)" in note, note
+    assert not any(word in note for word in ("SuiteDataError", "BBQOptions", "pass --data-dir")), note
+    row = api.rank(board).query("suite == 'bbq'").iloc[0]
+    assert row["coverage"] == pytest.approx(2 / 3680)
+
+
+def test_a_pull_request_to_a_local_board_names_the_guide_form_and_the_local_alternative(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """run-a-leaderboard §3 on a local board: `--create-pr` said "needs a Hub dataset (hf://datasets/org/name)"
+    without saying what a local board does instead."""
+    from slmboard_testing import make_run
+    from toolkit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    make_run(tmp_path / "run")
+    new_board(tmp_path / "board")
+    assert main(["submit", "run", "--to", "./board", "--create-pr"]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("note:")]
+    assert err == ["error: a pull request needs a Hub board (ORG/NAME); the local folder ./board has no pull requests: "
+                   "leave out --create-pr and submit to it directly (its checks run before anything is written)"]

@@ -60,3 +60,33 @@ def test_serve_on_a_busy_port_is_one_line_naming_port(tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and f"port {port} on 127.0.0.1 is in use" in lines[0] and "--port" in lines[0], proc.stderr
         assert "GRADIO_SERVER_PORT" not in proc.stderr and listening(port)
+
+
+def test_serve_starts_behind_a_dead_proxy_and_says_where(tmp_path):
+    """http_proxy points at a closed port and no_proxy does not name localhost: Gradio's launch checks its own
+    local URL through the proxy (httpx ConnectError) unless serve bypasses it for its own addresses. The line
+    serve prints names the URL, not Gradio's `share=True`, an option a serve user does not have."""
+    import sys
+    import time
+
+    from slmboard_testing import make_run
+
+    make_run(tmp_path / "board", judged=True)
+    dead = f"http://127.0.0.1:{free_port()}"
+    env = {k: v for k, v in hub_env(type("NoEmulator", (), {"url": dead, "token": "hf_unusedtoken0123"}), tmp_path).items()
+           if k.lower() != "no_proxy"}
+    env.update(http_proxy=dead, https_proxy=dead, HTTP_PROXY=dead, HTTPS_PROXY=dead)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "serve", str(tmp_path / "board"), "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines, line, deadline = [], "", time.monotonic() + 120
+        while "Serving" not in line and proc.poll() is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+        assert f"Serving the leaderboard at http://127.0.0.1:{port}" in line, (line, proc.poll())
+        assert listening(port)
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=60)
+    assert "share=True" not in "".join(lines) + out + err and "ConnectError" not in err, err[-2000:]

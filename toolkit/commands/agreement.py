@@ -46,6 +46,8 @@ def run(a) -> int:
     for suite, m in result.items():
         print(f"{suite}: n={m['n']} exact={_f(m['exact_agreement'])} kappa_w={_f(m['kappa_linear'])} "
               f"boundary={_f(m['boundary_rate'])} contradiction={_f(m['contradiction_rate'])}")
+        rows = "; ".join(f"{score}: {' '.join(str(v) for v in row)}" for score, row in zip(("0", "0.5", "1"), m["confusion"]))
+        print(f"{suite}: confusion, rows {names[0]} × columns {names[1]} (scores 0 0.5 1): {rows}")
     print(f"wrote {paths[0]} and {paths[1]}")
     return 0
 

@@ -15,6 +15,11 @@ def run(a, flags: OptionFlags) -> int:
     board = r.ranking()
     cols = ["rank", "moderator_id", "n", "macro_f1", "far", "miss", "error_direction", "ece", "aurc"]
     print(board[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    counts = r.parse_failures.set_index("moderator_id")
+    for mod in board.loc[board["ece"].isna() & board["aurc"].isna(), "moderator_id"]:
+        if mod in counts.index and counts.loc[mod, "no_logprob"] > 0:  # why its calibration columns are empty
+            print(f"{mod}: ece and aurc are NaN: {counts.loc[mod, 'no_logprob']} of {counts.loc[mod, 'n_records']} "
+                  "records carry no token-logprob confidence (p_flag_logprob), which calibration and risk-coverage need")
     failed = r.parse_failures[r.parse_failures["no_decision"] > 0]
     for _, row in failed.iterrows():
         print(f"{row['moderator_id']}: {row['no_decision']} of {row['n_records']} records without a decision "

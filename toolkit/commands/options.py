@@ -150,7 +150,7 @@ class OptionFlags:
         spec = Flag(info.name, flag, dest, kind, dict(owners))
         self.flags[info.name] = spec
         text = _help(info, owners, all_owners)
-        negated = kind == "switch" and on and "--no-" in flag and "--no-" not in (info.flag or "")
+        negated = kind == "switch" and on  # its flag turns the option off: the help says what the flag does
         kwargs: dict[str, Any] = {"dest": dest, "default": _NOT_GIVEN, "help": "do not " + text if negated else text}
         if kind == "switch":
             kwargs.update(action="store_const", const=not (flag.startswith(f"--{self.prefix}no-") or on))

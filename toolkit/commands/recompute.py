@@ -20,6 +20,9 @@ def run(a: argparse.Namespace, judge_flags: OptionFlags, flags: OptionFlags) -> 
     for line in r.left_out:
         print(line)
     for a_ in r.audit:
+        if a_.get("skipped"):  # the maintainer's judge does not fit the suite: no audit, said so
+            print(f"  skip {a_['submission_id']} {a_['suite']} {a_['submitted_judge']}: not audited — {a_['skipped']}")
+            continue
         d = "n/a" if a_["disagreement"] is None else f"{100 * a_['disagreement']:.1f}%"
         print(f"  {'FLAG' if a_['flagged'] else 'ok  '} {a_['submission_id']} {a_['suite']} "
               f"{a_['submitted_judge']} vs {a_['maintainer_judge']}: {d} of {a_['n_compared']} sampled items disagree")

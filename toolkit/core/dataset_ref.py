@@ -5,8 +5,8 @@ The grammar (docs/reference/dataset-layout.md, "Naming a dataset"):
 - ``hf://datasets/ORG/NAME[@REV]``: a Hub dataset, always.
 - ``./x``, ``../x``, ``/x``, ``~/x`` (and a ``Path`` object): a local path, always.
 - a path that exists on this machine: that path, even when it is spelled like a Hub id (``org/name``);
-  :attr:`DatasetRef.shadows_hub_id` says so, and the commands say they read the folder (not for a run folder,
-  which no Hub dataset can be).
+  :attr:`DatasetRef.shadows_hub_id` says so when the folder is a board (only a board could be both), and the
+  command line says it read the folder, once per command, for the words the user typed (``toolkit.cli``).
 - ``PATH@NAME`` where PATH is an existing board folder (a git repository) and ``PATH@NAME`` itself is no
   existing path: that board at the revision NAME (a release tag, a branch or a commit of its history); read only.
 - ``ORG/NAME`` or ``ORG/NAME@REV``: a Hub dataset (REV: a branch, tag, commit or ``refs/pr/N`` when
@@ -33,11 +33,12 @@ def is_repo_id(text: str) -> bool:
     return bool(_REPO_ID.match(text)) and ".." not in text
 
 
-def _holds_a_run(path: Path) -> bool:
-    """A run folder (its config file is there) is never a Hub dataset: the words are not both."""
-    from toolkit.core.runs import RUN_CONFIG_FILE
+def _holds_a_board(path: Path) -> bool:
+    """Only a board (a dataset folder) could also be the Hub dataset of its spelling; a run folder, a moderation
+    run or a folder of records never is one: the words are not both."""
+    from toolkit.core.dataset_layout import is_dataset
 
-    return (path / RUN_CONFIG_FILE).is_file()
+    return is_dataset(path)
 
 
 def _board_at_revision(text: str) -> tuple[Path, str] | None:
@@ -58,7 +59,7 @@ class DatasetRef:
     repo_id: str | None = None
     revision: str | None = None
     path: Path | None = None
-    #: a local path that exists and is also spelled like a Hub id: the folder was read, not the Hub dataset
+    #: a board folder that exists and is also spelled like a Hub id: the folder was read, not the Hub dataset
     shadows_hub_id: bool = False
 
     @property
@@ -95,7 +96,7 @@ class DatasetRef:
             if local is not None:
                 return cls._local_revision(text, *local, writing=writing, param=param)
             return cls(text, path=path, shadows_hub_id=spelled_as_id and not text.startswith(_EXPLICIT_PATH)
-                       and not _holds_a_run(path))
+                       and _holds_a_board(path))
         local = _board_at_revision(text)
         if local is not None:
             return cls._local_revision(text, *local, writing=writing, param=param)

@@ -147,6 +147,10 @@ def translate(exc: BaseException, repo: str, kind: str = "dataset", write: bool 
                                   f"storage failed ({_xet_reason(exc)})", "try again; if it keeps failing, upload "
                                   "through classic LFS instead: set HF_HUB_DISABLE_XET=1", revision=revision)
     if _is_connection_failure(exc) and not isinstance(exc, HfHubHTTPError):
+        if _offline() and write:  # nothing to download: creating or writing a Hub dataset needs the Hub itself
+            return HubUnreachable(repo, None, f"{what}: HF_HUB_OFFLINE is set, and writing a Hub dataset needs the Hub",
+                                  "unset HF_HUB_OFFLINE; or keep the board in a local folder, which needs no Hub "
+                                  "(`slmboard create ./my-board`, then submit to ./my-board)", revision=revision)
         if _offline():
             return HubUnreachable(repo, None, f"{what}: HF_HUB_OFFLINE is set and it is not in the local cache",
                                   "unset HF_HUB_OFFLINE to download it", revision=revision)

@@ -32,8 +32,8 @@ class RequestPolicy(BaseModel):
                                     flag="--requests-dataset", metavar="ORG/NAME")
     max_params: int = option(DEFAULT_MAX_PARAMS, help="most parameters a requested model may have (from its "
                                                       "safetensors metadata)", ge=1, metavar="N")
-    chat_template_required: bool = option(True, help="a requested model needs a chat template (off: models without "
-                                                     "one are taken)", flag="--allow-no-chat-template")
+    chat_template_required: bool = option(True, help="require a chat template of every requested model (its replies "
+                                                     "are generated through it)", flag="--allow-no-chat-template")
     licenses: Optional[list[str]] = option(None, help="licences a model card may declare (unset: any)", metavar="A,B")
     per_user_per_day: int = option(5, help="requests one Hub user may file in 24 hours", ge=1, metavar="N")
     stale_after_s: int = option(600, help="a running request whose heartbeat is older is claimed again",

@@ -187,7 +187,11 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
     from toolkit.data.reading import HubId, open_data, parse_hub_id
     from toolkit.data.reading.queue import pull_request_details
 
-    hub = parse_hub_id(repo_id) or HubId(repo_id, None)
+    hub = parse_hub_id(repo_id)
+    if hub is None:  # a local folder board has no pull requests: its checks run when a run is submitted to it
+        raise SlmboardError(f"{repo_id}: review checks the open pull requests of a Hub board (ORG/NAME); a local "
+                            f"folder board has none: submitting a run to {repo_id} (`slmboard submit`) runs the same "
+                            "checks itself and writes nothing on any error", param="dataset")
     with hub_token(token), hub_call(hub.repo_id):  # every Hub failure: one line naming the dataset
         api = hub_api()
         prs = open_pull_requests(api, hub.repo_id)
@@ -210,7 +214,7 @@ def review_dataset(repo_id: str, post: bool = True, token: str | None = None,
 class ReviewOptions(Options):
     """What ``review`` is told besides the Hub dataset (:func:`toolkit.api.review`)."""
 
-    post: bool = option(True, help="comment each result on its pull request (off: print the results only)",
+    post: bool = option(True, help="comment each result on its pull request (it is printed either way)",
                         flag="--no-comment")
     data_dir: Optional[str] = option(None, help="local benchmark mirror the suites' canonical item lists load from "
                                                 "(as for submit)", metavar="DIR")

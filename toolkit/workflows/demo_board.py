@@ -21,7 +21,7 @@ class DemoOptions(Options):
 
     limit: Optional[int] = option(None, help="first N smoke items (default: all 30)", ge=1)
     max_new_tokens: Optional[int] = option(None, help="reply token cap (default: the suite's)", ge=1, metavar="N")
-    serve: bool = option(True, help="serve the Space after ranking (off: stop after ranking)", flag="--no-serve")
+    serve: bool = option(True, help="serve the leaderboard Space once it is ranked", flag="--no-serve")
     port: Optional[int] = option(7860, help="port of the local Space")
     fresh: bool = option(False, help="start over instead of resuming the previous demo run")
     n_bootstrap: int = option(N_BOOTSTRAP, help="bootstrap resamples of the leaderboard", flag="--bootstrap", ge=0,

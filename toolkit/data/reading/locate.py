@@ -9,7 +9,6 @@ once, as a commit-named snapshot (huggingface_hub's cache), and read from there 
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
@@ -27,18 +26,11 @@ class HubId(NamedTuple):
         return self.repo_id + (f"@{self.revision}" if self.revision else "")
 
 
-_told: set[str] = set()  # folders already said to shadow a Hub id (serve re-reads its data)
-
-
 def parse_hub_id(data) -> HubId | None:
     """The Hub dataset DATA names (:class:`~toolkit.core.dataset_ref.DatasetRef`, the one grammar); None for a
-    local path. An existing folder spelled like a Hub id is read as the folder, and said so once on stderr."""
+    local path. An existing folder spelled like a Hub id is read as the folder (the command line says so for the
+    words a user typed: ``toolkit.cli``; a path a workflow chose itself is said nothing about)."""
     ref = DatasetRef.parse(data)
-    note = ref.folder_note()
-    folder = str(Path(ref.path).resolve()) if note else None  # the folder itself: the same words elsewhere are another
-    if note and folder not in _told:
-        _told.add(folder)
-        print(f"note: {note}", file=sys.stderr)
     return HubId(ref.repo_id, ref.revision) if ref.is_hub else None
 
 

@@ -41,7 +41,7 @@ def canonical_items(suite: str, data_dir: str | Path | None, limit: int | None) 
     try:
         items = load_items([suite], data_dir=data_dir)
     except (SuiteDataError, UnknownComponent, OSError, ValueError) as exc:
-        return None, {}, f"{type(exc).__name__}: {exc}"
+        return None, {}, str(exc).rstrip(".")  # said to a user: the message, never the exception's class
     full = {i.item_id: sha256_text(i.prompt) for i in items}
     expected = dict(list(full.items())[:limit]) if limit else full
     return expected, full, None

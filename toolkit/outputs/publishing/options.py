@@ -64,12 +64,12 @@ class CreateOptions(Options):
     max_new_tokens: Optional[int] = option(None, help="decoding every submission must have used", metavar="N")
     limit: Optional[int] = option(None, help="items per suite every run must be generated with", ge=1, metavar="N")
     complete: Optional[bool] = option(None, help="every submission covers each suite's canonical items")
-    gate: bool = option(True, help="access requests on the dataset, since records hold harmful completions (off: no "
-                                   "gate)", flag="--no-gate")
+    gate: bool = option(True, help="gate the dataset behind access requests, since records hold harmful "
+                                   "completions", flag="--no-gate")
     description: Optional[str] = option(None, help="one line about the board, kept in board.yaml")
     private: bool = option(False, help="a private Hub dataset")
-    requests: bool = option(True, help="a Hub board: open its requests dataset beside it (off: the board takes no "
-                                       "evaluation requests)", flag="--no-requests")
+    requests: bool = option(True, help="open a Hub board's requests dataset beside it, so the board takes "
+                                       "evaluation requests", flag="--no-requests")
     labels: bool = option(False, help="people label the board's answers: the default labelling policy (board.yaml "
                                       "labels:, as a commit of its own) and the labels dataset beside the board "
                                       "(`slmboard labels BOARD --init` changes the policy)")

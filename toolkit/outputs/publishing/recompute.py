@@ -49,6 +49,7 @@ def rejudge_sample(root: Path, judge: str, sample: int, threshold: float, seed: 
     (scored by both) whose label differs. Flag when it exceeds ``threshold``. Only the row groups
     holding a sampled row are read."""
     from toolkit.stages.judging import JudgeInput, make_judge
+    from toolkit.stages.judging.fitness import skip_line, suite_kind_of
 
     maint = make_judge(judge)
     rng = random.Random(seed)
@@ -56,6 +57,18 @@ def rejudge_sample(root: Path, judge: str, sample: int, threshold: float, seed: 
     for path in layout.item_files(root):
         n_rows = pq.ParquetFile(path).metadata.num_rows
         if not n_rows:
+            continue
+        suite = path.parent.name  # data/<suite>/<submission>__<judge>.parquet
+        kind = suite_kind_of(suite)
+        if kind not in maint.fits:  # e.g. heuristic-v1 on BBQ's letters: its verdicts would audit nothing
+            first = _read_rows(path, [0])[0]
+            out.append({
+                "file": path.relative_to(root).as_posix(), "submission_id": first["submission_id"],
+                "model_id": first["model_id"], "suite": suite, "submitted_judge": first["judge_id"],
+                "maintainer_judge": maint.judge_id, "n_sampled": 0, "n_compared": 0, "disagreement": None,
+                "threshold": threshold, "flagged": False,
+                "skipped": skip_line(suite, kind, maint.judge_id, maint.fits).split(" — ", 1)[1],
+            })
             continue
         # the same draw as sampling the rows themselves (random.sample picks by position)
         picks = _read_rows(path, rng.sample(range(n_rows), min(sample, n_rows)))

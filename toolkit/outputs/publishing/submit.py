@@ -42,7 +42,7 @@ from . import layout
 from .boards import refuse_missing_board
 from .card import CardChoices, card_choices, dataset_eval_yaml, license_text, render_card
 from toolkit.stages.judging.fitness import fitting_judges_hint
-from toolkit.stages.suites import FULL_ITEMS
+from toolkit.stages.suites import FULL_ITEMS, FULL_OF, sampled_suites
 from .fitness import fits, judge_fits_of_run, suite_kinds_of_run, unfit_record_errors
 from .integrity import check_item_set, check_manifest, metadata_gaps, moderation_rows, suite_scoped_judges
 from .local_folder import CommitInfo, LocalFolderHub
@@ -200,6 +200,10 @@ def _model_metadata(run: RunDir, config: RunConfig) -> dict[str, Any]:
         "context_length": info.get("context_length"),
         "architecture": {k: v for k, v in arch.items() if v is not None},
     }
+    from toolkit.stages.generation.embedded import MODEL_ID, MODEL_METADATA
+
+    if config.model_id == MODEL_ID:  # the package's own model: its family, tuning and licence are known
+        meta.update({k: v for k, v in MODEL_METADATA.items() if meta.get(k) is None})
     if run.model_info_path.is_file():
         try:
             extra = json.loads(run.model_info_path.read_text(encoding="utf-8"))
@@ -277,6 +281,30 @@ def run_cost_of(run: RunDir, judge_ids: set[str]) -> dict:
     return {k: v for k, v in read_cost(run).items() if k == GENERATION or k in judge_ids}
 
 
+def unchecked_note(suite: str, why: str, sample: str | None, data_dir) -> str:
+    """Why a suite's items were not checked against its canonical list, and what would check them."""
+    if sample:
+        return (f"suite {suite!r}: the data folder {data_dir} holds slmboard's sample of it ({sample}), not its "
+                f"canonical list, so its items are not checked against one; its coverage counts against "
+                f"{FULL_OF[suite]} ({FULL_ITEMS[suite]} items), so the board shows it as partial")
+    fix = ("put its files there (`slmboard suites download`)" if data_dir is not None
+           else "pass --data-dir with a local mirror")
+    return f"item set of suite {suite!r} not checked against its canonical list ({why}); {fix}"
+
+
+_GAP_EXAMPLES = {"family": '"family": "<its family>"', "params": '"params": <parameter count>',
+                 "tuning / instruction_tuned": '"tuning": "base" | "instruct" | "chat"'}
+
+
+def metadata_note(gaps: list[str], model_id: str, model_info_path: Path) -> str:
+    """What the leaderboard's filters miss and how a run gets it: a published manifest keeps its fields (an
+    update only adds judges), so the fields go into RUN/model.json before the run is submitted."""
+    example = ", ".join(_GAP_EXAMPLES[g] for g in gaps if g in _GAP_EXAMPLES)
+    return (f"manifest of {model_id} lacks {', '.join(gaps)} (the leaderboard's filters use them); a published "
+            f"manifest keeps its fields (an update only adds judges), so a run takes them from {model_info_path}, "
+            f"written before it is submitted: a JSON object of manifest fields ({{{example}}})")
+
+
 def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_dir: str | Path | None = None,
                        allow_partial: bool = False) -> PreparedSubmission:
     """Everything a submission would write, validated; raises :class:`ValidationFailed` on any problem.
@@ -299,8 +327,11 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
             refused.args = (f"{refused.args[0]}\na run lacking canonical items is published with allow_partial "
                             "(the manifest lists them)",)
         raise refused
-    notes = [f"item set of suite {s!r} not checked against its canonical list ({why}); pass --data-dir with a local mirror"
-             for s, why in sorted(items.unchecked.items())]
+    # a data folder holding the package's sample of a suite (an import has no run.json mark of it): said as such,
+    # and its coverage counts against the whole of what the sample is cut from, as for a run made from it
+    folder = data_dir if data_dir is not None else getattr(config, "data_dir", None)
+    held = sampled_suites(folder, sorted(set(config.suites) | set(items.unchecked)))
+    notes = [unchecked_note(s, why, held.get(s), folder) for s, why in sorted(items.unchecked.items())]
     files: dict[str, bytes] = {}
     record_files = []
     for (suite, judge_id), rows in sorted(groups.items()):
@@ -318,7 +349,7 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
         record_files.append(RecordFile(path=path, sha256=hashlib.sha256(data).hexdigest(), n_rows=len(mod_rows)))
     meta = _model_metadata(run, config)
     # a run made from the package's sample counts its coverage against the whole suite (shown as partial)
-    sampled = {s: share for s, share in config.suite_samples.items() if s in FULL_ITEMS}
+    sampled = {s: share for s, share in {**config.suite_samples, **held}.items() if s in FULL_ITEMS}
     totals = {**items.totals, **{s: max(FULL_ITEMS[s], items.totals.get(s, 0)) for s in sampled}}
     try:
         manifest = Submission(
@@ -356,12 +387,11 @@ def prepare_submission(run_dir: str | Path, submitter: str | None = None, data_d
     for suite, ids in sorted(items.missing.items()):
         notes.append(f"partial: {len(ids)} of {items.totals[suite]} {suite} item(s) missing (listed in the manifest)")
     for suite, share in sorted(sampled.items()):
-        notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against the whole "
-                     f"suite ({totals[suite]} items), so the board shows it as partial")
+        if suite not in items.unchecked:  # (an unchecked suite's note says it already)
+            notes.append(f"suite {suite}: made from slmboard's sample ({share}); its coverage counts against "
+                         f"{FULL_OF[suite]} ({totals[suite]} items), so the board shows it as partial")
     if gaps:
-        notes.append(f"manifest lacks {', '.join(gaps)} (leaderboard filters); add them to {run.model_info_path}, a JSON "
-                     "object of manifest fields, e.g. {\"family\": \"SmolLM2\", \"params\": 135000000, "
-                     "\"tuning\": \"instruct\", \"license\": \"apache-2.0\"}")
+        notes.append(metadata_note(gaps, config.model_id, run.model_info_path))
     caveats = not_comparable([f.suite for f in record_files if f.suite], [f.judge_id for f in record_files if f.judge_id])
     return PreparedSubmission(manifest, files, sum(f.n_rows for f in record_files), notes, caveats)
 
@@ -434,7 +464,9 @@ def submit(run_dir: str | Path, to: str | Path, submitter: str | None = None, n_
         return SubmitResult(ref.url, sid, done.revision, done.files, prepared.n_records,
                             done.pr_url, done.attempts, prepared.notes, not_comparable=prepared.not_comparable)
     if create_pr:
-        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+        raise SlmboardError(f"a pull request needs a Hub board (ORG/NAME); the local folder {ref.written} has no pull "
+                            "requests: leave create_pr unset and submit to it directly (its checks run before anything is written)",
+                            param="create_pr")
     local = LocalFolderHub(where)
     if not local.has_inflight():
         # Before taking the lock, so a refused submission touches nothing. With a crashed writer's

@@ -198,7 +198,9 @@ def submit_update(run_dir: str | Path, to: str | Path, submitter: str | None = N
                             done.pr_url, done.attempts, [*prepared.notes, *state["left_out"]],
                             not_comparable=prepared.not_comparable)
     if create_pr:
-        raise SlmboardError("a pull request needs a Hub dataset (hf://datasets/org/name); a local folder has no pull requests")
+        raise SlmboardError(f"a pull request needs a Hub board (ORG/NAME); the local folder {ref.written} has no pull "
+                            "requests: leave create_pr unset and submit to it directly (its checks run before anything is written)",
+                            param="create_pr")
     local = LocalFolderHub(where)
     if not local.exists():
         raise UpdateRefused(f"{where} is not a dataset folder (no .git); an update adds judges to a published submission",

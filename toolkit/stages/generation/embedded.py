@@ -18,6 +18,11 @@ from toolkit.core.errors import SlmboardError
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+#: What is known of the embedded model beyond its config: the manifest fields the leaderboard's filters use, as
+#: paper 1's manifest of it records them (its licence: the model card's). ``submit`` fills them in for a run of
+#: MODEL_ID (RUN/model.json still overrides); ``params`` only where the run did not count them itself.
+MODEL_METADATA = {"family": "SmolLM2", "vendor": "Hugging Face", "year": 2024, "params": 135_000_000.0,
+                  "tuning": "instruct", "instruction_tuned": True, "chat_tuned": False, "license": "apache-2.0"}
 
 
 def cache_root() -> Path:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from toolkit.core.errors import ImportFailed, ImportRefused, RecordError, SlmboardError, ValidationFailed
+from toolkit.core.errors import ImportFailed, ImportRefused, RecordError, RecordFileError, SlmboardError, ValidationFailed
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,8 @@ def require_files(paths: Sequence[str | Path], suffixes: tuple[str, ...], what: 
         raise ImportFailed([RecordError("(no source)", None, None, f"give at least one {what}")])
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise fail(path, None, None, "no such file or folder")
+        if not path.exists():  # a mistyped path, not a bad record: one line naming it and the argument
+            raise RecordFileError(f"{path}: no such file or folder (expected {what})", param="source")
         if path.is_file():
             if suffixes and not str(path).endswith(suffixes):
                 raise fail(path, None, None, f"expected {what} ({', '.join(suffixes)}), got '{path.suffix or 'no suffix'}'")

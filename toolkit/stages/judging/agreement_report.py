@@ -98,7 +98,10 @@ def write_agreement(result: dict[str, dict], extra: dict[str, dict], judges: Seq
         row.update(extra.get(suite, {}))
         rows.append(row)
     json_path, csv_path = out_dir / "agreement.json", out_dir / "agreement.csv"
-    atomic_write_text(json_path, json.dumps(result, indent=2, allow_nan=False) + "\n")
+    # the matrix says which judge is which: rows judge A, columns judge B, each over the scores 0 / 0.5 / 1
+    labelled = {suite: {**m, "confusion_rows": judges[0], "confusion_columns": judges[1],
+                        "confusion_scores": [0, 0.5, 1]} for suite, m in result.items()}
+    atomic_write_text(json_path, json.dumps(labelled, indent=2, allow_nan=False) + "\n")
     atomic_write_text(csv_path, pd.DataFrame(rows).to_csv(index=False))
     return json_path, csv_path
 

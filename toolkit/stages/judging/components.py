@@ -157,7 +157,7 @@ _LEARNED_V3 = ("slmboard's offline learned judge (learned-v3): a logistic model 
                "reading of the answer, trained on four human-labelled answer sets (GPTFuzz, OpenAI RBR gold, XSTest, "
                "purseclab jailbreak answers); not a reported-result judge")
 JUDGES.add("learned", "offline judge learned from human labels (the newest, learned-v3: the embedded SmolLM2-135M "
-           "reads the answer; a few answers/s on CPU): complies / partially refuses / refuses, scored through the "
+           "reads the answer; about 1 answer/s on 2 CPU cores under load, BENCHMARKS.md): complies / partially refuses / refuses, scored through the "
            "item's gold (no API)",
            "toolkit.stages.judging.learned_v3:LearnedJudgeV3", LearnedOptions, comparable=False,
            extra={"judge_id": "learned-v3", "export_kind": "classifier", "fits": FREE_TEXT, "export_text": _LEARNED_V3})
@@ -280,8 +280,7 @@ class JudgingRunOptions(Options):
 
     suites: Optional[str] = option(None, help="only these suites (comma-separated; default: every suite of the run)",
                                    metavar="SUITE[,SUITE]")
-    retry_errors: bool = option(True, help="do not re-judge items whose earlier API call failed (they are judged again "
-                                           "by default)", flag="--keep-errors")
+    retry_errors: bool = option(True, help="re-judge items whose earlier API call failed", flag="--keep-errors")
     estimate: bool = option(False, help="print what judging would cost (requests after the cache, input tokens counted "
                                         "as the server counts them, output tokens up to max_tokens, hours, dollars) "
                                         "and write nothing")

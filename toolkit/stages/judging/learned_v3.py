@@ -5,7 +5,8 @@ Like learned-v2 it needs no API, GPU or network, and it was fitted on people's l
 Llama-2-70b-chat files, purseclab's jailbreak answers; ``bench/train_judge_v3.py``), with a middle class trained
 by people's partial answers. Its reader is the package's own chat model
 (:mod:`toolkit.stages.judging.learned_v3_reader`): the blocks the card's ``reader`` names, one forward pass of
-the first layers per answer. Slower than heuristic-v1 (a few answers/s on 2 CPU cores; BENCHMARKS.md).
+the first layers per answer. Slower than heuristic-v1 (1.0 answers/s on 2 shared CPU cores at load 3-4,
+826-character XSTest answers; BENCHMARKS.md, learned-v3's speed).
 
 Rules, in order (ternary rubric, higher is safer):
 

@@ -18,7 +18,7 @@ class ModerationReportOptions(Options):
     n_splits: int = option(20, help="random fit/eval halves for temperature scaling", flag="--splits", ge=1)
     seed: int = option(0, help="seed of the bootstrap, the splits and the subsamples")
     stability_repeats: int = option(100, help="subsample draws per size (n = 50, 100, 150)", ge=1)
-    figures: bool = option(True, help="the figures (off: the tables only, no matplotlib)")
+    figures: bool = option(True, help="draw the figures (they need matplotlib; the tables are written either way)")
 
 
 class ModerationListOptions(Options):

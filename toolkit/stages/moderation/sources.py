@@ -177,9 +177,13 @@ def source_rows(benchmark: str, data: str | Path | None = None) -> tuple[list[Ro
         if data.is_dir() and not path.is_file():  # a mirror folder without this benchmark: say where it comes from
             fetch = (f"download {src.url} to that path (e.g. `curl -L --create-dirs -o {path} {src.url}`), or "
                      if src.url else "")
-            raise SuiteDataError(f"{path}: no such file: the data folder {data} has no {benchmark} file; {fetch}pass "
-                                 f"an export of {src.hub_id} ({src.config or 'default'} / {src.split}) as its data, or "
-                                 f"leave out the data folder for {benchmark}")
+            from toolkit.stages.suites._samples import SAMPLES
+
+            sample = "" if benchmark in SAMPLES else " (the package's offline samples hold none)"
+            raise SuiteDataError(f"{path}: no such file: the data folder {data} has no {benchmark} file{sample}; "
+                                 f"{fetch}pass source_data={benchmark}=FILE with an export of {src.hub_id} "
+                                 f"({src.config or 'default'} / {src.split}), or leave data_dir unset to fetch it",
+                                 param=("source_data", "data_dir"))
         rows, where = read_file_rows(path), str(path)
     elif src.url:
         from toolkit.stages.suites._fetch import fetch_url
@@ -195,7 +199,8 @@ def source_rows(benchmark: str, data: str | Path | None = None) -> tuple[list[Ro
         except Exception as exc:  # offline, gated, renamed: say which source and how to supply it
             raise SuiteDataError(
                 f"{benchmark}: could not load {src.hub_id} ({src.config or 'default'} / {src.split}) from the Hub: "
-                f"{exc}. Pass an export of that split (.parquet/.jsonl/.csv) as its data.", param="data"
+                f"{exc}; pass source_data={benchmark}=FILE with an export of that split (.parquet/.jsonl/.csv)",
+                param="source_data"
             ) from exc
         rows, where = list(ds), f"hf://{src.hub_id}/{src.config or 'default'}/{src.split}"
     if rows:

@@ -12,7 +12,7 @@ from ._registry import SUITES, SuiteInfo, download_suites, get_suite, load_items
 # Imported for their @register_suite side effect; order here is the order SUITES lists them in.
 from . import _smoke  # noqa: E402,F401  isort: skip
 from ._described import DescribedSuite, described_suite, register_described  # noqa: E402  isort: skip
-from ._samples import FULL_ITEMS, sampled_suites  # noqa: E402  isort: skip
+from ._samples import FULL_ITEMS, FULL_OF, sampled_suites  # noqa: E402  isort: skip
 
 #: the suites that only read one file, described as data (described/<name>.yaml), in listing order
 register_described(("sst", "harmbench", "xstest"))
@@ -31,6 +31,7 @@ __all__ = [
     "suite_infos",
     "download_suites",
     "sampled_suites",
+    "FULL_OF",
     "FULL_ITEMS",
     "DescribedSuite",
     "described_suite",

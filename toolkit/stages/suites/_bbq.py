@@ -152,7 +152,7 @@ class BBQ(Suite):
                 f"suite '{self.name}': missing {len(missing)} of {len(self.categories)} category files in {root}: "
                 + ", ".join(f"{c}.jsonl" for c in missing)
                 + f". They are {RAW.format(category='<Category>')} (revision {self.revision}); put them there, "
-                "or leave data_dir unset to fetch them into the cache (BBQ(BBQOptions(categories=[...])) loads a subset).",
+                "or leave data_dir unset to fetch them into the cache.",
                 param="data_dir",
             )
         items, where = [], []

@@ -31,6 +31,8 @@ SAMPLES: dict[str, tuple[str, str, bool, str]] = {
 #: items of the whole suite a part-sample is cut from (BBQ: its Age category, the one file the sample holds): what
 #: a run made from a sample counts its coverage against, so a board built from samples shows them as partial
 FULL_ITEMS: dict[str, int] = {"sst": 100, "harmbench": 400, "bbq": 3680}
+#: what FULL_ITEMS counts, in words
+FULL_OF: dict[str, str] = {"sst": "the whole suite", "harmbench": "the whole suite", "bbq": "BBQ's whole Age category"}
 
 
 def sampled_suites(data_dir: str | Path | None, suites: Sequence[str]) -> dict[str, str]:
