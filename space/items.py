@@ -167,9 +167,7 @@ class ItemStore:
         rows = hits.iloc[start:start + page_size]
         if rows.empty:
             return pd.DataFrame(columns=DETAIL_COLUMNS), total
-        columns = {c: rows[c].tolist() for c in rows.columns}
-        for c in ("suite", "model_id", "item_id", "judge_id", "label", "category", "judge_status"):
-            columns[c] = [v if isinstance(v, str) else np.nan for v in columns[c]]  # a category's value, or missing
+        columns = {c: _values(rows[c]) for c in rows.columns}
         keys = [tuple(str(v) for v in key) for key in zip(*(columns[c] for c in KEY))]
         text = self.text(str(suite), keys)
         for c in TEXT_COLUMNS:
@@ -177,6 +175,15 @@ class ItemStore:
         dtypes = {"score": "float64", **{c: None for c in TEXT_COLUMNS}}  # None: inferred, as from the parquet read
         out = pd.DataFrame({c: pd.Series(columns[c], dtype=dtypes.get(c, "object")) for c in DETAIL_COLUMNS if c in columns})
         return out, total
+
+
+def _values(column: pd.Series) -> list:
+    """A few rows' values as Python objects; a categorical's from its codes (its ``tolist`` builds every
+    category's value first: a million item ids), a missing one as NaN (as ``astype(object)`` gives)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = column.cat.categories
+        return [categories[code] if code >= 0 else np.nan for code in column.cat.codes.to_numpy()]
+    return column.tolist()
 
 
 def list_view(rows: pd.DataFrame) -> pd.DataFrame:
