@@ -63,13 +63,43 @@ def _lazy_init(self: SessionState, blocks) -> None:
     self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
 
 
-_ORIGINAL_INIT = SessionState.__init__
+def _lazy_setitem(self: SessionState, key: int, value) -> None:
+    """``SessionState.__setitem__`` (gradio 6), the block's config dropped instead of rendered: every event output
+    with an update is set to a new component, then rendered once more (``_update_config``) and, with a value,
+    updated in place (``_update_value_in_config``, which renders it again when it is missing)."""
+    import datetime
+
+    from gradio.components import State
+
+    if not isinstance(self.config_values, LazyConfigs):  # a session from before install()
+        return _ORIGINAL["__setitem__"](self, key, value)
+    block = self.blocks_config.blocks.get(key)
+    if isinstance(block, State):
+        self._state_ttl[key] = (block.time_to_live, datetime.datetime.now())
+        self.state_data[key] = value
+    else:
+        self.blocks_config.blocks[key] = value
+    if block:
+        self.config_values.pop(key, None)  # rendered from the block when next read
+
+
+def _lazy_update_config(self: SessionState, key: int) -> None:
+    if not isinstance(self.config_values, LazyConfigs):
+        return _ORIGINAL["_update_config"](self, key)
+    if self[key] is not None:
+        self.config_values.pop(key, None)
+
+
+_ORIGINAL = {name: getattr(SessionState, name) for name in ("__init__", "__setitem__", "_update_config")}
+_LAZY = {"__init__": _lazy_init, "__setitem__": _lazy_setitem, "_update_config": _lazy_update_config}
 
 
 def install() -> None:
     """Idempotent: sessions opened from now on render their configs lazily."""
-    SessionState.__init__ = _lazy_init
+    for name, fn in _LAZY.items():
+        setattr(SessionState, name, fn)
 
 
 def uninstall() -> None:
-    SessionState.__init__ = _ORIGINAL_INIT
+    for name, fn in _ORIGINAL.items():
+        setattr(SessionState, name, fn)

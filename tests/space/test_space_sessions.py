@@ -37,21 +37,46 @@ def test_a_session_renders_configs_when_read_the_same_as_gradios_own(dataset):
     assert list(lazy.config_values) == list(own.config_values)
 
 
-def test_an_event_answers_and_updates_the_session_as_with_gradios_own(dataset):
-    demo = _app(dataset)
+def _restore_fn(demo):
     page = demo.slmboard_page
-    restore = page.restore_event("items")
-    fn = next(f for f in demo.fns.values() if getattr(f.fn, "__qualname__", "").endswith("restore_event.<locals>.run")
-              and len(f.outputs) == len(page.restore_at["items"]))
-    args = ["suite=smoke&judge=heuristic&tab=items&label=ambiguous", None, None, "leaderboard",
-            *(p.default for p in page.params)]
+    return next(f for f in demo.fns.values() if getattr(f.fn, "__qualname__", "").endswith("restore_event.<locals>.run")
+                and len(f.outputs) == len(page.restore_at["items"]))
+
+
+def _link_inputs(demo, query: str) -> list:
+    return [query, None, None, "leaderboard", *(p.default for p in demo.slmboard_page.params)]
+
+
+def test_events_answer_and_update_the_session_as_with_gradios_own(dataset):
+    demo = _app(dataset)
+    fn = _restore_fn(demo)
     own, lazy = _gradios_own(demo), SessionState(demo)
-    out_own = asyncio.run(demo.postprocess_data(fn, restore(*args), own))
-    out_lazy = asyncio.run(demo.postprocess_data(fn, restore(*args), lazy))
-    assert out_lazy == out_own
-    touched = [o._id for o in fn.outputs]
-    assert all(lazy.config_values[i] == own.config_values[i] for i in touched)
-    assert list(lazy.components) == list(own.components)
+    # two events on one session (inputs read and outputs written through it): the second one updates what the
+    # first rendered
+    for query in ("suite=smoke&judge=heuristic&tab=items&label=ambiguous", "suite=xstest&tab=items&label=safe"):
+        out_own = asyncio.run(demo.process_api(fn, _link_inputs(demo, query), state=own))
+        out_lazy = asyncio.run(demo.process_api(fn, _link_inputs(demo, query), state=lazy))
+        assert out_lazy["data"] == out_own["data"]
+        assert all(lazy.config_values[o._id] == own.config_values[o._id] for o in fn.outputs)
+
+    def page_blocks(session):  # the events also add blocks of their own (new ids in each session): not compared
+        return [c for c in session.components if c["id"] in demo.blocks]
+
+    assert len(list(lazy.components)) == len(list(own.components)) and page_blocks(lazy) == page_blocks(own)
+
+
+def test_argument_specs_are_read_once_per_component_class(dataset, monkeypatch):
+    import inspect
+
+    demo = _app(dataset)
+    fn = _restore_fn(demo)
+    asyncio.run(demo.process_api(fn, _link_inputs(demo, "tab=items&label=safe"), state=SessionState(demo)))
+    read = []
+    real = inspect.getfullargspec
+    monkeypatch.setattr(inspect, "getfullargspec", lambda f: (read.append(f), real(f))[1])
+    out = asyncio.run(demo.process_api(fn, _link_inputs(demo, "tab=items&label=ambiguous"), state=SessionState(demo)))
+    assert len(out["data"]) == len(fn.outputs)
+    assert read == []  # every output's component built again, no argument spec read again
 
 
 def test_the_table_endpoint_follows_a_data_change(dataset, make_dataset):
