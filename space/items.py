@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.dataset as ds
 
 from space import background
@@ -28,6 +30,7 @@ LIST_COLUMNS = ["item_id", "model_id", "judge_id", "label", "score", "category",
 DETAIL_COLUMNS = ["item_id", "model_id", "judge_id", "suite", "category", "label", "score", "judge_status", "prompt",
                   "response", "judge_raw", "judge_reason"]
 PREVIEW = 140  # characters of the prompt shown in the list
+TEXT_CACHE_BYTES = 64 * 2**20  # the text of the files read last, per data version (ItemStore._file_text)
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -81,7 +84,9 @@ class ItemStore:
     _by_suite: dict[str, pd.DataFrame] = field(default_factory=dict)
     error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _text_sets: dict[str, ds.Dataset | None] = field(default_factory=dict)
+    _text_sets: dict[str, tuple | None] = field(default_factory=dict)  # per suite: (schema, its files' fragments)
+    _text_files: OrderedDict = field(default_factory=OrderedDict)  # file -> its ids and text (_file_text)
+    _text_lock: threading.Lock = field(default_factory=threading.Lock)
     _choices: dict[tuple[str, str | None], list[str]] = field(default_factory=dict)
 
     def index(self) -> pd.DataFrame:
@@ -143,20 +148,40 @@ class ItemStore:
         """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``, by key."""
         if suite not in self._text_sets:  # file footers read once per suite, not per page
             files = self._suite_files(suite) if suite else []
-            self._text_sets[suite] = ds.dataset(files, format="parquet") if files else None
-        d = self._text_sets[suite]
-        if not keys or d is None:
+            d = ds.dataset(files, format="parquet") if files else None
+            self._text_sets[suite] = (d.schema, list(d.get_fragments())) if d is not None else None
+        if not keys or self._text_sets[suite] is None:
             return {}
-        cols = [c for c in KEY + TEXT_COLUMNS if c in d.schema.names]
+        schema, fragments = self._text_sets[suite]
+        cols = [c for c in KEY + TEXT_COLUMNS if c in schema.names]
         ids = sorted({item for _, item, _ in keys})
         models = sorted({model for model, _, _ in keys})
-        got = d.to_table(columns=cols, filter=ds.field("item_id").isin(ids) & ds.field("model_id").isin(models))
+        wanted = ds.field("item_id").isin(ids) & ds.field("model_id").isin(models)
         found: dict[tuple, dict] = {}
-        # Python values of a few dozen rows: cheaper than a DataFrame and a merge (~15 ms of pandas per page)
-        for row in got.to_pylist():
-            key = tuple(None if row.get(c) is None else str(row[c]) for c in KEY)
-            found.setdefault(key, row)  # the first record of a key, as a left merge on its first match keeps
+        # the files whose statistics may hold these rows (a page lies in one model's files), in dataset order
+        for fragment in (f for f in fragments if f.subset(wanted).num_row_groups):
+            # Python values of a few dozen rows: cheaper than a DataFrame and a merge (~15 ms of pandas per page)
+            for row in self._file_text(fragment, schema, cols).filter(wanted).to_pylist():
+                key = tuple(None if row.get(c) is None else str(row[c]) for c in KEY)
+                found.setdefault(key, row)  # the first record of a key, as a left merge on its first match keeps
         return found
+
+    def _file_text(self, fragment, schema: pa.Schema, cols: list[str]) -> pa.Table:
+        """One file's ids and text, read whole (a row group is decoded whole anyway: ~18 ms for 38,000 rows);
+        the files read last are kept while they fit in TEXT_CACHE_BYTES, so the next pages of one model's
+        list (the unfiltered list starts with one) cost a filter of that table, not a read."""
+        with self._text_lock:
+            kept = self._text_files.get(fragment.path)
+            if kept is not None:
+                self._text_files.move_to_end(fragment.path)
+                return kept
+        table = fragment.to_table(columns=cols, schema=schema)  # the suite's columns: a file without one reads nulls
+        if table.nbytes <= TEXT_CACHE_BYTES:
+            with self._text_lock:
+                self._text_files[fragment.path] = table
+                while sum(t.nbytes for t in self._text_files.values()) > TEXT_CACHE_BYTES:
+                    self._text_files.popitem(last=False)
+        return table
 
     def page(self, suite: str | None, model: str | None = None, judge: str | None = None, label: str | None = None,
              category: str | None = None, page: int = 1, page_size: int = 25) -> tuple[pd.DataFrame, int]:
@@ -172,17 +197,28 @@ class ItemStore:
         text = self.text(str(suite), keys)
         for c in TEXT_COLUMNS:
             columns[c] = [text[k].get(c, None) if k in text else np.nan for k in keys]
-        dtypes = {"score": "float64", **{c: None for c in TEXT_COLUMNS}}  # None: inferred, as from the parquet read
+        # the text columns as the parquet read gives them (a string column: pandas' str, a missing value NaN)
+        schema = self._text_sets[str(suite)][0] if self._text_sets.get(str(suite)) else None
+        dtypes = {"score": "float64", **{c: _text_dtype(schema, c) for c in TEXT_COLUMNS}}
         out = pd.DataFrame({c: pd.Series(columns[c], dtype=dtypes.get(c, "object")) for c in DETAIL_COLUMNS if c in columns})
         return out, total
 
 
+def _text_dtype(schema: pa.Schema | None, column: str) -> str | None:
+    """``str`` for a string column of the suite's files, else None (inferred: an all-null column stays None)."""
+    if schema is None or column not in schema.names:
+        return None
+    kind = schema.field(column).type
+    return "str" if pa.types.is_string(kind) or pa.types.is_large_string(kind) else None
+
+
 def _values(column: pd.Series) -> list:
     """A few rows' values as Python objects; a categorical's from its codes (its ``tolist`` builds every
-    category's value first: a million item ids), a missing one as NaN (as ``astype(object)`` gives)."""
+    category's value first: a million item ids), a missing one as ``astype(object)`` gives it."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = column.cat.categories
-        return [categories[code] if code >= 0 else np.nan for code in column.cat.codes.to_numpy()]
+        missing = getattr(categories.dtype, "na_value", np.nan)  # what astype(object) gives (pd.NA for strings)
+        return [categories[code] if code >= 0 else missing for code in column.cat.codes.to_numpy()]
     return column.tolist()
 
 
