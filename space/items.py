@@ -144,26 +144,41 @@ class ItemStore:
             keep &= f["score"].isna().to_numpy() if label == FAILED else (f["label"] == label).to_numpy(dtype=bool, na_value=False)
         return f[keep]
 
-    def text(self, suite: str, keys: list[tuple[str, str, str]]) -> dict[tuple, dict]:
-        """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``, by key."""
+    def _text_rows(self, suite: str, models, ids) -> tuple[pa.Table | None, pa.Schema | None]:
+        """The ids and text of the suite's records of ``models`` x ``ids`` (a superset: filter by key), in file order."""
         if suite not in self._text_sets:  # file footers read once per suite, not per page
             files = self._suite_files(suite) if suite else []
             d = ds.dataset(files, format="parquet") if files else None
             self._text_sets[suite] = (d.schema, list(d.get_fragments())) if d is not None else None
-        if not keys or self._text_sets[suite] is None:
-            return {}
+        if self._text_sets[suite] is None:
+            return None, None
         schema, fragments = self._text_sets[suite]
         cols = [c for c in KEY + TEXT_COLUMNS if c in schema.names]
-        ids = sorted({item for _, item, _ in keys})
-        models = sorted({model for model, _, _ in keys})
-        wanted = ds.field("item_id").isin(ids) & ds.field("model_id").isin(models)
-        found: dict[tuple, dict] = {}
+        wanted = ds.field("item_id").isin(sorted(ids)) & ds.field("model_id").isin(sorted(models))
         # the files whose statistics may hold these rows (a page lies in one model's files), in dataset order
-        for fragment in (f for f in fragments if f.subset(wanted).num_row_groups):
-            # Python values of a few dozen rows: cheaper than a DataFrame and a merge (~15 ms of pandas per page)
-            for row in self._file_text(fragment, schema, cols).filter(wanted).to_pylist():
-                key = tuple(None if row.get(c) is None else str(row[c]) for c in KEY)
-                found.setdefault(key, row)  # the first record of a key, as a left merge on its first match keeps
+        parts = [self._file_text(f, schema, cols).filter(wanted) for f in fragments if f.subset(wanted).num_row_groups]
+        return (pa.concat_tables(parts) if parts else schema.empty_table().select(cols)), schema
+
+    def text(self, suite: str, keys: pd.DataFrame) -> pd.DataFrame:
+        """Prompt, response and judge output of the (model_id, item_id, judge_id) rows in ``keys``."""
+        got, _ = self._text_rows(suite, {str(v) for v in keys["model_id"].unique()},
+                                 {str(v) for v in keys["item_id"].unique()}) if not keys.empty else (None, None)
+        if got is None:
+            return pd.DataFrame(columns=KEY + TEXT_COLUMNS)
+        got = got.to_pandas()
+        for c in TEXT_COLUMNS:
+            if c not in got.columns:
+                got[c] = None
+        return got.drop_duplicates(KEY, keep="first")
+
+    def _text_by_key(self, suite: str, keys: list[tuple[str, str, str]]) -> dict[tuple, dict]:
+        """:meth:`text` as {key: row} for a page's rows: Python values of a few dozen rows are cheaper than a
+        DataFrame and a merge (~15 ms of pandas per page)."""
+        got, _ = self._text_rows(suite, {k[0] for k in keys}, {k[1] for k in keys}) if keys else (None, None)
+        found: dict[tuple, dict] = {}
+        for row in got.to_pylist() if got is not None else []:
+            key = tuple(None if row.get(c) is None else str(row[c]) for c in KEY)
+            found.setdefault(key, row)  # the first record of a key, as a left merge on its first match keeps
         return found
 
     def _file_text(self, fragment, schema: pa.Schema, cols: list[str]) -> pa.Table:
@@ -194,7 +209,7 @@ class ItemStore:
             return pd.DataFrame(columns=DETAIL_COLUMNS), total
         columns = {c: _values(rows[c]) for c in rows.columns}
         keys = [tuple(str(v) for v in key) for key in zip(*(columns[c] for c in KEY))]
-        text = self.text(str(suite), keys)
+        text = self._text_by_key(str(suite), keys)
         for c in TEXT_COLUMNS:
             columns[c] = [text[k].get(c, None) if k in text else np.nan for k in keys]
         # the text columns as the parquet read gives them (a string column: pandas' str, a missing value NaN)
