@@ -105,11 +105,14 @@ def test_item_text_is_kept_per_file_while_it_fits_and_pages_are_the_same(tmp_pat
     assert ItemStore(tmp_path).page("smoke")[0].judge_reason.isna().all()
     monkeypatch.setattr(items, "TEXT_CACHE_BYTES", 2**30)
     store = ItemStore(tmp_path)
+    first = None
     for ask, expected in zip(asks, unkept):
         pd.testing.assert_frame_equal(store.page("smoke", page_size=25, **ask)[0], expected)
+        first = first or next(iter(store._text_files.values()))
+    assert next(iter(store._text_files.values())) is first  # m1's file read for its first page only
     assert [Path(f).name for f in store._text_files] == ["s1__heuristic.parquet", "s0__heuristic.parquet",
                                                         "s2__heuristic.parquet"]  # read once each, last used last
-    one_file = store._text_files[str(last)].nbytes
+    one_file = max(t.nbytes for t in store._text_files.values())
     monkeypatch.setattr(items, "TEXT_CACHE_BYTES", one_file + 1)  # room for one file: the one read last
     store = ItemStore(tmp_path)
     for ask, expected in zip(asks, unkept):
