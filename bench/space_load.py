@@ -33,13 +33,15 @@ beside the latest board.
 ``--mix shared`` runs the shared-links mix only. ``--baseline DIR`` (another checkout of the repository,
 e.g. ``git archive REV | tar -x -C DIR``) starts a second server from DIR's code on the same data and
 runs the chosen mixes against both, alternating level by level: before and after side by side, one run;
-with the shared-links mix it also measures the server CPU of one shared-link visit in-process for both
-(bench/space_restore_cpu.py: CPU time, which the machine's other load does not inflate much).
+it also measures the server CPU of one visit of each chosen mix for both, in-process and over HTTP
+(bench/space_restore_cpu.py --http: CPU time, which the machine's other load does not inflate much).
+Each level also prints the CPU time the server process and the clients (this process) spent over it.
 
     .venv/bin/python bench/space_load.py [--clients 1,10,50] [--rounds 3] [--rows 1000000]
     .venv/bin/python bench/space_load.py --mix shared --clients 10 --baseline /tmp/before --repeat 3
 
-Targets (issue 14): no errors; p95 <= 2 s at N = 10; still answering at N = 50 (queue, not crash).
+Targets (issue 14): no errors; p95 <= 2 s at N = 10; still answering at N = 50 (queue, not crash). Issue 49:
+p95 <= 2 s at N = 50, and at most ~80 ms of server CPU per visit (50 visits at once, two cores, 2 s).
 """
 from __future__ import annotations
 
@@ -255,7 +257,23 @@ def new_visitors(all_assets: list[str]):
     return visit_fn
 
 
-def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, assets: list[str], visit=visit) -> dict:
+def process_cpu(pid: int | None = None) -> float:
+    """CPU seconds (user + system) of process ``pid`` so far (/proc), or of this one (the clients)."""
+    if pid is None:
+        import resource
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():  # not Linux: not measured
+        return float("nan")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, assets: list[str], visit=visit,
+              server_pid: int | None = None) -> dict:
+    """``server_pid``: also the server's CPU time over the level (and the clients', this process's)."""
     lat: list[float] = []
     by_step: dict[str, list[float]] = {}
     errors: list[str] = []
@@ -275,10 +293,13 @@ def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, asse
                         errors.append(f"{type(exc).__name__}: {str(exc)[:120]}")
                     continue
                 with lock:
+                    visits[0] += 1
                     for name, t in steps:
                         lat.append(t)
                         by_step.setdefault(name, []).append(t)
 
+    visits = [0]
+    cpu0 = (process_cpu(server_pid), process_cpu()) if server_pid else None
     t0 = time.perf_counter()
     threads = [threading.Thread(target=client_main, args=(i,)) for i in range(n)]
     for t in threads:
@@ -286,11 +307,13 @@ def run_level(url: str, n: int, rounds: int, deadline: float, config: dict, asse
     for t in threads:
         t.join(deadline + 30)
     wall = time.perf_counter() - t0
+    cpu = (process_cpu(server_pid) - cpu0[0], process_cpu() - cpu0[1]) if cpu0 else None
 
     def pct(xs, q):
         return statistics.quantiles(xs, n=100)[q - 1] if len(xs) >= 2 else (xs[0] if xs else float("nan"))
 
     return {"n": n, "requests": len(lat), "errors": len(errors), "error_kinds": sorted(set(errors))[:3], "wall": wall,
+            "visits": visits[0], "cpu": cpu,
             "p50": pct(lat, 50), "p95": pct(lat, 95), "steps": {k: (pct(v, 50), pct(v, 95)) for k, v in by_step.items()}}
 
 
@@ -351,19 +374,24 @@ def main() -> None:
                 print(f"-- {mix}")
                 for n in (int(x) for x in a.clients.split(",")):
                     for rep in range(a.repeat):
-                        for name, (_, u) in servers.items():
+                        for name, (proc, u) in servers.items():
                             cfg = httpx.get(u + "/config", timeout=30).json()  # each server's own event ids
                             if len(servers) > 1:
                                 print(f"   {name}{f', run {rep + 1}' if a.repeat > 1 else ''}:")
-                            report(run_level(u, n, a.rounds, a.deadline, cfg, assets, visit_fn))
+                            report(run_level(u, n, a.rounds, a.deadline, cfg, assets, visit_fn, server_pid=proc.pid))
                             alive = httpx.get(u + "/config", timeout=30).status_code == 200
                             print(f"    server answering after N={n}: {alive}")
-            if a.baseline is not None and "shared links" in mixes:
-                print("-- server CPU of one shared-link visit, in-process (bench/space_restore_cpu.py), side by side")
+            if a.baseline is not None:
+                print("-- server CPU of one visit, in-process and over HTTP (bench/space_restore_cpu.py), side by side")
+                mix = "both" if a.mix == "all" else a.mix
                 for name, repo in (("this checkout", REPO), (f"baseline {a.baseline}", a.baseline)):
                     proc = subprocess.run([sys.executable, str(REPO / "bench" / "space_restore_cpu.py"), "--repo", str(repo),
-                                           "--data", str(root)], capture_output=True, text=True, timeout=1200)
-                    print(f"   {name}: {(proc.stdout.strip().splitlines() or [proc.stderr[-300:]])[-1]}")
+                                           "--data", str(root), "--mix", mix, "--http",
+                                           *(["--release", "v1"] if a.release else [])],
+                                          capture_output=True, text=True, timeout=1200)
+                    lines = [x for x in proc.stdout.splitlines() if x.startswith(("in-process", "over HTTP"))]
+                    for line in lines or [proc.stderr[-300:]]:
+                        print(f"   {name}: {line}")
             if a.mix == "all":
                 print("-- side by side: N = 10 new visitors' page loads, front-end files from memory vs Gradio's own serving")
                 other, other_url = start_server(root, "--no-static-cache")
@@ -399,6 +427,10 @@ def with_older_release(root: Path) -> None:
 def report(r: dict) -> None:
     steps = ", ".join(f"{k} {p50:.2f}/{p95:.2f}" for k, (p50, p95) in r["steps"].items())
     print(f"{r['n']:>3} {r['requests']:>8} {r['errors']:>6} {r['p50']:>7.2f} {r['p95']:>7.2f} {r['wall']:>7.1f}  {steps}")
+    if r.get("cpu") and r["visits"]:
+        server, clients = r["cpu"]
+        print(f"    CPU over the level: server {server:.1f} s ({server / r['visits'] * 1000:.0f} ms per visit, "
+              f"{server / r['wall'] * 100:.0f}% of a core), clients {clients:.1f} s, wall {r['wall']:.1f} s")
     if r["errors"]:
         print(f"    errors: {r['error_kinds']}")
 

@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import gradio as gr
 
+from space import versions
 from space.data import records
 from space.items import ALL
+from space.memo import Memo
 from space.state import PAGE_SIZE, Holder
 from space.table import format_table
 
 
+TABLE_ENTRIES = 256  # (data version, version shown, suite, judge): a few hundred rows of strings each
+
+
 def register(holder: Holder) -> None:
+    tables = Memo(TABLE_ENTRIES)
+
     def leaderboard(suite: str, judge: str) -> list[dict]:
         """Leaderboard rows (all columns, raw numbers) for one suite and judge, by raw rank."""
         return records(holder.board.rows(suite, judge))
 
     def leaderboard_table(suite: str, judge: str) -> dict:
         """The table as displayed: {"headers": [...], "data": [[str, ...], ...]}."""
-        t = format_table(holder.board.rows(suite, judge), links=False)
-        return {"headers": list(t.columns), "data": t.values.tolist()}
+        def compute():
+            t = format_table(holder.board.rows(suite, judge), links=False)
+            return list(t.columns), t.values.tolist()
+
+        # the same for every visitor until the data changes: formatted once (keys carry the data version)
+        headers, data = tables.get((holder.version, versions.shown(), suite, judge), compute)
+        return {"headers": list(headers), "data": [list(row) for row in data]}
 
     def suites() -> dict:
         """{suite: [judge, ...]} for every suite in the data."""

@@ -35,7 +35,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # no display on a Space; must precede any pyplot import elsewhere
 
 from space import api as space_api  # noqa: E402
-from space import landing, signatures  # noqa: E402
+from space import landing, sessions, signatures  # noqa: E402
 from space.data import ENV_VAR, md_escape  # noqa: E402
 from space.state import TABS, Holder, Settings, share_query  # noqa: E402
 from space.tabs import about, disagreements, items, judges, labelmix, leaderboard, moderators, sensitivity, submit  # noqa: E402
@@ -69,6 +69,7 @@ def build_app(data: str | Path | None = None, settings: Settings | None = None) 
     """Build the page. Data is read now, on Refresh, and on the refresh timer when it changed."""
     settings = settings or Settings()
     signatures.install()  # Gradio's config renders, cheaper (space/signatures.py)
+    sessions.install()  # and a session's, rendered when read (space/sessions.py)
     holder = Holder(data, warm=settings.warm)
     ctx = Ctx(holder, settings)
     board = holder.board

@@ -92,6 +92,34 @@ def test_item_pages_filter_and_paginate(tmp_path):
     assert view.prompt.str.len().max() <= 140 and all(isinstance(v, str) for v in view.to_numpy().ravel())
 
 
+def test_item_text_is_kept_per_file_while_it_fits_and_pages_are_the_same(tmp_path, monkeypatch):
+    import space.items as items
+
+    _items(tmp_path)
+    last = tmp_path / "data" / "smoke" / "s2__heuristic.parquet"  # a file without judge_raw: its rows read None
+    pq.write_table(pq.read_table(last).drop_columns(["judge_raw"]), last)
+    asks = [dict(model="org/m1", page=p) for p in (1, 2, 3)] + [dict(page=1), dict(model="org/m2", label="safe")]
+    monkeypatch.setattr(items, "TEXT_CACHE_BYTES", 0)  # nothing kept: every page reads its files
+    unkept = [ItemStore(tmp_path).page("smoke", page_size=25, **ask)[0] for ask in asks]
+    assert unkept[-1].judge_raw.isna().all() and set(unkept[0].judge_raw) == {"j"}
+    assert ItemStore(tmp_path).page("smoke")[0].judge_reason.isna().all()
+    monkeypatch.setattr(items, "TEXT_CACHE_BYTES", 2**30)
+    store = ItemStore(tmp_path)
+    first = None
+    for ask, expected in zip(asks, unkept):
+        pd.testing.assert_frame_equal(store.page("smoke", page_size=25, **ask)[0], expected)
+        first = first or next(iter(store._text_files.values()))
+    assert next(iter(store._text_files.values())) is first  # m1's file read for its first page only
+    assert [Path(f).name for f in store._text_files] == ["s1__heuristic.parquet", "s0__heuristic.parquet",
+                                                        "s2__heuristic.parquet"]  # read once each, last used last
+    one_file = max(t.nbytes for t in store._text_files.values())
+    monkeypatch.setattr(items, "TEXT_CACHE_BYTES", one_file + 1)  # room for one file: the one read last
+    store = ItemStore(tmp_path)
+    for ask, expected in zip(asks, unkept):
+        pd.testing.assert_frame_equal(store.page("smoke", page_size=25, **ask)[0], expected)
+    assert [Path(f).name for f in store._text_files] == ["s2__heuristic.parquet"]
+
+
 def test_space_reads_a_hub_dataset_through_snapshot_download(tmp_path, synthetic_run):
     """The Space's data path, given a dataset id, downloads a commit-named snapshot from the Hub
     (here the emulator) and reads leaderboard and per-item files from it."""
