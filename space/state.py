@@ -60,12 +60,15 @@ class Holder:
         if warm:
             self.items.warm()
 
+    def _shown_release(self) -> tuple[Board, ItemStore] | None:
+        """The (board, items) of the release this event shows; None for the latest."""
+        name = versions.shown()
+        return None if name is None or name not in self.release_names else self.releases.get(data_source(self.data), name)
+
     @property
     def board(self) -> Board:
-        name = versions.shown()
-        if name is None or name not in self.release_names:
-            return self._board
-        return self.releases.get(data_source(self.data), name)[0]
+        release = self._shown_release()
+        return self._board if release is None else release[0]
 
     @board.setter
     def board(self, board: Board) -> None:
@@ -73,10 +76,8 @@ class Holder:
 
     @property
     def items(self) -> ItemStore:
-        name = versions.shown()
-        if name is None or name not in self.release_names:
-            return self._items
-        return self.releases.get(data_source(self.data), name)[1]
+        release = self._shown_release()
+        return self._items if release is None else release[1]
 
     @items.setter
     def items(self, items: ItemStore) -> None:

@@ -16,6 +16,17 @@ def doc_texts() -> list[tuple[Path, str]]:
     return [(page, page.read_text(encoding="utf-8")) for page in doc_pages()]
 
 
+def write_csv(path: Path, rows: list[dict]) -> Path:
+    """``rows`` as a CSV file at ``path`` (the first row's keys are the header); returns ``path``."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
 def new_board(where, **recipe):
     """A board made on purpose (``slmboard create``), as every submission now needs one; returns ``where``."""
     from toolkit import api

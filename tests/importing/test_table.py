@@ -178,13 +178,9 @@ def test_id_map_reports_the_reworded_row_and_keeps_its_wording_only_when_accepte
 
 
 def _small_csv(path: Path, rows: list[dict]) -> Path:
-    import csv
+    from slmboard_testing import write_csv
 
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    return path
+    return write_csv(path, rows)
 
 
 def test_duplicates_are_counted_and_conflicting_duplicates_refused(gpt4_gpteval, benchmarks, tmp_path, capsys):

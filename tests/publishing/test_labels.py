@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from slmboard_testing import make_run
+from slmboard_testing import make_run, write_csv
 from toolkit import api
 from toolkit.cli import main
 from toolkit.core.label_policy import sample_items, score_of_choice
@@ -124,12 +124,7 @@ def _rows(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def _write(path: Path, rows: list[dict]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+_write = write_csv
 
 
 #: (submission, item) -> the labels of ann, bob, cy (None: no label)
