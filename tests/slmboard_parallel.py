@@ -42,6 +42,7 @@ MEASURED_S: dict[str, float] = {
     "space/test_space_page_events.py": 74,
     "publishing/test_hub_failures.py": 72,
     "space/test_space_browser.py": 69,
+    "space/test_label_browser.py": 31,
     "judging/test_judges_vllm.py": 66,
     "judging/test_wordings_vllm.py": 154,
     "judging/test_fitness.py": 64,

@@ -4,12 +4,11 @@ OAuth routes (on in a Space: SYSTEM=spaces) against the Hub emulator's minimal O
 from a second window: refused), a maintainer publishes, and the board shows the people judge, each judge's
 agreement with it and alpha (issue 46).
 
-Opt-in (SLMBOARD_LABEL_BROWSER=1): it starts a Space process, an emulator and three browser contexts (about a minute on
-2 cores), beyond the suite's time budget; the parts it drives are tested quickly in tests/publishing/test_labels.py."""
+It starts a Space process, an emulator and three browser contexts (about 30 s on 2 quiet cores); the parts it drives
+are tested quickly, one by one, in tests/publishing/test_labels.py."""
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import subprocess
 import sys
@@ -25,8 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.browser, pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)"),
-    pytest.mark.skipif(os.environ.get("SLMBOARD_LABEL_BROWSER") != "1",
-                       reason="opt-in: SLMBOARD_LABEL_BROWSER=1 (a Space process, an emulator and three browsers)"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
 
