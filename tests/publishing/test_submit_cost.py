@@ -73,3 +73,21 @@ def test_the_manifest_card_and_space_show_what_each_submission_cost(synthetic_ru
     table = format_table(with_metadata(board, subs), groups=("raw", "details"))
     cost = dict(zip(board["judge_id"], table["Cost"]))
     assert cost == {API_JUDGE: "1.5k tok · $0.0018 · 1.00 h", "heuristic-v1": "0 tok · 0.00 h"}
+
+
+def test_a_board_holding_a_manifest_from_before_the_cost_map_still_reads_and_ranks(synthetic_run, tmp_path):
+    """The cost map is one schema change, in the manifest only (per-item records, what load_dataset reads, are
+    unchanged): a manifest written before it (no ``cost`` key) beside one written after still ranks, both models."""
+    dataset = tmp_path / "board"
+    api.create(dataset)
+    for name in ("a", "b"):
+        run = synthetic_run(name, model_id=f"org/model-{name}", submission_id=f"model-{name}-1")
+        api.submit(run, to=dataset, options=api.SubmitOptions(n_bootstrap=0))
+    old = dataset / "submissions" / "model-a-1.json"
+    manifest = json.loads(old.read_text())
+    manifest.pop("cost", None)
+    old.write_text(json.dumps(manifest))
+    assert "cost" not in json.loads(old.read_text())
+    table = api.rank(dataset, options=api.RankOptions(n_bootstrap=0))
+    assert sorted(table["model_id"].unique()) == sorted({json.loads(p.read_text())["model_id"]
+                                                         for p in (dataset / "submissions").glob("*.json")})
